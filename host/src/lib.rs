@@ -1,0 +1,19 @@
+//! 2D image convolution with Rust GPU kernels: CPU reference, GPU runner, verification and timing.
+//!
+//! The GPU kernels live in the `gpu-kernels` crate and are compiled to PTX at build time; this
+//! library loads that PTX with `cust`, runs each variant, and checks every result against an
+//! independent CPU reference that accumulates in `f64`.
+
+pub mod check;
+pub mod cpu;
+pub mod driver;
+pub mod error;
+pub mod filter;
+pub mod gpu;
+pub mod jobs;
+pub mod plane;
+pub mod stats;
+
+pub use error::{Error, Result};
+pub use filter::Filter;
+pub use plane::Plane;

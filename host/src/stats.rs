@@ -1,0 +1,59 @@
+//! Summary statistics of repeated timings.
+
+/// Median and minimum of a set of timings (ms).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Timing {
+    pub median: f64,
+    pub min: f64,
+    pub runs: usize,
+}
+
+impl Timing {
+    /// Summarizes `samples`; `None` when there are none.
+    pub fn of(samples: &[f64]) -> Option<Self> {
+        if samples.is_empty() {
+            return None;
+        }
+        let mut s = samples.to_vec();
+        s.sort_by(f64::total_cmp);
+        let mid = s.len() / 2;
+        let median = if s.len() % 2 == 1 {
+            s[mid]
+        } else {
+            (s[mid - 1] + s[mid]) / 2.0
+        };
+        Some(Self {
+            median,
+            min: s[0],
+            runs: s.len(),
+        })
+    }
+}
+
+/// Runs `f` `runs` times and summarizes the times it returns.
+pub fn repeat<E>(runs: usize, mut f: impl FnMut() -> Result<f64, E>) -> Result<Option<Timing>, E> {
+    let samples = (0..runs).map(|_| f()).collect::<Result<Vec<_>, E>>()?;
+    Ok(Timing::of(&samples))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn median_of_odd_and_even_counts() {
+        assert_eq!(
+            Timing::of(&[3.0, 1.0, 2.0]),
+            Some(Timing {
+                median: 2.0,
+                min: 1.0,
+                runs: 3
+            })
+        );
+        assert_eq!(
+            Timing::of(&[4.0, 1.0, 3.0, 2.0]).map(|t| t.median),
+            Some(2.5)
+        );
+        assert_eq!(Timing::of(&[]), None);
+    }
+}

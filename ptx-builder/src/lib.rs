@@ -1,0 +1,112 @@
+//! Compiles the `gpu-kernels` crate to one PTX file with rustc's own `nvptx64-nvidia-cuda` target.
+//!
+//! Shared by `host/build.rs` (which embeds the PTX in the binary) and `cargo xtask build-ptx`, so
+//! both use exactly the same recipe: the pinned nightly, `-Zbuild-std=core`, panics compiled to a
+//! trap (`-Cpanic=immediate-abort`), one codegen unit, and `--emit=asm`, which for this target is PTX.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The rustc target that produces PTX.
+pub const TARGET: &str = "nvptx64-nvidia-cuda";
+/// The GPU architecture built by default: Hopper (H100, H200). Its PTX also JIT-compiles for newer GPUs.
+pub const DEFAULT_ARCH: &str = "sm_90";
+
+/// Why the PTX could not be built.
+#[derive(Debug)]
+pub enum Error {
+    /// `cargo` could not be started at all.
+    Spawn(std::io::Error),
+    /// The nested `cargo rustc` failed; its stderr is kept so the caller can show it.
+    Compile { status: String, stderr: String },
+    /// The build succeeded but the PTX file was not written where expected.
+    Missing(PathBuf),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Spawn(e) => write!(f, "could not run cargo to build the GPU kernels: {e}"),
+            Error::Compile { status, stderr } => {
+                write!(f, "building the GPU kernels failed ({status}):\n{stderr}")
+            }
+            Error::Missing(p) => write!(f, "the kernel build wrote no PTX at {}", p.display()),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// Environment variables an outer cargo (or clippy) sets that must not leak into the nested build:
+/// they would apply host-target flags or wrappers to the nvptx compilation.
+const SCRUBBED_ENV: &[&str] = &[
+    "RUSTFLAGS",
+    "CARGO_ENCODED_RUSTFLAGS",
+    "RUSTC_WRAPPER",
+    "RUSTC_WORKSPACE_WRAPPER",
+    "CARGO_BUILD_TARGET",
+    "CARGO_TARGET_DIR",
+    "CARGO_BUILD_RUSTFLAGS",
+    "__CARGO_FIX_PLZ",
+    "CARGO_PRIMARY_PACKAGE",
+];
+
+/// Compiles `<workspace>/gpu-kernels` for `arch` (e.g. `sm_90`) and returns the path of the PTX.
+///
+/// `target_dir` is the nested build's own target folder: it must differ from the outer build's so
+/// that the two cargo processes never wait on each other's lock. `out` is where the PTX is written.
+pub fn build(
+    workspace: &Path,
+    target_dir: &Path,
+    arch: &str,
+    out: &Path,
+) -> Result<PathBuf, Error> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let flags =
+        format!("-Zunstable-options -Cpanic=immediate-abort -Ctarget-cpu={arch} -Ccodegen-units=1");
+    let mut cmd = Command::new(cargo);
+    cmd.current_dir(workspace)
+        .args(["rustc", "--release", "--package", "gpu-kernels", "--lib"])
+        .args(["--target", TARGET, "-Zbuild-std=core"])
+        .arg("--target-dir")
+        .arg(target_dir)
+        .arg("--")
+        .arg(format!("--emit=asm={}", out.display()))
+        .env("CARGO_TARGET_NVPTX64_NVIDIA_CUDA_RUSTFLAGS", flags);
+    for var in SCRUBBED_ENV {
+        cmd.env_remove(var);
+    }
+    let _ = std::fs::remove_file(out);
+    let output = cmd.output().map_err(Error::Spawn)?;
+    if !output.status.success() {
+        return Err(Error::Compile {
+            status: output.status.to_string(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        });
+    }
+    if !out.is_file() {
+        return Err(Error::Missing(out.to_path_buf()));
+    }
+    Ok(out.to_path_buf())
+}
+
+/// The names of the kernels (`.entry` functions) a PTX text defines, in order.
+pub fn entry_names(ptx: &str) -> Vec<&str> {
+    ptx.lines()
+        .filter_map(|l| l.trim_start().strip_prefix(".visible .entry "))
+        .map(|rest| rest.split('(').next().unwrap_or(rest).trim())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_entry_names() {
+        let ptx =
+            ".visible .entry conv_naive(\n\t.param .u64 a\n)\n{\n}\n.visible .entry conv_tiled(\n";
+        assert_eq!(entry_names(ptx), ["conv_naive", "conv_tiled"]);
+    }
+}
