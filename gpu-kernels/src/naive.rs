@@ -29,9 +29,7 @@ pub unsafe extern "ptx-kernel" fn conv_naive(
     }
     // SAFETY: (x, y) is inside the image and the caller guarantees the buffer sizes.
     unsafe {
-        let sum = correlate_global(input, width, height, x, y, radius, |t| {
-            *filter.add(t as usize)
-        });
+        let sum = correlate_global(input, width, height, x, y, radius, |t| *filter.add(t as usize));
         *output.add(y as usize * width as usize + x as usize) = sum;
     }
 }

@@ -58,11 +58,7 @@ pub unsafe extern "ptx-kernel" fn conv_tiled(
             let tile_row = tile.wrapping_add(((oy + i) * TILED_IN + ox) as usize);
             for j in 0..k {
                 // SAFETY: oy + i and ox + j are below out_side + 2r = TILED_IN.
-                acc = fma(
-                    unsafe { *tile_row.add(j as usize) },
-                    taps.get(i * k + j),
-                    acc,
-                );
+                acc = fma(unsafe { *tile_row.add(j as usize) }, taps.get(i * k + j), acc);
             }
         }
         // SAFETY: (col, row) is inside the image.

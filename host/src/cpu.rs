@@ -14,8 +14,7 @@ fn reference_row(image: &Plane, filter: &Filter, y: usize, out: &mut [f64]) {
         let mut acc = 0.0f64;
         for i in 0..k {
             for j in 0..k {
-                let px =
-                    image.get_or_zero(x as isize + j as isize - r, y as isize + i as isize - r);
+                let px = image.get_or_zero(x as isize + j as isize - r, y as isize + i as isize - r);
                 acc += f64::from(px) * f64::from(taps[i * k + j]);
             }
         }
@@ -47,12 +46,7 @@ pub fn reference_parallel(image: &Plane, filter: &Filter) -> Vec<f64> {
 /// the output row, so the inner loop has no branches and vectorizes; the border is handled by
 /// clipping each slice to the image instead of testing every pixel.
 fn f32_row(image: &Plane, filter: &Filter, y: usize, out: &mut [f32]) {
-    let (w, h, k, r) = (
-        image.width(),
-        image.height(),
-        filter.size(),
-        filter.radius(),
-    );
+    let (w, h, k, r) = (image.width(), image.height(), filter.size(), filter.radius());
     out.fill(0.0);
     for i in 0..k {
         let Some(yy) = (y + i).checked_sub(r).filter(|&yy| yy < h) else {

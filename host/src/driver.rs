@@ -25,12 +25,8 @@ pub fn load() -> Result<(), String> {
                 Ok(())
             } else {
                 // SAFETY: non-null return values are NUL-terminated C strings (see above).
-                let text = unsafe { CStr::from_ptr(why) }
-                    .to_string_lossy()
-                    .into_owned();
-                Err(format!(
-                    "the CUDA driver library could not be loaded ({text})"
-                ))
+                let text = unsafe { CStr::from_ptr(why) }.to_string_lossy().into_owned();
+                Err(format!("the CUDA driver library could not be loaded ({text})"))
             }
         })
         .clone()

@@ -53,9 +53,7 @@ impl Filter {
         let mut rng = StdRng::seed_from_u64(seed);
         Self::new(
             size,
-            (0..size * size)
-                .map(|_| rng.random_range(-1.0..1.0))
-                .collect(),
+            (0..size * size).map(|_| rng.random_range(-1.0..1.0)).collect(),
         )
     }
 
@@ -89,7 +87,7 @@ impl Filter {
 
 /// Accepts odd sizes from 1 to [`MAX_FILTER_SIZE`].
 pub fn check_size(size: usize) -> Result<()> {
-    if size % 2 == 0 || size == 0 || size > MAX_FILTER_SIZE as usize {
+    if size.is_multiple_of(2) || size > MAX_FILTER_SIZE as usize {
         return Err(Error::Filter(format!(
             "size {size} is not supported: use an odd size from 1 to {MAX_FILTER_SIZE}"
         )));

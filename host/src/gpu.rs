@@ -62,10 +62,7 @@ impl Variant {
             Variant::Naive => 2.0 * k * k,
             Variant::Constant => k * k,
             Variant::Tiled => {
-                let (tile_in, tile_out) = (
-                    launch::TILED_IN as f64,
-                    launch::tiled_out(radius as u32) as f64,
-                );
+                let (tile_in, tile_out) = (launch::TILED_IN as f64, launch::tiled_out(radius as u32) as f64);
                 (tile_in * tile_in) / (tile_out * tile_out)
             }
         }
@@ -137,11 +134,7 @@ impl Gpu {
             },
         })?;
         let context = Context::new(device).map_err(cuda("create a context"))?;
-        let attr = |a| {
-            device
-                .get_attribute(a)
-                .map_err(cuda("read a device attribute"))
-        };
+        let attr = |a| device.get_attribute(a).map_err(cuda("read a device attribute"));
         let info = GpuInfo {
             name: device.name().map_err(cuda("read the device name"))?,
             compute_capability: (
@@ -149,9 +142,7 @@ impl Gpu {
                 attr(DeviceAttribute::ComputeCapabilityMinor)?,
             ),
             multiprocessors: attr(DeviceAttribute::MultiprocessorCount)?,
-            memory_bytes: device
-                .total_memory()
-                .map_err(cuda("read the memory size"))?,
+            memory_bytes: device.total_memory().map_err(cuda("read the memory size"))?,
             driver_version: cust::CudaApiVersion::get()
                 .map(|v| v.major() * 1000 + v.minor() * 10)
                 .map_err(cuda("read the driver version"))?,
@@ -159,8 +150,7 @@ impl Gpu {
         let started = Instant::now();
         let module = load_module(PTX)?;
         let module_load_ms = started.elapsed().as_secs_f64() * 1e3;
-        let stream =
-            Stream::new(StreamFlags::NON_BLOCKING, None).map_err(cuda("create a stream"))?;
+        let stream = Stream::new(StreamFlags::NON_BLOCKING, None).map_err(cuda("create a stream"))?;
         Ok(Self {
             stream,
             module,
@@ -200,8 +190,7 @@ impl Gpu {
                 DeviceBuffer::uninitialized(n).map_err(cuda("allocate the output buffer"))?,
             )
         };
-        let filter_buf =
-            DeviceBuffer::from_slice(filter.taps()).map_err(cuda("upload the filter"))?;
+        let filter_buf = DeviceBuffer::from_slice(filter.taps()).map_err(cuda("upload the filter"))?;
         Ok(DeviceJob {
             width: width as u32,
             height: height as u32,
@@ -228,8 +217,7 @@ impl Gpu {
     pub fn poison(&self, job: &mut DeviceJob) -> Result<f64> {
         self.time(|g| {
             // SAFETY: the buffer is ours and `time` waits for the fill before returning.
-            unsafe { job.output.set_32_async(POISON.to_bits(), &g.stream) }
-                .map_err(cuda("poison the output"))
+            unsafe { job.output.set_32_async(POISON.to_bits(), &g.stream) }.map_err(cuda("poison the output"))
         })
     }
 
@@ -239,8 +227,7 @@ impl Gpu {
         self.time(|g| {
             // SAFETY: `time` waits for an event recorded after this copy before it returns, so
             // `out` outlives the copy.
-            unsafe { job.output.async_copy_to(out, &g.stream) }
-                .map_err(cuda("copy the result from the GPU"))
+            unsafe { job.output.async_copy_to(out, &g.stream) }.map_err(cuda("copy the result from the GPU"))
         })
     }
 
@@ -254,9 +241,7 @@ impl Gpu {
     pub fn time(&self, work: impl FnOnce(&Self) -> Result<()>) -> Result<f64> {
         let start = Event::new(EventFlags::DEFAULT).map_err(cuda("create an event"))?;
         let stop = Event::new(EventFlags::DEFAULT).map_err(cuda("create an event"))?;
-        start
-            .record(&self.stream)
-            .map_err(cuda("record an event"))?;
+        start.record(&self.stream).map_err(cuda("record an event"))?;
         work(self)?;
         stop.record(&self.stream).map_err(cuda("record an event"))?;
         stop.synchronize().map_err(cuda("wait for the GPU"))?;
@@ -274,14 +259,7 @@ impl Gpu {
         match kernel.variant {
             Variant::Naive => {
                 let filter = job.filter.as_device_ptr();
-                let args = [
-                    arg(&input),
-                    arg(&output),
-                    arg(&w),
-                    arg(&h),
-                    arg(&filter),
-                    arg(&r),
-                ];
+                let args = [arg(&input), arg(&output), arg(&w), arg(&h), arg(&filter), arg(&r)];
                 self.raw_launch(kernel, pixel_grid(w, h), launch::PIXEL_BLOCK, 0, &args)
             }
             Variant::Constant => {

@@ -136,12 +136,11 @@ fn gpu_row(gpu: &Gpu, variant: Variant, job: &MainJob, expected: &[f64], tol: f6
         gpu.launch(&kernel, &mut dev)?;
     }
     gpu.sync()?;
-    let compute =
-        stats::repeat(job.runs, || gpu.time(|g| g.launch(&kernel, &mut dev)))?.unwrap_or(Timing {
-            median: first_ms,
-            min: first_ms,
-            runs: 1,
-        });
+    let compute = stats::repeat(job.runs, || gpu.time(|g| g.launch(&kernel, &mut dev)))?.unwrap_or(Timing {
+        median: first_ms,
+        min: first_ms,
+        runs: 1,
+    });
     Ok(Row {
         name: variant.name(),
         compute,
@@ -199,8 +198,7 @@ pub fn verify(
     for (n, &(width, height)) in sizes.iter().enumerate() {
         let image = Plane::random(width, height, seed.wrapping_add(n as u64))?;
         for &k in filter_sizes {
-            let filter =
-                Filter::random(k, seed.wrapping_mul(31).wrapping_add((n * 100 + k) as u64))?;
+            let filter = Filter::random(k, seed.wrapping_mul(31).wrapping_add((n * 100 + k) as u64))?;
             let expected = cpu::reference_parallel(&image, &filter);
             let tol = check::tolerance(&image, &filter);
             let mut record = |variant: &'static str, got: &[f32]| {

@@ -144,10 +144,7 @@ fn open_gpu(cpu_only: bool) -> Option<Gpu> {
 }
 
 fn run_main_job(args: &MainArgs) -> Result<()> {
-    let (width, height) = (
-        args.width.unwrap_or(args.size),
-        args.height.unwrap_or(args.size),
-    );
+    let (width, height) = (args.width.unwrap_or(args.size), args.height.unwrap_or(args.size));
     let filter = Filter::builtin(args.filter, args.mask).context("--mask")?;
     let image = Plane::random(width, height, args.seed).context("--size/--width/--height")?;
     println!(

@@ -27,11 +27,7 @@ impl Plane {
                 data.len()
             )));
         }
-        Ok(Self {
-            width,
-            height,
-            data,
-        })
+        Ok(Self { width, height, data })
     }
 
     /// A reproducible image of uniform random values in `[0, 1)`; never all zeros.
@@ -39,11 +35,7 @@ impl Plane {
         check_dims(width, height)?;
         let mut rng = StdRng::seed_from_u64(seed);
         let data = (0..width * height).map(|_| rng.random::<f32>()).collect();
-        Ok(Self {
-            width,
-            height,
-            data,
-        })
+        Ok(Self { width, height, data })
     }
 
     pub fn width(&self) -> usize {

@@ -50,10 +50,7 @@ mod tests {
                 runs: 3
             })
         );
-        assert_eq!(
-            Timing::of(&[4.0, 1.0, 3.0, 2.0]).map(|t| t.median),
-            Some(2.5)
-        );
+        assert_eq!(Timing::of(&[4.0, 1.0, 3.0, 2.0]).map(|t| t.median), Some(2.5));
         assert_eq!(Timing::of(&[]), None);
     }
 }

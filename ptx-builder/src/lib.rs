@@ -56,15 +56,9 @@ const SCRUBBED_ENV: &[&str] = &[
 ///
 /// `target_dir` is the nested build's own target folder: it must differ from the outer build's so
 /// that the two cargo processes never wait on each other's lock. `out` is where the PTX is written.
-pub fn build(
-    workspace: &Path,
-    target_dir: &Path,
-    arch: &str,
-    out: &Path,
-) -> Result<PathBuf, Error> {
+pub fn build(workspace: &Path, target_dir: &Path, arch: &str, out: &Path) -> Result<PathBuf, Error> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let flags =
-        format!("-Zunstable-options -Cpanic=immediate-abort -Ctarget-cpu={arch} -Ccodegen-units=1");
+    let flags = format!("-Zunstable-options -Cpanic=immediate-abort -Ctarget-cpu={arch} -Ccodegen-units=1");
     let mut cmd = Command::new(cargo);
     cmd.current_dir(workspace)
         .args(["rustc", "--release", "--package", "gpu-kernels", "--lib"])
@@ -105,8 +99,7 @@ mod tests {
 
     #[test]
     fn finds_entry_names() {
-        let ptx =
-            ".visible .entry conv_naive(\n\t.param .u64 a\n)\n{\n}\n.visible .entry conv_tiled(\n";
+        let ptx = ".visible .entry conv_naive(\n\t.param .u64 a\n)\n{\n}\n.visible .entry conv_tiled(\n";
         assert_eq!(entry_names(ptx), ["conv_naive", "conv_tiled"]);
     }
 }
