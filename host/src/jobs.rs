@@ -119,7 +119,8 @@ pub fn main_job(job: &MainJob, gpu: Option<&Gpu>) -> Result<Report> {
 fn gpu_row(gpu: &Gpu, variant: Variant, job: &MainJob, expected: &[f64], tol: f64) -> Result<Row> {
     let (image, filter) = (&job.image, &job.filter);
     let kernel = gpu.kernel(variant)?;
-    let mut out = vec![0.0f32; image.data().len()];
+    // NaN-filled (not zeroed) so the pages are touched before the timed download.
+    let mut out = vec![f32::NAN; image.data().len()];
 
     let pass = Instant::now();
     let mut dev = gpu.alloc(image.width(), image.height(), filter)?;

@@ -236,21 +236,17 @@ fn print_report(report: &Report) {
         })
         .collect();
     print_table(&headers, &rows);
-    if let Some(r) = report.rows.first() {
-        println!(
-            "Times: GPU median/min = kernel only (CUDA events, {} runs after 3 warm-ups); CPU = whole call ({} runs). \
-             e2e = alloc + NaN poison + H2D + 1 kernel + D2H on the host clock. GB/s counts {} MB in + out. \
-             Tolerance {:.1e}.",
-            report
-                .rows
-                .iter()
-                .find(|r| r.h2d_ms.is_some())
-                .map_or(0, |r| r.compute.runs),
-            r.compute.runs,
-            report.min_bytes() / 1e6,
-            r.check.tolerance
-        );
-    }
+    let gpu_runs = report.rows.iter().find(|r| r.h2d_ms.is_some()).map(|r| r.compute.runs);
+    let cpu_runs = report.rows.first().map_or(0, |r| r.compute.runs);
+    let gpu_note = gpu_runs.map_or(String::new(), |n| {
+        format!("GPU median/min = kernel only (CUDA events, {n} runs after 3 warm-ups); ")
+    });
+    println!(
+        "Times: {gpu_note}CPU = whole call ({cpu_runs} runs). e2e = alloc + NaN poison + H2D + 1 kernel + D2H \
+         on the host clock. GB/s counts {:.1} MB in + out. Tolerance {:.1e}.",
+        report.min_bytes() / 1e6,
+        report.rows.first().map_or(0.0, |r| r.check.tolerance)
+    );
     for r in report.rows.iter().filter(|r| !r.check.passed()) {
         println!("FAIL {}: {}", r.name, r.check);
     }
