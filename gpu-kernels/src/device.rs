@@ -1,5 +1,7 @@
-//! A small device-side API so kernels read like the textbook: indices, barrier, shared tile, taps.
+//! A small device-side API so kernels read like the textbook: indices, barrier, shared tile, taps,
+//! sample types, border handling and the sources a kernel reads pixels from.
 
+use crate::launch::{Geometry, border};
 use core::arch::nvptx;
 
 /// `threadIdx.x`.
@@ -28,6 +30,13 @@ pub fn block_x() -> u32 {
 pub fn block_y() -> u32 {
     // SAFETY: reading a special register has no preconditions.
     unsafe { nvptx::_block_idx_y() }
+}
+
+/// `blockIdx.z`: the channel every kernel's block works on.
+#[inline(always)]
+pub fn block_z() -> u32 {
+    // SAFETY: reading a special register has no preconditions.
+    unsafe { nvptx::_block_idx_z() }
 }
 
 /// `blockDim.x`.
@@ -70,6 +79,274 @@ pub fn shared_tile() -> *mut f32 {
 #[inline(always)]
 pub fn fma(a: f32, b: f32, c: f32) -> f32 {
     core::intrinsics::fmaf32(a, b, c)
+}
+
+/// A sample type: how it is read as a value in [0, 1] (`f32`: as is) and written back.
+pub trait Sample: Copy {
+    /// Reads the sample at `p` as `f32`: integers divided by their maximum.
+    ///
+    /// # Safety
+    /// `p` points to a readable sample in global memory.
+    unsafe fn load(p: *const Self) -> f32;
+    /// Like [`load`](Sample::load), through the read-only data cache (`ld.global.nc`).
+    ///
+    /// # Safety
+    /// As `load`, and the memory is not written during the kernel.
+    unsafe fn load_nc(p: *const Self) -> f32;
+    /// Converts a value back: integers are clamped to [0, 1] and rounded to the nearest level;
+    /// `f32` is clamped only if `clamp`.
+    fn store(v: f32, clamp: bool) -> Self;
+}
+
+impl Sample for f32 {
+    #[inline(always)]
+    unsafe fn load(p: *const f32) -> f32 {
+        // SAFETY: forwarded from the caller.
+        unsafe { *p }
+    }
+    #[inline(always)]
+    unsafe fn load_nc(p: *const f32) -> f32 {
+        let v: f32;
+        // SAFETY: forwarded from the caller; the address is a global-memory address.
+        unsafe {
+            core::arch::asm!("ld.global.nc.f32 {v}, [{p}];", v = out(reg32) v, p = in(reg64) p, options(pure, readonly, nostack))
+        };
+        v
+    }
+    #[inline(always)]
+    fn store(v: f32, clamp: bool) -> f32 {
+        if clamp { v.clamp(0.0, 1.0) } else { v }
+    }
+}
+
+impl Sample for u8 {
+    #[inline(always)]
+    unsafe fn load(p: *const u8) -> f32 {
+        // SAFETY: forwarded from the caller.
+        f32::from(unsafe { *p }) * (1.0 / 255.0)
+    }
+    #[inline(always)]
+    unsafe fn load_nc(p: *const u8) -> f32 {
+        let v: u32;
+        // SAFETY: forwarded from the caller; the address is a global-memory address.
+        unsafe {
+            core::arch::asm!("ld.global.nc.u8 {v}, [{p}];", v = out(reg32) v, p = in(reg64) p, options(pure, readonly, nostack))
+        };
+        v as f32 * (1.0 / 255.0)
+    }
+    #[inline(always)]
+    fn store(v: f32, _clamp: bool) -> u8 {
+        (v.clamp(0.0, 1.0) * 255.0 + 0.5) as u8
+    }
+}
+
+impl Sample for u16 {
+    #[inline(always)]
+    unsafe fn load(p: *const u16) -> f32 {
+        // SAFETY: forwarded from the caller.
+        f32::from(unsafe { *p }) * (1.0 / 65535.0)
+    }
+    #[inline(always)]
+    unsafe fn load_nc(p: *const u16) -> f32 {
+        let v: u32;
+        // SAFETY: forwarded from the caller; the address is a global-memory address.
+        unsafe {
+            core::arch::asm!("ld.global.nc.u16 {v}, [{p}];", v = out(reg32) v, p = in(reg64) p, options(pure, readonly, nostack))
+        };
+        v as f32 * (1.0 / 65535.0)
+    }
+    #[inline(always)]
+    fn store(v: f32, _clamp: bool) -> u16 {
+        (v.clamp(0.0, 1.0) * 65535.0 + 0.5) as u16
+    }
+}
+
+/// Maps coordinate `i` on an axis of `n` pixels into the image by the border `mode`; -1 means
+/// "outside, reads as 0" (the zero border). [`border::NONE`] returns `i` unchanged.
+#[inline(always)]
+pub fn resolve(i: i32, n: i32, mode: u32) -> i32 {
+    if (i as u32) < (n as u32) || mode == border::NONE {
+        return i;
+    }
+    match mode {
+        border::REPLICATE => {
+            if i < 0 {
+                0
+            } else {
+                n - 1
+            }
+        }
+        border::REFLECT => {
+            if n == 1 {
+                return 0;
+            }
+            let period = 2 * (n - 1);
+            let m = i.rem_euclid(period);
+            if m >= n { period - m } else { m }
+        }
+        border::WRAP => i.rem_euclid(n),
+        _ => -1,
+    }
+}
+
+/// Where a kernel reads input samples of its channel from. Coordinates are already resolved by
+/// [`resolve`] (so inside the image, except for a texture that handles the border itself).
+pub trait Source {
+    fn fetch(&self, x: i32, y: i32) -> f32;
+}
+
+/// Interleaved samples in global memory, read with ordinary loads.
+#[derive(Clone, Copy)]
+pub struct Global<T> {
+    pub ptr: *const T,
+    pub width: u32,
+    pub channels: u32,
+    pub channel: u32,
+}
+
+impl<T> Global<T> {
+    /// The source of this block's channel of `input`, laid out as `g` describes.
+    #[inline(always)]
+    pub fn new(ptr: *const T, g: &Geometry) -> Self {
+        Self {
+            ptr,
+            width: g.in_width,
+            channels: g.channels,
+            channel: block_z(),
+        }
+    }
+
+    #[inline(always)]
+    fn at(&self, x: i32, y: i32) -> *const T {
+        let index =
+            (y as usize * self.width as usize + x as usize) * self.channels as usize + self.channel as usize;
+        self.ptr.wrapping_add(index)
+    }
+}
+
+impl<T: Sample> Source for Global<T> {
+    #[inline(always)]
+    fn fetch(&self, x: i32, y: i32) -> f32 {
+        // SAFETY: callers pass resolved coordinates inside the image the pointer addresses.
+        unsafe { T::load(self.at(x, y)) }
+    }
+}
+
+/// Like [`Global`], but every load goes through the read-only data cache.
+#[derive(Clone, Copy)]
+pub struct ReadOnly<T>(pub Global<T>);
+
+impl<T: Sample> Source for ReadOnly<T> {
+    #[inline(always)]
+    fn fetch(&self, x: i32, y: i32) -> f32 {
+        // SAFETY: as for Global; the input is never written by a convolution kernel.
+        unsafe { T::load_nc(self.0.at(x, y)) }
+    }
+}
+
+/// A 2D texture object of one channel whose texel row is the image's interleaved sample row
+/// (`width · channels` texels); the texture unit converts integer samples to [0, 1].
+#[derive(Clone, Copy)]
+pub struct Texture {
+    pub object: u64,
+    pub channels: u32,
+    pub channel: u32,
+}
+
+impl Source for Texture {
+    #[inline(always)]
+    fn fetch(&self, x: i32, y: i32) -> f32 {
+        let tx = x * self.channels as i32 + self.channel as i32;
+        let (v, _, _, _): (f32, f32, f32, f32);
+        // SAFETY: `object` is a valid texture object handle (the host creates it for this launch);
+        // out-of-range coordinates are handled by its address mode.
+        unsafe {
+            core::arch::asm!(
+                "tex.2d.v4.f32.s32 {{{a}, {b}, {c}, {d}}}, [{t}, {{{x}, {y}}}];",
+                a = out(reg32) v, b = out(reg32) _, c = out(reg32) _, d = out(reg32) _,
+                t = in(reg64) self.object, x = in(reg32) tx, y = in(reg32) y,
+                options(pure, readonly, nostack),
+            );
+        }
+        v
+    }
+}
+
+/// Whether this block's channel is the alpha channel of an RGBA image (copied, not filtered).
+#[inline(always)]
+pub fn is_alpha(g: &Geometry, channel: u32) -> bool {
+    g.channels == 4 && channel == 3
+}
+
+/// The address of output sample `(x, y)` of this block's channel.
+#[inline(always)]
+pub fn out_index(g: &Geometry, x: u32, y: u32, channel: u32) -> usize {
+    (y as usize * g.out_width as usize + x as usize) * g.channels as usize + channel as usize
+}
+
+/// The correlation at output pixel `(x, y)` reading every tap from `src`, borders per `g`.
+/// Shared by the one-thread-per-sample kernels, which differ only in where input and taps live.
+#[inline(always)]
+pub fn correlate(g: &Geometry, src: &impl Source, x: u32, y: u32, tap: impl Fn(u32) -> f32) -> f32 {
+    let (r, k) = (g.radius as i32, 2 * g.radius + 1);
+    let x0 = (x + g.offset) as i32 - r;
+    let y0 = (y + g.offset) as i32 - r;
+    let mut acc = 0.0f32;
+    for i in 0..k {
+        let yy = resolve(y0 + i as i32, g.in_height as i32, g.border);
+        if yy < 0 && g.border != border::NONE {
+            continue;
+        }
+        for j in 0..k {
+            let xx = resolve(x0 + j as i32, g.in_width as i32, g.border);
+            if xx >= 0 || g.border == border::NONE {
+                acc = fma(src.fetch(xx, yy), tap(i * k + j), acc);
+            }
+        }
+    }
+    acc
+}
+
+/// The input value at `(x, y)` after border resolution, or 0 where the result is outside the image
+/// (the zero border; with [`border::NONE`], positions no output uses, which must not be read).
+#[inline(always)]
+pub fn fetch_or_zero(g: &Geometry, src: &impl Source, x: i32, y: i32) -> f32 {
+    let (xx, yy) = (
+        resolve(x, g.in_width as i32, g.border),
+        resolve(y, g.in_height as i32, g.border),
+    );
+    if (xx as u32) < g.in_width && (yy as u32) < g.in_height {
+        src.fetch(xx, yy)
+    } else {
+        0.0
+    }
+}
+
+/// The one-thread-per-output-sample kernel body: thread `(x, y)` of block plane `z` writes output
+/// sample `(x, y, z)`: the correlation, or for RGBA's alpha the input sample it is centred on.
+///
+/// # Safety
+/// `output` points to `out_width · out_height · channels` samples; `src` covers the input.
+#[inline(always)]
+pub unsafe fn per_sample<T: Sample>(
+    g: &Geometry,
+    src: &impl Source,
+    output: *mut T,
+    tap: impl Fn(u32) -> f32,
+) {
+    let (x, y) = global_xy();
+    let c = block_z();
+    if x >= g.out_width || y >= g.out_height {
+        return;
+    }
+    let alpha = is_alpha(g, c);
+    let v = if alpha {
+        src.fetch((x + g.offset) as i32, (y + g.offset) as i32)
+    } else {
+        correlate(g, src, x, y, tap)
+    };
+    // SAFETY: (x, y, c) is inside the output.
+    unsafe { *output.add(out_index(g, x, y, c)) = T::store(v, g.clamp != 0 && !alpha) };
 }
 
 /// Filter taps read straight from a by-value kernel parameter, i.e. from the constant bank.
@@ -127,39 +404,4 @@ macro_rules! param_taps {
             $crate::device::ParamTaps::from_param_address(base)
         }
     }};
-}
-
-/// The zero-border correlation at `(x, y)` read straight from global memory, with taps from `tap`.
-/// Shared by the one-thread-per-pixel kernels, which differ only in where the taps live.
-///
-/// # Safety
-/// `input` must point to `width * height` readable `f32`, and `(x, y)` must lie inside the image.
-#[inline(always)]
-pub unsafe fn correlate_global(
-    input: *const f32,
-    width: u32,
-    height: u32,
-    x: u32,
-    y: u32,
-    radius: u32,
-    tap: impl Fn(u32) -> f32,
-) -> f32 {
-    let k = 2 * radius + 1;
-    let mut acc = 0.0f32;
-    for i in 0..k {
-        // Unsigned wrap-around makes rows above the image huge, so one compare rejects both edges.
-        let yy = (y + i).wrapping_sub(radius);
-        if yy >= height {
-            continue;
-        }
-        let row = input.wrapping_add(yy as usize * width as usize);
-        for j in 0..k {
-            let xx = (x + j).wrapping_sub(radius);
-            if xx < width {
-                // SAFETY: (xx, yy) is inside the image, so the read is in bounds.
-                acc = fma(unsafe { *row.add(xx as usize) }, tap(i * k + j), acc);
-            }
-        }
-    }
-    acc
 }

@@ -7,8 +7,8 @@ pub const MAX_FILTER_SIZE: u32 = 2 * MAX_RADIUS + 1;
 /// Number of taps the by-value filter parameter holds.
 pub const MAX_TAPS: usize = (MAX_FILTER_SIZE * MAX_FILTER_SIZE) as usize;
 
-/// Block shape of the one-thread-per-output-pixel kernels (`naive`, `constant`): 32 threads along a
-/// row so a warp reads 128 contiguous bytes, 8 rows per block (256 threads).
+/// Block shape of the one-thread-per-output-sample kernels (`naive`, `constant`, `readonly`,
+/// `texture`): 32 threads along a row, 8 rows (256 threads).
 pub const PIXEL_BLOCK: (u32, u32) = (32, 8);
 
 /// Side of the square input tile (and thread block) of the `tiled` kernel: 32 × 32 = 1024 threads.
@@ -23,21 +23,124 @@ pub const fn tiled_out(radius: u32) -> u32 {
 /// Dynamic shared memory, in bytes, the `tiled` kernel needs: one `f32` per thread of the block.
 pub const TILED_SHARED_BYTES: u32 = TILED_IN * TILED_IN * 4;
 
+/// Block shapes (threads = output pixels) the `tiled-output` kernel is offered with.
+pub const TILED_OUTPUT_BLOCKS: [(u32, u32); 3] = [(16, 16), (32, 16), (32, 32)];
+
+/// Shared memory of the `tiled-output` kernel: the output tile plus an `r`-pixel halo.
+pub const fn tiled_output_shared_bytes(block: (u32, u32), radius: u32) -> u32 {
+    (block.0 + 2 * radius) * (block.1 + 2 * radius) * 4
+}
+
+/// Block shape of the `tiled-cache` kernel; its shared tile is exactly the block.
+pub const TILED_CACHE_BLOCK: (u32, u32) = (32, 16);
+
+/// Shared memory of the `tiled-cache` kernel.
+pub const TILED_CACHE_SHARED_BYTES: u32 = TILED_CACHE_BLOCK.0 * TILED_CACHE_BLOCK.1 * 4;
+
+/// Row pass of the separable filter: 32 × 4 threads, each computing `ROW_STEPS` outputs 32 pixels
+/// apart, so a block covers `32 · ROW_STEPS` pixels of 4 rows.
+pub const ROW_BLOCK: (u32, u32) = (32, 4);
+/// Outputs per thread of the row pass.
+pub const ROW_STEPS: u32 = 4;
+/// Pixels of a row one row-pass block produces.
+pub const ROW_SPAN: u32 = ROW_BLOCK.0 * ROW_STEPS;
+
+/// Shared memory of the row pass: each block row's span plus an `r`-pixel apron on each side.
+pub const fn row_shared_bytes(radius: u32) -> u32 {
+    ROW_BLOCK.1 * (ROW_SPAN + 2 * radius) * 4
+}
+
+/// Column pass of the separable filter: 32 × 8 threads, each computing `COL_STEPS` outputs 8 rows
+/// apart, so a block covers 32 columns of `8 · COL_STEPS` rows.
+pub const COL_BLOCK: (u32, u32) = (32, 8);
+/// Outputs per thread of the column pass.
+pub const COL_STEPS: u32 = 4;
+/// Rows one column-pass block produces.
+pub const COL_SPAN: u32 = COL_BLOCK.1 * COL_STEPS;
+
+/// Shared memory of the column pass: the span plus an `r`-row apron above and below, 32 wide.
+pub const fn col_shared_bytes(radius: u32) -> u32 {
+    (COL_SPAN + 2 * radius) * COL_BLOCK.0 * 4
+}
+
+/// Border modes, as the kernels receive them in [`Geometry::border`].
+pub mod border {
+    /// Pixels outside the image are 0 (ghost cells).
+    pub const ZERO: u32 = 0;
+    /// Clamp to the nearest edge pixel.
+    pub const REPLICATE: u32 = 1;
+    /// Mirror without repeating the edge pixel: `d c b | a b c d | c b a`.
+    pub const REFLECT: u32 = 2;
+    /// Periodic: the image repeats.
+    pub const WRAP: u32 = 3;
+    /// Coordinates are used as they are: every tap is inside the image (the `valid` border), or the
+    /// texture unit's address mode handles the outside.
+    pub const NONE: u32 = 4;
+}
+
+/// Sizes and modes of one convolution, passed by value to every kernel.
+///
+/// Images are interleaved (`channels` samples per pixel) and row-major without padding. Output
+/// pixel `(x, y)` is centred on input pixel `(x + offset, y + offset)`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Geometry {
+    pub in_width: u32,
+    pub in_height: u32,
+    pub out_width: u32,
+    pub out_height: u32,
+    /// 1 (gray), 3 (RGB) or 4 (RGBA: channel 3 is copied from the input unchanged).
+    pub channels: u32,
+    pub radius: u32,
+    /// One of [`border`].
+    pub border: u32,
+    /// `radius` for the valid border, else 0.
+    pub offset: u32,
+    /// Non-zero: clamp `f32` results to [0, 1] (integer results are always clamped).
+    pub clamp: u32,
+}
+
 /// The filter taps passed by value as a kernel parameter. Kernel parameters live in the GPU's
 /// constant bank, so every thread of a warp reading the same tap is one broadcast, which is what
-/// CUDA's `__constant__` memory gives. The first `k * k` entries hold the `k × k` filter row-major.
+/// CUDA's `__constant__` memory gives. The first `k * k` entries hold the `k × k` filter row-major
+/// (or, for a separable pass, the `k` taps of that pass).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Taps(pub [f32; MAX_TAPS]);
 
-/// Entry-point names as they appear in the PTX.
+/// Sample types: the suffix of every kernel's entry-point name.
+pub const DTYPES: [&str; 3] = ["u8", "u16", "f32"];
+
+/// Kernel base names; the entry point of a kernel for samples of type `t` is `<base>_<t>`.
 pub mod names {
     /// Filter and input both read from global memory.
     pub const NAIVE: &str = "conv_naive";
     /// Filter in the constant bank, input from global memory.
     pub const CONSTANT: &str = "conv_constant";
-    /// Input tile (output tile + halo) in shared memory, filter in the constant bank.
+    /// Input through the read-only data cache (`ld.global.nc`), filter in the constant bank.
+    pub const READONLY: &str = "conv_readonly";
+    /// Input through a 2D texture object, filter in the constant bank.
+    pub const TEXTURE: &str = "conv_texture";
+    /// Blocks the size of the input tile; whole tile in shared memory.
     pub const TILED: &str = "conv_tiled";
-    /// Every kernel, in the order the host lists them.
-    pub const ALL: [&str; 3] = [NAIVE, CONSTANT, TILED];
+    /// Blocks the size of the output tile; haloed tile loaded into shared memory in batches.
+    pub const TILED_OUTPUT: &str = "conv_tiled_output";
+    /// Only the tile's interior in shared memory; halo read through the caches.
+    pub const TILED_CACHE: &str = "conv_tiled_cache";
+    /// Separable filter, row pass (samples in, `f32` out).
+    pub const SEP_ROWS: &str = "conv_sep_rows";
+    /// Separable filter, column pass (`f32` in, samples out).
+    pub const SEP_COLS: &str = "conv_sep_cols";
+    /// Every kernel base name.
+    pub const ALL: [&str; 9] = [
+        NAIVE,
+        CONSTANT,
+        READONLY,
+        TEXTURE,
+        TILED,
+        TILED_OUTPUT,
+        TILED_CACHE,
+        SEP_ROWS,
+        SEP_COLS,
+    ];
 }

@@ -4,9 +4,11 @@
 //! geometry and parameter layout that the kernels and the host must agree on. Defining them once,
 //! here, is what keeps the two sides from drifting apart.
 //!
-//! Every kernel computes the correlation `out(y,x) = Σ_{i,j=-r..r} in(y+i, x+j) · f(i+r, j+r)` on a
-//! single-channel `f32` image stored row-major, with ghost cells (pixels outside the image) read as 0
-//! and the output the same size as the input.
+//! Every kernel computes the correlation `out(y,x) = Σ_{i,j=-r..r} in(y+i, x+j) · f(i+r, j+r)` on an
+//! interleaved image of 1, 3 or 4 channels (RGBA's alpha is copied) stored row-major as `u8`, `u16`
+//! or `f32` samples, with the border mode and output size given by
+//! [`Geometry`](launch::Geometry). Each kernel has one entry point per sample type, named
+//! `<kernel>_<type>`.
 #![no_std]
 #![cfg_attr(
     target_arch = "nvptx64",
@@ -31,4 +33,16 @@ mod constant;
 #[cfg(target_arch = "nvptx64")]
 mod naive;
 #[cfg(target_arch = "nvptx64")]
+mod readonly;
+#[cfg(target_arch = "nvptx64")]
+mod sep_cols;
+#[cfg(target_arch = "nvptx64")]
+mod sep_rows;
+#[cfg(target_arch = "nvptx64")]
+mod texture;
+#[cfg(target_arch = "nvptx64")]
 mod tiled;
+#[cfg(target_arch = "nvptx64")]
+mod tiled_cache;
+#[cfg(target_arch = "nvptx64")]
+mod tiled_output;

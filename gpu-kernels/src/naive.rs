@@ -1,35 +1,41 @@
 //! The `naive` kernel: input and filter both read from global memory.
+//!
+//! Every tap costs two global loads (pixel and filter weight), the starting point of the textbook:
+//! about 0.5 floating-point operations per byte loaded.
+//!
+//! # Thread mapping
+//! One thread per output sample: thread `(x, y)` of the grid (block
+//! [`PIXEL_BLOCK`](crate::launch::PIXEL_BLOCK)) in block plane `z` writes channel `z` of output
+//! pixel `(x, y)`; threads past the right or bottom edge do nothing.
+//!
+//! # Safety
+//! `input` holds `in_width · in_height · channels` samples and `output`
+//! `out_width · out_height · channels`, on the device, not overlapping; `filter` points to
+//! `(2 · radius + 1)²` `f32` on the device; `radius <= MAX_RADIUS`; the grid's z is `channels`.
 
-use crate::device::{correlate_global, global_xy};
+use crate::device::{Global, per_sample};
+use crate::launch::Geometry;
 
-/// Zero-border 2D correlation with the filter in global memory, one thread per output pixel.
-///
-/// Every tap costs two global loads (pixel and filter weight), which is the starting point of
-/// the textbook: about 0.5 floating-point operations per byte loaded.
-///
-/// # Thread mapping
-/// Thread `(x, y)` of the grid (block [`PIXEL_BLOCK`](crate::launch::PIXEL_BLOCK)) computes output
-/// pixel `(x, y)`; threads past the right or bottom edge do nothing.
-///
-/// # Safety
-/// `input` and `output` point to `width * height` `f32` on the device, not overlapping; `filter`
-/// points to `(2 * radius + 1)²` `f32` on the device; `radius <= MAX_RADIUS`.
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn conv_naive(
-    input: *const f32,
-    output: *mut f32,
-    width: u32,
-    height: u32,
-    filter: *const f32,
-    radius: u32,
-) {
-    let (x, y) = global_xy();
-    if x >= width || y >= height {
-        return;
-    }
-    // SAFETY: (x, y) is inside the image and the caller guarantees the buffer sizes.
-    unsafe {
-        let sum = correlate_global(input, width, height, x, y, radius, |t| *filter.add(t as usize));
-        *output.add(y as usize * width as usize + x as usize) = sum;
-    }
+macro_rules! naive_entry {
+    ($name:ident, $t:ty) => {
+        /// The `naive` kernel for this sample type (see the module documentation).
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $name(
+            input: *const $t,
+            output: *mut $t,
+            g: Geometry,
+            filter: *const f32,
+        ) {
+            // SAFETY: the caller guarantees the buffer sizes (module documentation); taps stay below k².
+            unsafe {
+                per_sample(&g, &Global::new(input, &g), output, |t| {
+                    *filter.add(t as usize)
+                })
+            }
+        }
+    };
 }
+
+naive_entry!(conv_naive_u8, u8);
+naive_entry!(conv_naive_u16, u16);
+naive_entry!(conv_naive_f32, f32);

@@ -1,67 +1,78 @@
 //! The `tiled` kernel: the textbook's first tiled strategy, blocks the size of the input tile.
+//!
+//! # Tiling
+//! A block covers an input tile of `TILED_IN × TILED_IN` pixels of one channel: an output tile of
+//! `TILED_IN - 2r` squared pixels plus an `r`-pixel halo on each side. Each thread loads exactly
+//! one input sample (border-resolved; 0 for ghost cells) into shared memory; after a barrier, the
+//! threads of the inner `(TILED_IN - 2r)²` square each compute one output sample from shared memory
+//! alone. Global loads per output pixel drop from `k²` to `(TILED_IN / (TILED_IN - 2r))²`.
+//!
+//! # Thread mapping
+//! Block `(bx, by, c)`, thread `(tx, ty)` loads input pixel
+//! `(bx·out + offset + tx - r, by·out + offset + ty - r)` of channel `c`, where
+//! `out = TILED_IN - 2r`, and, if it is an inner thread, writes output pixel
+//! `(bx·out + tx - r, by·out + ty - r)` when that lies inside the output.
+//!
+//! # Safety
+//! Launch with block `TILED_IN × TILED_IN`, `TILED_SHARED_BYTES` of dynamic shared memory and grid
+//! z = `channels`; buffers and taps as for `constant`.
 
-use crate::device::{block_x, block_y};
-use crate::device::{fma, shared_tile, sync_threads, thread_x, thread_y};
-use crate::launch::{TILED_IN, Taps, tiled_out};
+use crate::device::{
+    Global, ParamTaps, Sample, block_x, block_y, block_z, fetch_or_zero, fma, is_alpha, out_index,
+    shared_tile, sync_threads, thread_x, thread_y,
+};
+use crate::launch::{Geometry, TILED_IN, Taps, tiled_out};
 
-/// Zero-border 2D correlation through a shared-memory input tile, filter in the constant bank.
-///
-/// # Tiling
-/// A block covers an input tile of `TILED_IN × TILED_IN` pixels: an output tile of
-/// `TILED_IN - 2r` squared pixels plus an `r`-pixel halo on each side. Each thread loads exactly one
-/// input pixel (0 for ghost cells outside the image) into shared memory; after a barrier, the
-/// threads of the inner `(TILED_IN - 2r)²` square each compute one output pixel from shared memory
-/// alone. Global loads per output pixel drop from `k²` to about `(TILED_IN / (TILED_IN - 2r))²`.
-///
-/// # Thread mapping
-/// Block `(bx, by)`, thread `(tx, ty)` loads input pixel
-/// `(bx·out + tx - r, by·out + ty - r)` where `out = TILED_IN - 2r`, and, if it is an inner thread
-/// and that pixel is inside the image, writes the output pixel at the same position.
-///
-/// # Safety
-/// Launch with block `TILED_IN × TILED_IN` and `TILED_SHARED_BYTES` of dynamic shared memory;
-/// `input` and `output` point to `width * height` `f32` on the device, not overlapping;
-/// `radius <= MAX_RADIUS` and `taps` holds the `(2 * radius + 1)²` taps row-major.
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn conv_tiled(
-    input: *const f32,
-    output: *mut f32,
-    width: u32,
-    height: u32,
-    radius: u32,
-    _taps: Taps,
-) {
-    let taps = param_taps!(conv_tiled, 5);
+#[inline(always)]
+unsafe fn tiled<T: Sample>(input: *const T, output: *mut T, g: &Geometry, taps: ParamTaps) {
     let tile = shared_tile();
-    let out_side = tiled_out(radius);
-    let (tx, ty) = (thread_x(), thread_y());
-    // Wrapping arithmetic: a column left of the image becomes huge and fails `< width`.
-    let col = (block_x() * out_side + tx).wrapping_sub(radius);
-    let row = (block_y() * out_side + ty).wrapping_sub(radius);
-    let inside = col < width && row < height;
-
-    let value = if inside {
-        // SAFETY: (col, row) is inside the image.
-        unsafe { *input.add(row as usize * width as usize + col as usize) }
-    } else {
-        0.0
-    };
+    let r = g.radius;
+    let out_side = tiled_out(r);
+    let (tx, ty, c) = (thread_x(), thread_y(), block_z());
+    let src = Global::new(input, g);
+    let ix = (block_x() * out_side + g.offset + tx) as i32 - r as i32;
+    let iy = (block_y() * out_side + g.offset + ty) as i32 - r as i32;
     // SAFETY: the block has TILED_IN² threads and TILED_IN² f32 of shared memory.
-    unsafe { *tile.add((ty * TILED_IN + tx) as usize) = value };
+    unsafe { *tile.add((ty * TILED_IN + tx) as usize) = fetch_or_zero(g, &src, ix, iy) };
     sync_threads();
 
-    let (ox, oy) = (tx.wrapping_sub(radius), ty.wrapping_sub(radius));
-    if ox < out_side && oy < out_side && inside {
-        let k = 2 * radius + 1;
+    let (ox, oy) = (tx.wrapping_sub(r), ty.wrapping_sub(r));
+    let (x, y) = (block_x() * out_side + ox, block_y() * out_side + oy);
+    if ox >= out_side || oy >= out_side || x >= g.out_width || y >= g.out_height {
+        return;
+    }
+    let alpha = is_alpha(g, c);
+    let v = if alpha {
+        // SAFETY: (tx, ty) is inside the tile.
+        unsafe { *tile.add((ty * TILED_IN + tx) as usize) }
+    } else {
+        let k = 2 * r + 1;
         let mut acc = 0.0f32;
         for i in 0..k {
-            let tile_row = tile.wrapping_add(((oy + i) * TILED_IN + ox) as usize);
+            let row = tile.wrapping_add(((oy + i) * TILED_IN + ox) as usize);
             for j in 0..k {
                 // SAFETY: oy + i and ox + j are below out_side + 2r = TILED_IN.
-                acc = fma(unsafe { *tile_row.add(j as usize) }, taps.get(i * k + j), acc);
+                acc = fma(unsafe { *row.add(j as usize) }, taps.get(i * k + j), acc);
             }
         }
-        // SAFETY: (col, row) is inside the image.
-        unsafe { *output.add(row as usize * width as usize + col as usize) = acc };
-    }
+        acc
+    };
+    // SAFETY: (x, y, c) is inside the output.
+    unsafe { *output.add(out_index(g, x, y, c)) = T::store(v, g.clamp != 0 && !alpha) };
 }
+
+macro_rules! tiled_entry {
+    ($name:ident, $t:ty) => {
+        /// The `tiled` kernel for this sample type (see the module documentation).
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $name(input: *const $t, output: *mut $t, g: Geometry, _taps: Taps) {
+            let taps = param_taps!($name, 3);
+            // SAFETY: the caller follows the module documentation's launch contract.
+            unsafe { tiled(input, output, &g, taps) }
+        }
+    };
+}
+
+tiled_entry!(conv_tiled_u8, u8);
+tiled_entry!(conv_tiled_u16, u16);
+tiled_entry!(conv_tiled_f32, f32);

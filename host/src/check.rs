@@ -1,44 +1,48 @@
 //! Compares a result with the `f64` reference under a stated tolerance.
 
-use crate::{Filter, Plane};
+use crate::cpu::{Reference, is_alpha};
+use crate::image::{Image, Samples};
+use crate::{Filter, filter::Separable};
 use std::fmt;
 
 /// Unit roundoff of `f32` (2⁻²⁴).
 const F32_UNIT_ROUNDOFF: f64 = 1.0 / (1u64 << 24) as f64;
 
-/// The largest error an `f32` result may have for this image and filter.
+/// The largest error an `f32` result may have, in value units, for this image and filter.
 ///
 /// Summing `n = k²` products in `f32` (in any order, with or without fused multiply-add) errs by
-/// at most about `n · u · Σ|f|·max|x|` with `u = 2⁻²⁴`; we allow twice that, plus `u` so a 1×1
-/// filter on tiny values still has room for the one rounding of the product.
-pub fn tolerance(image: &Plane, filter: &Filter) -> f64 {
-    let max_in = image
-        .data()
-        .iter()
-        .fold(0.0f64, |m, &p| m.max(f64::from(p.abs())));
+/// at most about `n · u · Σ|f| · max|x|` with `u = 2⁻²⁴`; we allow twice that, plus `u` so a 1×1
+/// filter on tiny values still has room for the one rounding of the product. A separable run also
+/// gets the factorization's own error, `k² · max|f - column ⊗ row| · max|x|`.
+pub fn tolerance(image: &Image, filter: &Filter, separable: Option<&Separable>) -> f64 {
+    let max_in = image.max_abs();
     let n = (filter.size() * filter.size()) as f64;
-    2.0 * n * F32_UNIT_ROUNDOFF * filter.abs_sum() * max_in + F32_UNIT_ROUNDOFF
+    let rounding = 2.0 * n * F32_UNIT_ROUNDOFF * filter.abs_sum() * max_in + F32_UNIT_ROUNDOFF;
+    rounding + separable.map_or(0.0, |s| n * s.error * max_in)
 }
 
 /// The outcome of one comparison.
 #[derive(Clone, Debug)]
 pub struct Comparison {
-    /// Largest `|got - expected|` (infinite if any value is NaN or infinite).
+    /// Largest error in value units (integers as level / max; infinite for NaN or infinity).
     pub max_error: f64,
-    /// The allowed error.
+    /// The allowed error (value units).
     pub tolerance: f64,
-    /// How many pixels exceed the tolerance.
+    /// How many samples are out of tolerance.
     pub failures: usize,
-    /// The first pixel (row-major) that exceeds it.
+    /// The first sample (row-major) that is.
     pub first_failure: Option<Mismatch>,
 }
 
-/// One pixel that is out of tolerance.
+/// One sample that is out of tolerance.
 #[derive(Clone, Copy, Debug)]
 pub struct Mismatch {
     pub x: usize,
     pub y: usize,
-    pub got: f32,
+    pub channel: usize,
+    /// What the variant produced (raw sample: a level for integer types).
+    pub got: f64,
+    /// What the reference gives, on the same scale as `got`, before rounding.
     pub expected: f64,
 }
 
@@ -58,42 +62,66 @@ impl fmt::Display for Comparison {
             ),
             Some(m) => write!(
                 f,
-                "{} pixels out of tolerance {:.2e}; first at (x={}, y={}): got {}, expected {}",
-                self.failures, self.tolerance, m.x, m.y, m.got, m.expected
+                "{} samples out of tolerance {:.2e}; first at (x={}, y={}, c={}): got {}, expected {}",
+                self.failures, self.tolerance, m.x, m.y, m.channel, m.got, m.expected
             ),
         }
     }
 }
 
-/// Compares `got` (row-major, `width` pixels per row) with `expected` under `tolerance`.
-/// A NaN or infinite value (e.g. an output pixel left unwritten after NaN poisoning) always fails.
-pub fn compare(got: &[f32], expected: &[f64], width: usize, tolerance: f64) -> Comparison {
+/// Compares `got` with the reference. `f32` results must lie within `tolerance` of the reference
+/// (clamped to [0, 1] first when `clamp`, except RGBA's alpha). Integer results must equal the
+/// reference clamped to [0, 1] and rounded, or differ by one level where the exact value lies
+/// within `tolerance` of the rounding boundary between the two. NaN or infinity always fails, so
+/// an output pixel left at its NaN poison is caught.
+pub fn compare(got: &Image, expected: &Reference, tolerance: f64, clamp: bool) -> Comparison {
     let mut c = Comparison {
         max_error: 0.0,
         tolerance,
         failures: 0,
         first_failure: None,
     };
-    if got.len() != expected.len() {
+    let shape = (got.width(), got.height(), got.channels());
+    let n = expected.values.len();
+    if shape != (expected.width, expected.height, expected.channels) || got.samples().len() != n {
         c.max_error = f64::INFINITY;
-        c.failures = got.len().abs_diff(expected.len()).max(1);
+        c.failures = n.max(1);
         return c;
     }
-    for (i, (&g, &e)) in got.iter().zip(expected).enumerate() {
-        let err = if g.is_finite() {
-            (f64::from(g) - e).abs()
-        } else {
-            f64::INFINITY
+    let ch = expected.channels;
+    let levels = got.dtype().levels();
+    for (i, &e) in expected.values.iter().enumerate() {
+        let alpha = is_alpha(ch, i % ch);
+        let (ok, err, raw, scaled_expected) = match (levels, got.samples()) {
+            (None, Samples::F32(v)) => {
+                let want = if clamp && !alpha { e.clamp(0.0, 1.0) } else { e };
+                let g = f64::from(v[i]);
+                let err = if g.is_finite() {
+                    (g - want).abs()
+                } else {
+                    f64::INFINITY
+                };
+                (err <= tolerance, err, g, want)
+            }
+            (Some(max), s) => {
+                let ideal = e.clamp(0.0, 1.0) * max;
+                let g = s.value(i) * max;
+                let nearest = (ideal + 0.5).floor();
+                let ok = g == nearest
+                    || ((g - nearest).abs() == 1.0 && (g - ideal).abs() <= 0.5 + tolerance * max);
+                (ok, (g - ideal).abs() / max, g, ideal)
+            }
+            (None, _) => unreachable!("f32 images hold f32 samples"),
         };
         c.max_error = c.max_error.max(err);
-        // `err` is never NaN (non-finite results map to infinity), so this comparison is total.
-        if err > tolerance {
+        if !ok {
             c.failures += 1;
             c.first_failure.get_or_insert(Mismatch {
-                x: i % width,
-                y: i / width,
-                got: g,
-                expected: e,
+                x: (i / ch) % expected.width,
+                y: i / ch / expected.width,
+                channel: i % ch,
+                got: raw,
+                expected: scaled_expected,
             });
         }
     }

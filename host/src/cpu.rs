@@ -1,88 +1,168 @@
 //! CPU convolutions: the `f64` reference (the oracle for every check) and the timed `f32` paths.
 //!
-//! All compute the zero-border correlation `out(y,x) = Σ_{i,j} in(y+i-r, x+j-r) · f(i, j)` with
-//! the output the size of the input.
+//! All compute the correlation `out(y,x) = Σ_{i,j} in(y+i-r+o, x+j-r+o) · f(i, j)` per channel,
+//! where `o` is `r` for the valid border and 0 otherwise, pixels outside the image defined by the
+//! border mode; RGBA's alpha is copied from the input pixel the output is centred on.
 
-use crate::{Filter, Plane};
+use crate::image::{Image, Samples};
+use crate::{Border, Filter, Result};
 use rayon::prelude::*;
 
-/// One reference output row, accumulated in `f64` pixel by pixel, the direct textbook loops.
-fn reference_row(image: &Plane, filter: &Filter, y: usize, out: &mut [f64]) {
+/// The reference result: unrounded values (integers as value / max), interleaved like the image.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reference {
+    pub width: usize,
+    pub height: usize,
+    pub channels: usize,
+    pub values: Vec<f64>,
+}
+
+/// Whether sample `c` of a `channels`-channel image is RGBA's alpha, which is copied unfiltered.
+pub fn is_alpha(channels: usize, c: usize) -> bool {
+    channels == 4 && c == 3
+}
+
+/// One reference output row, accumulated in `f64` sample by sample with the direct textbook loops.
+fn reference_row(image: &Image, values: &[f64], filter: &Filter, border: Border, y: usize, out: &mut [f64]) {
+    let (w, h, ch) = (image.width(), image.height(), image.channels());
     let (k, r) = (filter.size(), filter.radius() as isize);
+    let off = if border == Border::Valid { r } else { 0 };
     let taps = filter.taps();
-    for (x, o) in out.iter_mut().enumerate() {
+    let cy = y as isize + off;
+    for (n, o) in out.iter_mut().enumerate() {
+        let (x, c) = (n / ch, n % ch);
+        let cx = x as isize + off;
+        if is_alpha(ch, c) {
+            *o = values[(cy as usize * w + cx as usize) * ch + c];
+            continue;
+        }
         let mut acc = 0.0f64;
         for i in 0..k {
+            let Some(yy) = border.source(cy + i as isize - r, h) else {
+                continue;
+            };
             for j in 0..k {
-                let px = image.get_or_zero(x as isize + j as isize - r, y as isize + i as isize - r);
-                acc += f64::from(px) * f64::from(taps[i * k + j]);
+                if let Some(xx) = border.source(cx + j as isize - r, w) {
+                    acc += values[(yy * w + xx) * ch + c] * f64::from(taps[i * k + j]);
+                }
             }
         }
         *o = acc;
     }
 }
 
+fn reference_impl(image: &Image, filter: &Filter, border: Border, parallel: bool) -> Result<Reference> {
+    let (ow, oh) = border.output_size(image.width(), image.height(), filter.radius())?;
+    let ch = image.channels();
+    let values: Vec<f64> = (0..image.samples().len())
+        .map(|i| image.samples().value(i))
+        .collect();
+    let mut out = vec![0.0; ow * oh * ch];
+    let row = |(y, o): (usize, &mut [f64])| reference_row(image, &values, filter, border, y, o);
+    if parallel {
+        out.par_chunks_mut(ow * ch).enumerate().for_each(row);
+    } else {
+        out.chunks_mut(ow * ch).enumerate().for_each(row);
+    }
+    Ok(Reference {
+        width: ow,
+        height: oh,
+        channels: ch,
+        values: out,
+    })
+}
+
 /// The reference result in `f64`, computed sequentially. This is the oracle every variant is
 /// checked against; it shares no code with the variants it checks.
-pub fn reference(image: &Plane, filter: &Filter) -> Vec<f64> {
-    let mut out = vec![0.0; image.width() * image.height()];
-    for (y, row) in out.chunks_mut(image.width()).enumerate() {
-        reference_row(image, filter, y, row);
-    }
-    out
+pub fn reference(image: &Image, filter: &Filter, border: Border) -> Result<Reference> {
+    reference_impl(image, filter, border, false)
 }
 
-/// [`reference`] with rows spread over threads: the same arithmetic per pixel, only faster, for
+/// [`reference`] with rows spread over threads: the same arithmetic per sample, only faster, for
 /// verifying large images.
-pub fn reference_parallel(image: &Plane, filter: &Filter) -> Vec<f64> {
-    let mut out = vec![0.0; image.width() * image.height()];
-    out.par_chunks_mut(image.width())
-        .enumerate()
-        .for_each(|(y, row)| reference_row(image, filter, y, row));
-    out
+pub fn reference_parallel(image: &Image, filter: &Filter, border: Border) -> Result<Reference> {
+    reference_impl(image, filter, border, true)
 }
 
-/// One `f32` output row. For each tap, a contiguous slice of an input row is scaled and added to
-/// the output row, so the inner loop has no branches and vectorizes; the border is handled by
-/// clipping each slice to the image instead of testing every pixel.
-fn f32_row(image: &Plane, filter: &Filter, y: usize, out: &mut [f32]) {
-    let (w, h, k, r) = (image.width(), image.height(), filter.size(), filter.radius());
-    out.fill(0.0);
-    for i in 0..k {
-        let Some(yy) = (y + i).checked_sub(r).filter(|&yy| yy < h) else {
+/// One channel of the image with the border materialized: `(ow + 2r) × (oh + 2r)` `f32` values,
+/// so that output pixel `(x, y)` reads padded pixels `(x..x+k, y..y+k)` with no bounds tests.
+fn padded_plane(image: &Image, c: usize, border: Border, ow: usize, oh: usize, r: usize) -> Vec<f32> {
+    let (pw, ph) = (ow + 2 * r, oh + 2 * r);
+    let (w, h, ch) = (image.width(), image.height(), image.channels());
+    // The valid border's output is centred r pixels in, so its padded plane is the image itself.
+    let shift = if border == Border::Valid { 0 } else { r as isize };
+    let columns: Vec<Option<usize>> = (0..pw).map(|px| border.source(px as isize - shift, w)).collect();
+    let mut plane = vec![0.0f32; pw * ph];
+    for (py, row) in plane.chunks_mut(pw).enumerate() {
+        let Some(yy) = border.source(py as isize - shift, h) else {
             continue;
         };
-        let src = &image.data()[yy * w..(yy + 1) * w];
+        for (v, col) in row.iter_mut().zip(&columns) {
+            if let Some(xx) = col {
+                *v = image.samples().value_f32((yy * w + xx) * ch + c);
+            }
+        }
+    }
+    plane
+}
+
+/// One output row from a padded plane: for each tap, a contiguous slice of a padded row is scaled
+/// and added to the output row, so the inner loop has no branches and vectorizes.
+fn f32_row(plane: &[f32], pw: usize, filter: &Filter, y: usize, out: &mut [f32]) {
+    let k = filter.size();
+    out.fill(0.0);
+    for i in 0..k {
+        let src = &plane[(y + i) * pw..(y + i + 1) * pw];
         for j in 0..k {
             let tap = filter.taps()[i * k + j];
-            // Output x reads input x + j - r: keep the x where that lies inside the row.
-            let x0 = r.saturating_sub(j);
-            let x1 = (w + r).saturating_sub(j).min(w);
-            if x0 >= x1 {
-                continue;
-            }
-            let shifted = &src[x0 + j - r..x1 + j - r];
-            for (o, &p) in out[x0..x1].iter_mut().zip(shifted) {
+            for (o, &p) in out.iter_mut().zip(&src[j..]) {
                 *o += p * tap;
             }
         }
     }
 }
 
-/// The sequential `f32` CPU convolution (one core): the baseline the GPU speed-ups are against.
-pub fn sequential(image: &Plane, filter: &Filter) -> Vec<f32> {
-    let mut out = vec![0.0; image.width() * image.height()];
-    for (y, row) in out.chunks_mut(image.width()).enumerate() {
-        f32_row(image, filter, y, row);
+fn f32_impl(image: &Image, filter: &Filter, border: Border, clamp: bool, parallel: bool) -> Result<Image> {
+    let r = filter.radius();
+    let (ow, oh) = border.output_size(image.width(), image.height(), r)?;
+    let ch = image.channels();
+    let mut values = vec![0.0f32; ow * oh * ch];
+    let mut channel = vec![0.0f32; ow * oh];
+    let off = if border == Border::Valid { r } else { 0 };
+    for c in 0..ch {
+        if is_alpha(ch, c) {
+            for (n, v) in channel.iter_mut().enumerate() {
+                let (x, y) = (n % ow + off, n / ow + off);
+                *v = image.samples().value_f32((y * image.width() + x) * ch + c);
+            }
+        } else {
+            let plane = padded_plane(image, c, border, ow, oh, r);
+            let pw = ow + 2 * r;
+            let row = |(y, o): (usize, &mut [f32])| f32_row(&plane, pw, filter, y, o);
+            if parallel {
+                channel.par_chunks_mut(ow).enumerate().for_each(row);
+            } else {
+                channel.chunks_mut(ow).enumerate().for_each(row);
+            }
+        }
+        for (n, &v) in channel.iter().enumerate() {
+            values[n * ch + c] = v;
+        }
     }
-    out
+    Image::new(
+        ow,
+        oh,
+        ch,
+        Samples::from_values(image.dtype(), &values, ch, clamp),
+    )
+}
+
+/// The sequential `f32` CPU convolution (one core): the baseline the GPU speed-ups are against.
+pub fn sequential(image: &Image, filter: &Filter, border: Border, clamp: bool) -> Result<Image> {
+    f32_impl(image, filter, border, clamp, false)
 }
 
 /// The multi-threaded `f32` CPU convolution (rayon over rows; the reports' OpenMP version).
-pub fn parallel(image: &Plane, filter: &Filter) -> Vec<f32> {
-    let mut out = vec![0.0; image.width() * image.height()];
-    out.par_chunks_mut(image.width())
-        .enumerate()
-        .for_each(|(y, row)| f32_row(image, filter, y, row));
-    out
+pub fn parallel(image: &Image, filter: &Filter, border: Border, clamp: bool) -> Result<Image> {
+    f32_impl(image, filter, border, clamp, true)
 }

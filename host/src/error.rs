@@ -1,5 +1,6 @@
 //! The library's one error type; CUDA failures carry the driver's own message.
 
+use std::ffi::{CStr, c_char};
 use std::fmt;
 
 /// Result with this crate's [`Error`].
@@ -8,12 +9,9 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 /// Everything that can go wrong in the library.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// A CUDA driver call failed; `op` says which step.
-    #[error("{op}: {}", DriverMessage(*.source))]
-    Cuda {
-        op: &'static str,
-        source: cust::error::CudaError,
-    },
+    /// A CUDA driver call failed; `op` says which step, `code` is the `CUresult`.
+    #[error("{op}: {}", DriverMessage(*.code))]
+    Cuda { op: &'static str, code: u32 },
     /// No GPU can be used: no driver library, no device, or the driver refused to start.
     #[error("{0}")]
     NoGpu(String),
@@ -28,24 +26,45 @@ pub enum Error {
     Image(String),
 }
 
-/// Builds a `map_err` closure that tags a CUDA error with the step that failed.
+/// Builds a `map_err` closure that tags a cust error with the step that failed.
 pub fn cuda(op: &'static str) -> impl FnOnce(cust::error::CudaError) -> Error {
-    move |source| Error::Cuda { op, source }
+    move |e| Error::Cuda { op, code: e as u32 }
 }
 
-/// Prints a CUDA error as the driver describes it, e.g. `out of memory (OutOfMemory)`.
-struct DriverMessage(cust::error::CudaError);
+/// Turns a raw driver status into a result, tagged with the step that failed.
+pub fn check(op: &'static str, status: cust::sys::CUresult) -> Result<()> {
+    match status {
+        cust::sys::cudaError_enum::CUDA_SUCCESS => Ok(()),
+        other => Err(Error::Cuda {
+            op,
+            code: other as u32,
+        }),
+    }
+}
+
+/// Prints a driver status as the driver describes it, e.g. `out of memory (CUDA_ERROR_OUT_OF_MEMORY)`.
+struct DriverMessage(u32);
 
 impl fmt::Display for DriverMessage {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // cust's own Display asks the driver and fails when the driver is not loaded; only call
-        // it when it is, and fall back to the error's name otherwise.
-        if crate::driver::is_loaded() {
-            let text = std::panic::catch_unwind(|| self.0.to_string()).unwrap_or_default();
-            if !text.is_empty() {
-                return write!(f, "{} ({:?})", text.trim_matches('"'), self.0);
-            }
+        let ask =
+            |get: unsafe extern "C" fn(cust::sys::CUresult, *mut *const c_char) -> cust::sys::CUresult| {
+                if !crate::driver::is_loaded() {
+                    return None;
+                }
+                let mut text: *const c_char = std::ptr::null();
+                // SAFETY: the driver is loaded. The code came from the driver, so it is a valid
+                // CUresult (same size and representation as u32); the driver returns a static string
+                // or an error (then `text` stays null).
+                unsafe {
+                    let code: cust::sys::CUresult = std::mem::transmute(self.0);
+                    get(code, &mut text);
+                    (!text.is_null()).then(|| CStr::from_ptr(text).to_string_lossy().into_owned())
+                }
+            };
+        match (ask(cust::sys::cuGetErrorString), ask(cust::sys::cuGetErrorName)) {
+            (Some(text), Some(name)) => write!(f, "{text} ({name})"),
+            _ => write!(f, "CUDA error {}", self.0),
         }
-        write!(f, "{:?}", self.0)
     }
 }

@@ -1,7 +1,10 @@
 //! The GPU side: loads the embedded PTX with `cust` and offers one typed launch per kernel.
 
-use crate::error::cuda;
-use crate::{Error, Filter, Plane, Result, driver};
+use crate::error::{check, cuda};
+use crate::filter::{Separable, taps_param};
+use crate::image::{DType, Image, Samples};
+use crate::texture::TextureInput;
+use crate::{Border, Error, Filter, Result, driver};
 use cust::context::Context;
 use cust::device::{Device, DeviceAttribute};
 use cust::event::{Event, EventFlags};
@@ -9,61 +12,120 @@ use cust::function::Function;
 use cust::memory::{AsyncCopyDestination, DeviceBuffer};
 use cust::module::Module;
 use cust::stream::{Stream, StreamFlags};
-use gpu_kernels::launch::{self, Taps, names};
+use gpu_kernels::launch::{self, Geometry, Taps, border, names};
 use std::ffi::{CString, c_void};
 use std::time::Instant;
 
 /// The kernels' PTX, built from `gpu-kernels` by `build.rs` and embedded in the binary.
 pub const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/kernels.ptx"));
 
-/// The quiet NaN written over every output buffer before a checked run: a pixel the kernel does
-/// not write stays NaN and fails the comparison.
-pub const POISON: f32 = f32::NAN;
-
-/// The GPU kernel variants, in the order the textbook introduces them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum)]
+/// The GPU kernel variants, in the order the textbook and the reports introduce them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Variant {
     /// Filter and image both from global memory.
     Naive,
     /// Filter in the constant bank, image from global memory.
     Constant,
-    /// Input tile with halo in shared memory, filter in the constant bank.
+    /// Image through the read-only data cache (`ld.global.nc`), filter in the constant bank.
+    Readonly,
+    /// Image through a 2D texture object, filter in the constant bank.
+    Texture,
+    /// Blocks the size of the input tile; whole tile in shared memory.
     Tiled,
+    /// Blocks the size of the output tile (block shape `TILED_OUTPUT_BLOCKS[i]`); haloed tile
+    /// loaded in batches.
+    TiledOutput(usize),
+    /// Only the tile's interior in shared memory; halo through the caches.
+    TiledCache,
+    /// Row pass then column pass (rank-1 filters only).
+    Separable,
 }
 
 impl Variant {
     /// Every variant.
-    pub const ALL: [Variant; 3] = [Variant::Naive, Variant::Constant, Variant::Tiled];
+    pub const ALL: [Variant; 10] = [
+        Variant::Naive,
+        Variant::Constant,
+        Variant::Readonly,
+        Variant::Texture,
+        Variant::Tiled,
+        Variant::TiledOutput(0),
+        Variant::TiledOutput(1),
+        Variant::TiledOutput(2),
+        Variant::TiledCache,
+        Variant::Separable,
+    ];
 
     /// The name used in tables and on the command line.
     pub fn name(self) -> &'static str {
         match self {
             Variant::Naive => "naive",
             Variant::Constant => "constant",
+            Variant::Readonly => "readonly",
+            Variant::Texture => "texture",
             Variant::Tiled => "tiled",
+            Variant::TiledOutput(0) => "tiled-output-16x16",
+            Variant::TiledOutput(1) => "tiled-output-32x16",
+            Variant::TiledOutput(_) => "tiled-output-32x32",
+            Variant::TiledCache => "tiled-cache",
+            Variant::Separable => "separable",
         }
     }
 
-    /// The PTX entry point.
-    pub fn entry(self) -> &'static str {
+    /// The variant called `name`.
+    pub fn parse(name: &str) -> Option<Variant> {
+        Variant::ALL.into_iter().find(|v| v.name() == name)
+    }
+
+    /// The kernels' base names (two for the separable passes).
+    fn entries(self) -> &'static [&'static str] {
         match self {
-            Variant::Naive => names::NAIVE,
-            Variant::Constant => names::CONSTANT,
-            Variant::Tiled => names::TILED,
+            Variant::Naive => &[names::NAIVE],
+            Variant::Constant => &[names::CONSTANT],
+            Variant::Readonly => &[names::READONLY],
+            Variant::Texture => &[names::TEXTURE],
+            Variant::Tiled => &[names::TILED],
+            Variant::TiledOutput(_) => &[names::TILED_OUTPUT],
+            Variant::TiledCache => &[names::TILED_CACHE],
+            Variant::Separable => &[names::SEP_ROWS, names::SEP_COLS],
         }
     }
 
-    /// Global-memory loads per output pixel, counted by hand as the reports do: the naive kernel
-    /// loads every pixel and tap (2k²), the constant kernel only pixels (k²), and the tiled kernel
-    /// one pixel per thread of a block whose inner (32-2r)² threads write output.
+    /// Global-memory (or texture) loads per output sample, counted by hand as the reports do.
     pub fn global_loads_per_pixel(self, radius: usize) -> f64 {
-        let k = (2 * radius + 1) as f64;
+        let r = radius as f64;
+        let k = 2.0 * r + 1.0;
+        let halo = |w: f64, h: f64| (w + 2.0 * r) * (h + 2.0 * r) / (w * h);
         match self {
             Variant::Naive => 2.0 * k * k,
-            Variant::Constant => k * k,
+            Variant::Constant | Variant::Readonly | Variant::Texture => k * k,
             Variant::Tiled => {
-                let (tile_in, tile_out) = (launch::TILED_IN as f64, launch::tiled_out(radius as u32) as f64);
-                (tile_in * tile_in) / (tile_out * tile_out)
+                let out = f64::from(launch::tiled_out(radius as u32));
+                (f64::from(launch::TILED_IN) / out).powi(2)
+            }
+            Variant::TiledOutput(i) => {
+                let (w, h) = launch::TILED_OUTPUT_BLOCKS[i];
+                halo(f64::from(w), f64::from(h))
+            }
+            Variant::TiledCache => {
+                // One load per thread for the tile, plus every tap that falls outside the tile.
+                let (w, h) = launch::TILED_CACHE_BLOCK;
+                let inside = |n: u32| -> f64 {
+                    (0..n as i64)
+                        .map(|t| {
+                            (0..2 * radius as i64 + 1)
+                                .filter(|j| (0..n as i64).contains(&(t + j - radius as i64)))
+                                .count() as f64
+                        })
+                        .sum()
+                };
+                let total = f64::from(w * h) * k * k;
+                1.0 + (total - inside(w) * inside(h)) / f64::from(w * h)
+            }
+            Variant::Separable => {
+                let rows = f64::from(launch::ROW_SPAN);
+                let cols = f64::from(launch::COL_SPAN);
+                (rows + 2.0 * r) / rows + (cols + 2.0 * r) / cols
             }
         }
     }
@@ -90,21 +152,96 @@ pub struct Gpu {
     _context: Context,
 }
 
-/// Device buffers and parameters of one convolution on the GPU.
-pub struct DeviceJob {
-    width: u32,
-    height: u32,
-    radius: u32,
-    input: DeviceBuffer<f32>,
-    output: DeviceBuffer<f32>,
-    filter: DeviceBuffer<f32>,
-    taps: Box<Taps>,
+/// What to compute: everything about a convolution except the pixels.
+#[derive(Clone, Debug)]
+pub struct Problem {
+    pub width: usize,
+    pub height: usize,
+    pub channels: usize,
+    pub dtype: DType,
+    pub filter: Filter,
+    pub border: Border,
+    /// Clamp `f32` results to [0, 1].
+    pub clamp: bool,
 }
 
-/// A kernel resolved from the module, ready to launch; resolving happens outside timed regions.
+impl Problem {
+    /// The problem of convolving `image`.
+    pub fn of(image: &Image, filter: &Filter, border: Border, clamp: bool) -> Self {
+        Self {
+            width: image.width(),
+            height: image.height(),
+            channels: image.channels(),
+            dtype: image.dtype(),
+            filter: filter.clone(),
+            border,
+            clamp,
+        }
+    }
+
+    /// The output size.
+    pub fn output_size(&self) -> Result<(usize, usize)> {
+        self.border
+            .output_size(self.width, self.height, self.filter.radius())
+    }
+
+    /// Bytes a convolution must move at least: the input read once and the output written once.
+    pub fn min_bytes(&self) -> Result<f64> {
+        let (ow, oh) = self.output_size()?;
+        Ok(((self.width * self.height + ow * oh) * self.channels * self.dtype.size()) as f64)
+    }
+
+    fn geometry(&self) -> Result<Geometry> {
+        let (ow, oh) = self.output_size()?;
+        let r = self.filter.radius();
+        let u = |v: usize| {
+            u32::try_from(v).map_err(|_| Error::Image(format!("{v} does not fit the kernels' 32-bit sizes")))
+        };
+        Ok(Geometry {
+            in_width: u(self.width)?,
+            in_height: u(self.height)?,
+            out_width: u(ow)?,
+            out_height: u(oh)?,
+            channels: u(self.channels)?,
+            radius: u(r)?,
+            border: self.border.kernel_code(),
+            offset: if self.border == Border::Valid { u(r)? } else { 0 },
+            clamp: u32::from(self.clamp),
+        })
+    }
+}
+
+/// Where a job's input lives on the device.
+enum Input {
+    Linear(DeviceBuffer<u8>),
+    Texture(TextureInput),
+}
+
+/// The separable variant's extra state.
+struct SeparableJob {
+    tmp: DeviceBuffer<f32>,
+    row: Box<Taps>,
+    column: Box<Taps>,
+}
+
+/// Device buffers and parameters of one convolution on the GPU, for one variant.
+pub struct DeviceJob {
+    variant: Variant,
+    dtype: DType,
+    geometry: Geometry,
+    input: Input,
+    output: DeviceBuffer<u8>,
+    filter: DeviceBuffer<f32>,
+    taps: Box<Taps>,
+    separable: Option<SeparableJob>,
+}
+
+/// A variant's kernels resolved from the module for one sample type, ready to launch; resolving
+/// happens outside timed regions.
 pub struct Kernel<'a> {
     variant: Variant,
-    function: Function<'a>,
+    dtype: DType,
+    functions: Vec<Function<'a>>,
 }
 
 impl Kernel<'_> {
@@ -117,21 +254,11 @@ impl Gpu {
     /// Loads the driver, opens device 0 and loads the embedded PTX.
     pub fn new() -> Result<Self> {
         driver::load().map_err(Error::NoGpu)?;
-        cust::init(cust::CudaFlags::empty()).map_err(|e| {
-            Error::NoGpu(format!(
-                "the CUDA driver did not start: {}",
-                Error::Cuda {
-                    op: "cuInit",
-                    source: e
-                }
-            ))
-        })?;
+        cust::init(cust::CudaFlags::empty())
+            .map_err(|e| Error::NoGpu(format!("the CUDA driver did not start: {}", cuda("cuInit")(e))))?;
         let device = Device::get_device(0).map_err(|e| match e {
             cust::error::CudaError::NoDevice => Error::NoGpu("no CUDA device was found".into()),
-            e => Error::Cuda {
-                op: "open device 0",
-                source: e,
-            },
+            e => cuda("open device 0")(e),
         })?;
         let context = Context::new(device).map_err(cuda("create a context"))?;
         let attr = |a| device.get_attribute(a).map_err(cuda("read a device attribute"));
@@ -169,66 +296,138 @@ impl Gpu {
         self.module_load_ms
     }
 
-    /// Resolves a variant's kernel.
-    pub fn kernel(&self, variant: Variant) -> Result<Kernel<'_>> {
-        let function = self
-            .module
-            .get_function(variant.entry())
-            .map_err(cuda("find a kernel in the module"))?;
-        Ok(Kernel { variant, function })
+    /// Resolves a variant's kernels for samples of `dtype`.
+    pub fn kernel(&self, variant: Variant, dtype: DType) -> Result<Kernel<'_>> {
+        let functions = variant
+            .entries()
+            .iter()
+            .map(|base| {
+                let name = format!("{base}_{}", dtype.suffix());
+                self.module
+                    .get_function(&name)
+                    .map_err(cuda("find a kernel in the module"))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Kernel {
+            variant,
+            dtype,
+            functions,
+        })
     }
 
-    /// Allocates (uninitialized) device buffers for a `width × height` image and `filter`, and
-    /// uploads the filter (a few hundred bytes) for the naive kernel.
-    pub fn alloc(&self, width: usize, height: usize, filter: &Filter) -> Result<DeviceJob> {
-        crate::plane::check_dims(width, height)?;
-        let n = width * height;
-        // SAFETY: the buffers are written (upload, poison or kernel) before they are read.
-        let (input, output) = unsafe {
-            (
-                DeviceBuffer::uninitialized(n).map_err(cuda("allocate the input buffer"))?,
-                DeviceBuffer::uninitialized(n).map_err(cuda("allocate the output buffer"))?,
+    /// Allocates (uninitialized) device buffers for `problem` as `variant` needs them, and uploads
+    /// the filter (a few hundred bytes) for the naive kernel.
+    pub fn alloc(&self, variant: Variant, problem: &Problem) -> Result<DeviceJob> {
+        crate::image::check_dims(problem.width, problem.height)?;
+        let mut geometry = problem.geometry()?;
+        let (ow, oh) = problem.output_size()?;
+        let size = problem.dtype.size();
+        let in_bytes = problem.width * problem.height * problem.channels * size;
+        let out_bytes = ow * oh * problem.channels * size;
+        let input = if variant == Variant::Texture {
+            let tex = TextureInput::new(
+                problem.width,
+                problem.height,
+                problem.channels,
+                problem.dtype,
+                problem.border,
+            )?;
+            if tex.hardware_border {
+                geometry.border = border::NONE;
+            }
+            Input::Texture(tex)
+        } else {
+            // SAFETY: the buffer is written by an upload before any kernel reads it.
+            Input::Linear(
+                unsafe { DeviceBuffer::uninitialized(in_bytes) }.map_err(cuda("allocate the input"))?,
             )
         };
-        let filter_buf = DeviceBuffer::from_slice(filter.taps()).map_err(cuda("upload the filter"))?;
+        // SAFETY: the output is poisoned or written by a kernel before it is read.
+        let output =
+            unsafe { DeviceBuffer::uninitialized(out_bytes) }.map_err(cuda("allocate the output"))?;
+        let filter = DeviceBuffer::from_slice(problem.filter.taps()).map_err(cuda("upload the filter"))?;
+        let separable = if variant == Variant::Separable {
+            let Separable { column, row, .. } = problem.filter.rank1().ok_or_else(|| {
+                Error::Filter("the separable variant needs a rank-1 (separable) filter".into())
+            })?;
+            // SAFETY: the row pass writes every element before the column pass reads it.
+            let tmp = unsafe { DeviceBuffer::uninitialized(ow * problem.height * problem.channels) }
+                .map_err(cuda("allocate the separable intermediate"))?;
+            Some(SeparableJob {
+                tmp,
+                row: taps_param(&row),
+                column: taps_param(&column),
+            })
+        } else {
+            None
+        };
         Ok(DeviceJob {
-            width: width as u32,
-            height: height as u32,
-            radius: filter.radius() as u32,
+            variant,
+            dtype: problem.dtype,
+            geometry,
             input,
             output,
-            filter: filter_buf,
-            taps: filter.to_param(),
+            filter,
+            taps: problem.filter.to_param(),
+            separable,
         })
     }
 
-    /// Copies `image` to the job's input buffer; returns the copy's GPU time in ms.
-    pub fn upload(&self, job: &mut DeviceJob, image: &Plane) -> Result<f64> {
-        check_len(image.data().len(), job)?;
-        self.time(|g| {
+    /// Copies `image` to the job's input; returns the copy's GPU time in ms.
+    pub fn upload(&self, job: &mut DeviceJob, image: &Image) -> Result<f64> {
+        let g = &job.geometry;
+        if (image.width(), image.height(), image.channels(), image.dtype())
+            != (
+                g.in_width as usize,
+                g.in_height as usize,
+                g.channels as usize,
+                job.dtype,
+            )
+        {
+            return Err(Error::Image(
+                "the image does not match the job it is uploaded to".into(),
+            ));
+        }
+        self.time(|gpu| match &mut job.input {
+            // SAFETY (both arms): `time` waits for an event recorded after this copy before it
+            // returns, so `image` outlives the copy.
+            Input::Linear(buf) => unsafe { buf.async_copy_from(image.samples().as_bytes(), &gpu.stream) }
+                .map_err(cuda("copy the image to the GPU")),
+            Input::Texture(tex) => unsafe { tex.queue_upload(image, &gpu.stream) },
+        })
+    }
+
+    /// Fills the output buffer with `byte` repeated (or, for `f32` outputs when `byte` is `None`,
+    /// with NaN); returns the GPU time in ms.
+    pub fn poison(&self, job: &mut DeviceJob, byte: Option<u8>) -> Result<f64> {
+        let ptr = job.output.as_device_ptr().as_raw();
+        let len = job.output.len();
+        self.time(|gpu| {
+            // SAFETY: the fill covers exactly the output buffer, which we own; `time` waits for it.
+            let status = unsafe {
+                match byte {
+                    Some(b) => raw_memset8(ptr, b, len, &gpu.stream),
+                    None => {
+                        cust::sys::cuMemsetD32Async(ptr, f32::NAN.to_bits(), len / 4, gpu.stream.as_inner())
+                    }
+                }
+            };
+            check("poison the output", status)
+        })
+    }
+
+    /// Copies the job's output into a new image; returns it and the copy's GPU time in ms.
+    pub fn download(&self, job: &DeviceJob) -> Result<(Image, f64)> {
+        let g = &job.geometry;
+        let (w, h, c) = (g.out_width as usize, g.out_height as usize, g.channels as usize);
+        let mut samples = Samples::filled(job.dtype, w * h * c);
+        let ms = self.time(|gpu| {
             // SAFETY: `time` waits for an event recorded after this copy before it returns, so
-            // `image` outlives the copy.
-            unsafe { job.input.async_copy_from(image.data(), &g.stream) }
-                .map_err(cuda("copy the image to the GPU"))
-        })
-    }
-
-    /// Fills the output buffer with [`POISON`]; returns the GPU time in ms.
-    pub fn poison(&self, job: &mut DeviceJob) -> Result<f64> {
-        self.time(|g| {
-            // SAFETY: the buffer is ours and `time` waits for the fill before returning.
-            unsafe { job.output.set_32_async(POISON.to_bits(), &g.stream) }.map_err(cuda("poison the output"))
-        })
-    }
-
-    /// Copies the job's output into `out`; returns the copy's GPU time in ms.
-    pub fn download(&self, job: &DeviceJob, out: &mut [f32]) -> Result<f64> {
-        check_len(out.len(), job)?;
-        self.time(|g| {
-            // SAFETY: `time` waits for an event recorded after this copy before it returns, so
-            // `out` outlives the copy.
-            unsafe { job.output.async_copy_to(out, &g.stream) }.map_err(cuda("copy the result from the GPU"))
-        })
+            // `samples` outlives the copy.
+            unsafe { job.output.async_copy_to(samples.as_bytes_mut(), &gpu.stream) }
+                .map_err(cuda("copy the result from the GPU"))
+        })?;
+        Ok((Image::new(w, h, c, samples)?, ms))
     }
 
     /// Waits for everything queued on the stream and reports any error a kernel raised.
@@ -253,74 +452,109 @@ impl Gpu {
 
     /// Queues `kernel` on the job (does not wait).
     pub fn launch(&self, kernel: &Kernel<'_>, job: &mut DeviceJob) -> Result<()> {
-        let (w, h, r) = (job.width, job.height, job.radius);
-        let input = job.input.as_device_ptr();
-        let output = job.output.as_device_ptr();
-        match kernel.variant {
+        if (kernel.variant, kernel.dtype) != (job.variant, job.dtype) {
+            return Err(Error::Image(
+                "kernel and job are for different variants or sample types".into(),
+            ));
+        }
+        let g = job.geometry;
+        let (ow, oh, ch, r) = (g.out_width, g.out_height, g.channels, g.radius);
+        let input = match &job.input {
+            Input::Linear(buf) => buf.as_device_ptr().as_raw(),
+            Input::Texture(tex) => tex.object(),
+        };
+        let output = job.output.as_device_ptr().as_raw();
+        let f = &kernel.functions;
+        let pixel_grid = (
+            ow.div_ceil(launch::PIXEL_BLOCK.0),
+            oh.div_ceil(launch::PIXEL_BLOCK.1),
+            ch,
+        );
+        let common = [arg(&input), arg(&output), arg(&g)];
+        let with_taps = [common[0], common[1], common[2], arg(&*job.taps)];
+        match job.variant {
             Variant::Naive => {
-                let filter = job.filter.as_device_ptr();
-                let args = [arg(&input), arg(&output), arg(&w), arg(&h), arg(&filter), arg(&r)];
-                self.raw_launch(kernel, pixel_grid(w, h), launch::PIXEL_BLOCK, 0, &args)
+                let filter = job.filter.as_device_ptr().as_raw();
+                let args = [common[0], common[1], common[2], arg(&filter)];
+                self.raw_launch(&f[0], pixel_grid, launch::PIXEL_BLOCK, 0, &args)
             }
-            Variant::Constant => {
-                let args = [
-                    arg(&input),
-                    arg(&output),
-                    arg(&w),
-                    arg(&h),
-                    arg(&r),
-                    arg(&*job.taps),
-                ];
-                self.raw_launch(kernel, pixel_grid(w, h), launch::PIXEL_BLOCK, 0, &args)
+            Variant::Constant | Variant::Readonly | Variant::Texture => {
+                self.raw_launch(&f[0], pixel_grid, launch::PIXEL_BLOCK, 0, &with_taps)
             }
             Variant::Tiled => {
                 let out = launch::tiled_out(r);
-                let grid = (w.div_ceil(out), h.div_ceil(out));
-                let args = [
-                    arg(&input),
-                    arg(&output),
-                    arg(&w),
-                    arg(&h),
-                    arg(&r),
-                    arg(&*job.taps),
-                ];
+                let grid = (ow.div_ceil(out), oh.div_ceil(out), ch);
                 let block = (launch::TILED_IN, launch::TILED_IN);
-                self.raw_launch(kernel, grid, block, launch::TILED_SHARED_BYTES, &args)
+                self.raw_launch(&f[0], grid, block, launch::TILED_SHARED_BYTES, &with_taps)
+            }
+            Variant::TiledOutput(i) => {
+                let block = launch::TILED_OUTPUT_BLOCKS[i];
+                let grid = (ow.div_ceil(block.0), oh.div_ceil(block.1), ch);
+                let shared = launch::tiled_output_shared_bytes(block, r);
+                self.raw_launch(&f[0], grid, block, shared, &with_taps)
+            }
+            Variant::TiledCache => {
+                let block = launch::TILED_CACHE_BLOCK;
+                let grid = (ow.div_ceil(block.0), oh.div_ceil(block.1), ch);
+                self.raw_launch(&f[0], grid, block, launch::TILED_CACHE_SHARED_BYTES, &with_taps)
+            }
+            Variant::Separable => {
+                let sep = job
+                    .separable
+                    .as_ref()
+                    .ok_or_else(|| Error::Filter("no separable state".into()))?;
+                let tmp = sep.tmp.as_device_ptr().as_raw();
+                let rows = [arg(&input), arg(&tmp), arg(&g), arg(&*sep.row)];
+                let grid = (
+                    ow.div_ceil(launch::ROW_SPAN),
+                    g.in_height.div_ceil(launch::ROW_BLOCK.1),
+                    ch,
+                );
+                self.raw_launch(&f[0], grid, launch::ROW_BLOCK, launch::row_shared_bytes(r), &rows)?;
+                let cols = [arg(&tmp), arg(&output), arg(&g), arg(&*sep.column)];
+                let grid = (
+                    ow.div_ceil(launch::COL_BLOCK.0),
+                    oh.div_ceil(launch::COL_SPAN),
+                    ch,
+                );
+                self.raw_launch(&f[1], grid, launch::COL_BLOCK, launch::col_shared_bytes(r), &cols)
             }
         }
     }
 
     fn raw_launch(
         &self,
-        kernel: &Kernel<'_>,
-        grid: (u32, u32),
+        function: &Function<'_>,
+        grid: (u32, u32, u32),
         block: (u32, u32),
         shared_bytes: u32,
         args: &[*mut c_void],
     ) -> Result<()> {
         if grid.1 > 65_535 {
             return Err(Error::Image(format!(
-                "the image is too tall for the {} kernel ({} block rows, at most 65535)",
-                kernel.variant.name(),
+                "the image is too tall for this kernel ({} block rows, at most 65535)",
                 grid.1
             )));
         }
-        // SAFETY: `args` matches the kernel's PTX signature in number, order and type (each arm
-        // of `launch` mirrors the kernel's Rust signature in gpu-kernels), the buffers hold
-        // width × height pixels, and block and shared-memory sizes are those the kernel documents.
+        // SAFETY: `args` matches the kernel's PTX signature in number, order and type (each arm of
+        // `launch` mirrors the kernel's Rust signature in gpu-kernels), the buffers were sized
+        // from the same Geometry the kernel receives, and block and shared-memory sizes are those
+        // the kernel documents.
         unsafe {
             self.stream
-                .launch(&kernel.function, grid, block, shared_bytes, args)
+                .launch(function, grid, (block.0, block.1, 1), shared_bytes, args)
         }
         .map_err(cuda("launch a kernel"))
     }
 }
 
-impl DeviceJob {
-    /// Bytes the kernel must move at least: the image in and the result out.
-    pub fn min_bytes(&self) -> f64 {
-        8.0 * f64::from(self.width) * f64::from(self.height)
-    }
+/// Fills `len` bytes at `ptr` with `byte` on `stream`.
+///
+/// # Safety
+/// `ptr` must address `len` writable device bytes.
+unsafe fn raw_memset8(ptr: u64, byte: u8, len: usize, stream: &Stream) -> cust::sys::CUresult {
+    // SAFETY: forwarded from the caller.
+    unsafe { cust::sys::cuMemsetD8Async(ptr, byte, len, stream.as_inner()) }
 }
 
 /// A kernel argument: a pointer to the value, as `cuLaunchKernel` takes it.
@@ -328,36 +562,11 @@ fn arg<T>(value: &T) -> *mut c_void {
     value as *const T as *mut c_void
 }
 
-/// The grid of the one-thread-per-pixel kernels.
-fn pixel_grid(width: u32, height: u32) -> (u32, u32) {
-    (
-        width.div_ceil(launch::PIXEL_BLOCK.0),
-        height.div_ceil(launch::PIXEL_BLOCK.1),
-    )
-}
-
-fn check_len(len: usize, job: &DeviceJob) -> Result<()> {
-    let want = job.width as usize * job.height as usize;
-    if len != want {
-        return Err(Error::Image(format!(
-            "buffer of {len} pixels for a job of {want}"
-        )));
-    }
-    Ok(())
-}
-
 /// Loads PTX; if the driver refuses it, loads it again with a log buffer to show the JIT's reason.
 fn load_module(ptx: &str) -> Result<Module> {
     Module::from_ptx(ptx, &[]).map_err(|e| {
         let log = jit_error_log(ptx);
-        Error::Jit(format!(
-            "{} ({e:?}); JIT log: {}",
-            Error::Cuda {
-                op: "cuModuleLoadDataEx",
-                source: e
-            },
-            log
-        ))
+        Error::Jit(format!("{}; JIT log: {log}", cuda("cuModuleLoadDataEx")(e)))
     })
 }
 

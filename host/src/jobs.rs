@@ -1,20 +1,98 @@
 //! The two things the CLI does: the main job (run and time every variant, one table) and the
-//! verification ladder (every variant against the reference over many sizes and filters).
+//! verification ladder (every variant against the reference over many sizes, borders, channel
+//! counts, sample types and filters).
 
 use crate::check::{self, Comparison};
-use crate::gpu::{Gpu, Variant};
+use crate::cpu::{self, Reference};
+use crate::gpu::{DeviceJob, Gpu, Kernel, Problem, Variant};
 use crate::stats::{self, Timing};
-use crate::{Filter, Plane, Result, cpu};
+use crate::{Border, DType, Error, Filter, Image, Result};
 use std::time::Instant;
 
 /// Kernel launches before timing starts (module JIT, caches and clocks settle).
 const WARMUP_RUNS: usize = 3;
 
+/// Whether runs include the separable variant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum SeparableMode {
+    /// Include it, and fail if the filter is not rank-1.
+    On,
+    /// Leave it out.
+    Off,
+    /// Include it when the filter is rank-1.
+    Auto,
+}
+
+/// The GPU variants to run for `filter`: `requested` without `separable` unless `mode` and the
+/// filter allow it.
+pub fn gpu_variants(requested: &[Variant], filter: &Filter, mode: SeparableMode) -> Result<Vec<Variant>> {
+    let rank1 = filter.rank1().is_some();
+    if mode == SeparableMode::On && !rank1 {
+        return Err(Error::Filter(
+            "--separable on needs a rank-1 filter (box, gaussian, sobel, identity, or a file with one)"
+                .into(),
+        ));
+    }
+    let keep_separable = rank1 && mode != SeparableMode::Off;
+    Ok(requested
+        .iter()
+        .copied()
+        .filter(|&v| v != Variant::Separable || keep_separable)
+        .collect())
+}
+
+/// The poison fills a checked GPU run uses, each in its own run: NaN for `f32` outputs; for
+/// integer outputs, all-zero and all-one bytes, since any single integer value could happen to
+/// be the right answer, but no pixel can equal both.
+fn poisons(dtype: DType) -> &'static [Option<u8>] {
+    match dtype {
+        DType::F32 => &[None],
+        DType::U8 | DType::U16 => &[Some(0x00), Some(0xFF)],
+    }
+}
+
+/// Runs `kernel` once per poison fill on an uploaded job and compares each result; returns the
+/// worst comparison.
+fn checked_runs(
+    gpu: &Gpu,
+    kernel: &Kernel<'_>,
+    dev: &mut DeviceJob,
+    dtype: DType,
+    expected: &Reference,
+    tol: f64,
+    clamp: bool,
+) -> Result<Comparison> {
+    let mut worst: Option<Comparison> = None;
+    for &poison in poisons(dtype) {
+        gpu.poison(dev, poison)?;
+        gpu.time(|g| g.launch(kernel, dev))?;
+        let (out, _) = gpu.download(dev)?;
+        let c = check::compare(&out, expected, tol, clamp);
+        if worst
+            .as_ref()
+            .is_none_or(|w| (c.failures, c.max_error) > (w.failures, w.max_error))
+        {
+            worst = Some(c);
+        }
+    }
+    Ok(worst.expect("every dtype has a poison"))
+}
+
+/// The tolerance of `variant` for this image and filter.
+fn tolerance_for(variant: Option<Variant>, image: &Image, filter: &Filter) -> f64 {
+    let sep = if variant == Some(Variant::Separable) {
+        filter.rank1()
+    } else {
+        None
+    };
+    check::tolerance(image, filter, sep.as_ref())
+}
+
 /// One row of the main job's table.
 #[derive(Clone, Debug)]
 pub struct Row {
     pub name: &'static str,
-    /// Compute time: the kernel alone for GPU rows (CUDA events), the whole call for CPU rows.
+    /// Compute time: the kernel(s) alone for GPU rows (CUDA events), the whole call for CPU rows.
     pub compute: Timing,
     /// Host-to-device copy of the image (GPU rows; CUDA events).
     pub h2d_ms: Option<f64>,
@@ -22,8 +100,8 @@ pub struct Row {
     pub d2h_ms: Option<f64>,
     /// Allocating the device buffers and uploading the filter (GPU rows; host clock).
     pub alloc_ms: Option<f64>,
-    /// One whole pass on the host clock: for GPU rows allocation, NaN poisoning, upload, one
-    /// kernel and download; for CPU rows the median compute time.
+    /// One whole pass on the host clock: for GPU rows allocation, poisoning, upload, one kernel
+    /// and download; for CPU rows the median compute time.
     pub end_to_end_ms: f64,
     /// Global-memory loads per output pixel, counted by hand (GPU rows).
     pub loads_per_pixel: Option<f64>,
@@ -33,21 +111,18 @@ pub struct Row {
 /// Everything the main job measured.
 #[derive(Clone, Debug)]
 pub struct Report {
-    pub width: usize,
-    pub height: usize,
-    pub filter_size: usize,
+    pub problem: Problem,
     pub rows: Vec<Row>,
 }
 
 impl Report {
-    /// Floating-point operations of one convolution: a multiply and an add per tap and pixel.
+    /// Floating-point operations of one convolution: a multiply and an add per tap and filtered
+    /// output sample (alpha is copied). Separable passes do fewer: their GFLOP/s is "effective".
     pub fn flops(&self) -> f64 {
-        2.0 * (self.filter_size * self.filter_size) as f64 * (self.width * self.height) as f64
-    }
-
-    /// Bytes one convolution must move at least: each input pixel read once, each output written once.
-    pub fn min_bytes(&self) -> f64 {
-        8.0 * (self.width * self.height) as f64
+        let p = &self.problem;
+        let (ow, oh) = p.output_size().unwrap_or((0, 0));
+        let filtered = if p.channels == 4 { 3 } else { p.channels };
+        2.0 * (p.filter.size() * p.filter.size()) as f64 * (ow * oh * filtered) as f64
     }
 
     /// The median time of the row named `name`.
@@ -57,41 +132,42 @@ impl Report {
             .find(|r| r.name == name)
             .map(|r| r.compute.median)
     }
-
-    pub fn all_passed(&self) -> bool {
-        self.rows.iter().all(|r| r.check.passed())
-    }
 }
 
 /// Settings of the main job.
 #[derive(Clone, Debug)]
 pub struct MainJob {
-    pub image: Plane,
+    pub image: Image,
     pub filter: Filter,
+    pub border: Border,
+    pub clamp: bool,
+    /// GPU variants to run, in order.
+    pub variants: Vec<Variant>,
     /// Timed kernel launches per GPU variant.
     pub runs: usize,
     /// Timed runs per CPU variant (they are slow at large sizes).
     pub cpu_runs: usize,
 }
 
-/// Runs every CPU variant and, when `gpu` is given, every GPU variant; checks each against the
-/// `f64` reference.
+/// Runs every CPU variant and, when `gpu` is given, every requested GPU variant; checks each
+/// against the `f64` reference.
 pub fn main_job(job: &MainJob, gpu: Option<&Gpu>) -> Result<Report> {
-    let (image, filter) = (&job.image, &job.filter);
-    let expected = cpu::reference_parallel(image, filter);
-    let tol = check::tolerance(image, filter);
+    let (image, filter, border) = (&job.image, &job.filter, job.border);
+    let problem = Problem::of(image, filter, border, job.clamp);
+    let expected = cpu::reference_parallel(image, filter, border)?;
     let mut rows = Vec::new();
-    type CpuVariant = fn(&Plane, &Filter) -> Vec<f32>;
+    type CpuVariant = fn(&Image, &Filter, Border, bool) -> Result<Image>;
     let cpu_variants: [(&'static str, CpuVariant); 2] =
         [("cpu-seq", cpu::sequential), ("cpu-par", cpu::parallel)];
     for (name, run) in cpu_variants {
-        let mut out = Vec::new();
+        let mut out = None;
         let compute = stats::repeat(job.cpu_runs.max(1), || -> Result<f64> {
             let t = Instant::now();
-            out = run(image, filter);
+            out = Some(run(image, filter, border, job.clamp)?);
             Ok(t.elapsed().as_secs_f64() * 1e3)
         })?
         .expect("at least one run");
+        let out = out.expect("at least one run");
         rows.push(Row {
             name,
             compute,
@@ -100,38 +176,42 @@ pub fn main_job(job: &MainJob, gpu: Option<&Gpu>) -> Result<Report> {
             alloc_ms: None,
             end_to_end_ms: compute.median,
             loads_per_pixel: None,
-            check: check::compare(&out, &expected, image.width(), tol),
+            check: check::compare(&out, &expected, tolerance_for(None, image, filter), job.clamp),
         });
     }
     if let Some(gpu) = gpu {
-        for variant in Variant::ALL {
-            rows.push(gpu_row(gpu, variant, job, &expected, tol)?);
+        for &variant in &job.variants {
+            rows.push(gpu_row(gpu, variant, job, &problem, &expected)?);
         }
     }
-    Ok(Report {
-        width: image.width(),
-        height: image.height(),
-        filter_size: filter.size(),
-        rows,
-    })
+    Ok(Report { problem, rows })
 }
 
-fn gpu_row(gpu: &Gpu, variant: Variant, job: &MainJob, expected: &[f64], tol: f64) -> Result<Row> {
-    let (image, filter) = (&job.image, &job.filter);
-    let kernel = gpu.kernel(variant)?;
-    // NaN-filled (not zeroed) so the pages are touched before the timed download.
-    let mut out = vec![f32::NAN; image.data().len()];
+fn gpu_row(
+    gpu: &Gpu,
+    variant: Variant,
+    job: &MainJob,
+    problem: &Problem,
+    expected: &Reference,
+) -> Result<Row> {
+    let image = &job.image;
+    let kernel = gpu.kernel(variant, image.dtype())?;
+    let tol = tolerance_for(Some(variant), image, &job.filter);
 
     let pass = Instant::now();
-    let mut dev = gpu.alloc(image.width(), image.height(), filter)?;
+    let mut dev = gpu.alloc(variant, problem)?;
     gpu.sync()?;
     let alloc_ms = pass.elapsed().as_secs_f64() * 1e3;
-    gpu.poison(&mut dev)?;
+    gpu.poison(&mut dev, poisons(image.dtype())[0])?;
     let h2d_ms = gpu.upload(&mut dev, image)?;
     let first_ms = gpu.time(|g| g.launch(&kernel, &mut dev))?;
-    let d2h_ms = gpu.download(&dev, &mut out)?;
+    let (out, d2h_ms) = gpu.download(&dev)?;
     let end_to_end_ms = pass.elapsed().as_secs_f64() * 1e3;
-    let check = check::compare(&out, expected, image.width(), tol);
+    let mut check = check::compare(&out, expected, tol, job.clamp);
+    if check.passed() {
+        // The other poison fills (integer outputs) catch pixels that happened to match the first.
+        check = checked_runs(gpu, &kernel, &mut dev, image.dtype(), expected, tol, job.clamp)?;
+    }
 
     for _ in 0..WARMUP_RUNS {
         gpu.launch(&kernel, &mut dev)?;
@@ -149,84 +229,145 @@ fn gpu_row(gpu: &Gpu, variant: Variant, job: &MainJob, expected: &[f64], tol: f6
         d2h_ms: Some(d2h_ms),
         alloc_ms: Some(alloc_ms),
         end_to_end_ms,
-        loads_per_pixel: Some(variant.global_loads_per_pixel(filter.radius())),
+        loads_per_pixel: Some(variant.global_loads_per_pixel(job.filter.radius())),
         check,
     })
 }
 
-/// The image sizes (width × height) the verification ladder covers by default.
-pub const VERIFY_SIZES: [(usize, usize); 8] = [
-    (1, 1),
-    (1, 7),
-    (7, 1),
-    (7, 5),
-    (31, 17),
-    (257, 129),
-    (1023, 769),
-    (2048, 2048),
-];
-/// The filter sizes the verification ladder covers by default.
-pub const VERIFY_FILTERS: [usize; 7] = [1, 3, 5, 7, 9, 17, 31];
+/// What a verification run covers: the cross product of these.
+#[derive(Clone, Debug)]
+pub struct VerifyPlan {
+    pub sizes: Vec<(usize, usize)>,
+    pub filter_sizes: Vec<usize>,
+    pub borders: Vec<Border>,
+    /// (channels, sample type) pairs.
+    pub layouts: Vec<(usize, DType)>,
+}
 
-/// One checked case of the verification ladder.
+impl VerifyPlan {
+    /// The default verification: every border, channel count and sample type with every filter
+    /// size on the small and odd sizes, then the large sizes with fewer combinations.
+    pub fn standard() -> Vec<VerifyPlan> {
+        let all_layouts = [1, 3, 4]
+            .into_iter()
+            .flat_map(|c| DType::ALL.into_iter().map(move |d| (c, d)))
+            .collect();
+        vec![
+            VerifyPlan {
+                sizes: vec![(1, 1), (1, 7), (7, 1), (7, 5), (31, 17), (257, 129)],
+                filter_sizes: vec![1, 3, 5, 7, 9, 17, 31],
+                borders: Border::ALL.to_vec(),
+                layouts: all_layouts,
+            },
+            VerifyPlan {
+                sizes: vec![(1023, 769), (2048, 2048)],
+                filter_sizes: vec![3, 17],
+                borders: Border::ALL.to_vec(),
+                layouts: vec![(1, DType::F32), (3, DType::U16), (4, DType::U8)],
+            },
+        ]
+    }
+}
+
+/// One checked case of the verification.
 #[derive(Clone, Debug)]
 pub struct Case {
     pub variant: &'static str,
     pub width: usize,
     pub height: usize,
+    pub channels: usize,
+    pub dtype: DType,
+    pub border: Border,
     pub filter_size: usize,
+    /// Whether the filter was the random rank-1 one (else a general random filter).
+    pub rank1: bool,
     pub check: Comparison,
 }
 
-/// Checks the CPU variants and, with `gpu`, every GPU variant on random images and random filters
-/// for every size and filter size; the GPU output is poisoned with NaN before each run.
-/// `report` sees each case as it finishes. Returns every case.
+/// Checks the CPU variants and, with `gpu`, every variant in `variants` on random images with two
+/// random filters per case (a general one, and a rank-1 one that the separable variant also
+/// runs), for every combination in `plans`. GPU outputs are poisoned before each run. `report`
+/// sees each case as it finishes. Returns the cases, and how many combinations were skipped
+/// because the valid border needs an image at least as large as the filter.
 pub fn verify(
-    sizes: &[(usize, usize)],
-    filter_sizes: &[usize],
+    plans: &[VerifyPlan],
+    variants: &[Variant],
     seed: u64,
     gpu: Option<&Gpu>,
     mut report: impl FnMut(&Case),
-) -> Result<Vec<Case>> {
-    let kernels = match gpu {
-        Some(g) => Variant::ALL
-            .iter()
-            .map(|&v| g.kernel(v))
-            .collect::<Result<Vec<_>>>()?,
-        None => Vec::new(),
-    };
+) -> Result<(Vec<Case>, usize)> {
     let mut cases = Vec::new();
-    for (n, &(width, height)) in sizes.iter().enumerate() {
-        let image = Plane::random(width, height, seed.wrapping_add(n as u64))?;
-        for &k in filter_sizes {
-            let filter = Filter::random(k, seed.wrapping_mul(31).wrapping_add((n * 100 + k) as u64))?;
-            let expected = cpu::reference_parallel(&image, &filter);
-            let tol = check::tolerance(&image, &filter);
-            let mut record = |variant: &'static str, got: &[f32]| {
-                let case = Case {
-                    variant,
-                    width,
-                    height,
-                    filter_size: k,
-                    check: check::compare(got, &expected, width, tol),
+    let mut skipped = 0;
+    let mut n = 0u64;
+    for plan in plans {
+        for &(width, height) in &plan.sizes {
+            for &(channels, dtype) in &plan.layouts {
+                n += 1;
+                let image = Image::random(width, height, channels, dtype, seed.wrapping_add(n))?;
+                // Every other f32 layout also checks clamping (integers always clamp).
+                let clamp = dtype == DType::F32 && n % 2 == 0;
+                let kernels = match gpu {
+                    Some(g) => variants
+                        .iter()
+                        .map(|&v| g.kernel(v, dtype))
+                        .collect::<Result<Vec<_>>>()?,
+                    None => Vec::new(),
                 };
-                report(&case);
-                cases.push(case);
-            };
-            record("cpu-seq", &cpu::sequential(&image, &filter));
-            record("cpu-par", &cpu::parallel(&image, &filter));
-            if let Some(gpu) = gpu {
-                let mut dev = gpu.alloc(width, height, &filter)?;
-                gpu.upload(&mut dev, &image)?;
-                let mut out = vec![0.0f32; width * height];
-                for kernel in &kernels {
-                    gpu.poison(&mut dev)?;
-                    gpu.time(|g| g.launch(kernel, &mut dev))?;
-                    gpu.download(&dev, &mut out)?;
-                    record(kernel.variant().name(), &out);
+                for &k in &plan.filter_sizes {
+                    let fseed = seed.wrapping_mul(1_000_003).wrapping_add(n * 64 + k as u64);
+                    let general = if dtype == DType::F32 {
+                        Filter::random(k, fseed)?
+                    } else {
+                        Filter::random_normalized(k, fseed)?
+                    };
+                    let rank1 = Filter::random_rank1(k, fseed ^ 0x5eed)?;
+                    for &border in &plan.borders {
+                        if border.output_size(width, height, k / 2).is_err() {
+                            skipped += 1;
+                            continue;
+                        }
+                        for (filter, is_rank1) in [(&general, false), (&rank1, true)] {
+                            let expected = cpu::reference_parallel(&image, filter, border)?;
+                            let mut record = |variant: &'static str, check: Comparison| {
+                                let case = Case {
+                                    variant,
+                                    width,
+                                    height,
+                                    channels,
+                                    dtype,
+                                    border,
+                                    filter_size: k,
+                                    rank1: is_rank1,
+                                    check,
+                                };
+                                report(&case);
+                                cases.push(case);
+                            };
+                            let tol = tolerance_for(None, &image, filter);
+                            let seq = cpu::sequential(&image, filter, border, clamp)?;
+                            record("cpu-seq", check::compare(&seq, &expected, tol, clamp));
+                            let par = cpu::parallel(&image, filter, border, clamp)?;
+                            record("cpu-par", check::compare(&par, &expected, tol, clamp));
+                            let Some(gpu) = gpu else { continue };
+                            let problem = Problem::of(&image, filter, border, clamp);
+                            for kernel in &kernels {
+                                let v = kernel.variant();
+                                if v == Variant::Separable && !is_rank1 {
+                                    continue;
+                                }
+                                let mut dev = gpu.alloc(v, &problem)?;
+                                gpu.upload(&mut dev, &image)?;
+                                let tol = tolerance_for(Some(v), &image, filter);
+                                record(
+                                    v.name(),
+                                    checked_runs(gpu, kernel, &mut dev, dtype, &expected, tol, clamp)?,
+                                );
+                            }
+                        }
+                    }
                 }
             }
         }
     }
-    Ok(cases)
+    Ok((cases, skipped))
 }

@@ -4,16 +4,19 @@
 //! library loads that PTX with `cust`, runs each variant, and checks every result against an
 //! independent CPU reference that accumulates in `f64`.
 
+pub mod border;
 pub mod check;
 pub mod cpu;
 pub mod driver;
 pub mod error;
 pub mod filter;
 pub mod gpu;
+pub mod image;
 pub mod jobs;
-pub mod plane;
 pub mod stats;
+mod texture;
 
+pub use border::Border;
 pub use error::{Error, Result};
 pub use filter::Filter;
-pub use plane::Plane;
+pub use image::{DType, Image};

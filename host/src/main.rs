@@ -4,9 +4,9 @@
 use anyhow::{Context as _, Result, bail};
 use clap::{Parser, Subcommand};
 use conv::filter::FilterKind;
-use conv::gpu::Gpu;
-use conv::jobs::{self, MainJob, Report};
-use conv::{Filter, Plane};
+use conv::gpu::{Gpu, Variant};
+use conv::jobs::{self, MainJob, Report, SeparableMode, VerifyPlan};
+use conv::{Border, DType, Filter, Image};
 use std::process::ExitCode;
 
 /// 2D image convolution on NVIDIA GPUs with kernels written in Rust.
@@ -33,15 +33,29 @@ struct MainArgs {
     /// Image height (overrides --size).
     #[arg(long)]
     height: Option<usize>,
-    /// Filter side length: odd, 1 to 31.
-    #[arg(long, default_value_t = 5)]
-    mask: usize,
-    /// Which filter to apply.
-    #[arg(long, value_enum, default_value_t = FilterKind::Box)]
-    filter: FilterKind,
+    /// Channels of the test image: 1 (gray), 3 (RGB), 4 (RGBA; alpha is copied).
+    #[arg(long, default_value_t = 1)]
+    channels: usize,
+    /// Sample type of the test image; integer results are clamped to [0, 1] and rounded.
+    #[arg(long, value_enum, default_value_t = DType::F32)]
+    dtype: DType,
     /// Seed of the random test image.
     #[arg(long, default_value_t = 42)]
     seed: u64,
+    #[command(flatten)]
+    filter: FilterArgs,
+    /// How pixels outside the image are treated.
+    #[arg(long, value_enum, default_value_t = Border::Zero)]
+    border: Border,
+    /// Clamp f32 results to [0, 1].
+    #[arg(long)]
+    clamp: bool,
+    /// Include the separable variant: on (filter must be rank-1), off, or auto (when rank-1).
+    #[arg(long, value_enum, default_value_t = SeparableMode::Auto)]
+    separable: SeparableMode,
+    /// GPU variants to run, comma-separated (default: all).
+    #[arg(long, value_delimiter = ',', value_parser = parse_variant)]
+    variants: Option<Vec<Variant>>,
     /// Timed kernel launches per GPU variant (after 3 warm-up launches).
     #[arg(long, default_value_t = 20)]
     runs: usize,
@@ -53,16 +67,73 @@ struct MainArgs {
     cpu_only: bool,
 }
 
+#[derive(clap::Args, Debug)]
+struct FilterArgs {
+    /// Filter side length: odd, 1 to 31.
+    #[arg(long, default_value_t = 5)]
+    mask: usize,
+    /// Which built-in filter to apply.
+    #[arg(long, value_enum, default_value_t = FilterKind::Box)]
+    filter: FilterKind,
+    /// Standard deviation of the gaussian filter (default: from the size, as OpenCV does).
+    #[arg(long)]
+    sigma: Option<f64>,
+    /// Read the filter from a text file: one row per line, numbers separated by whitespace, `#`
+    /// starts a comment; square with an odd size.
+    #[arg(long, conflicts_with_all = ["mask", "filter", "sigma"])]
+    filter_file: Option<std::path::PathBuf>,
+    /// Flip the filter (true convolution instead of correlation).
+    #[arg(long)]
+    flip: bool,
+}
+
+impl FilterArgs {
+    fn build(&self) -> Result<Filter> {
+        let filter = match &self.filter_file {
+            Some(path) => {
+                let text = std::fs::read_to_string(path)
+                    .with_context(|| format!("cannot read filter file {}", path.display()))?;
+                Filter::parse(&text).with_context(|| format!("filter file {}", path.display()))?
+            }
+            None => Filter::builtin(self.filter, self.mask, self.sigma).context("--mask/--filter")?,
+        };
+        Ok(if self.flip { filter.flipped() } else { filter })
+    }
+
+    fn describe(&self, filter: &Filter) -> String {
+        let name = match &self.filter_file {
+            Some(p) => format!("file {}", p.display()),
+            None => format!("{:?}", self.filter).to_lowercase(),
+        };
+        let flip = if self.flip { ", flipped (convolution)" } else { "" };
+        let rank = if filter.rank1().is_some() { ", rank-1" } else { "" };
+        format!("{name} filter {0}x{0}{rank}{flip}", filter.size())
+    }
+}
+
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Check every variant against the f64 CPU reference over a ladder of sizes and filters.
+    /// Check every variant against the f64 CPU reference over sizes, borders, channel counts,
+    /// sample types and filter sizes (default: the standard ladder, see README).
     Verify {
-        /// Image sizes as WIDTHxHEIGHT, comma-separated (default: 1x1 up to 2048x2048).
+        /// Image sizes as WIDTHxHEIGHT, comma-separated.
         #[arg(long, value_delimiter = ',', value_parser = parse_size)]
         sizes: Option<Vec<(usize, usize)>>,
-        /// Filter sizes, comma-separated (default: 1,3,5,7,9,17,31).
+        /// Filter sizes, comma-separated.
         #[arg(long, value_delimiter = ',')]
         filters: Option<Vec<usize>>,
+        /// Border modes, comma-separated.
+        #[arg(long, value_delimiter = ',', value_enum)]
+        borders: Option<Vec<Border>>,
+        /// Channel counts, comma-separated.
+        #[arg(long, value_delimiter = ',')]
+        channels: Option<Vec<usize>>,
+        /// Sample types, comma-separated.
+        #[arg(long, value_delimiter = ',', value_enum)]
+        dtypes: Option<Vec<DType>>,
+        /// GPU variants, comma-separated (default: all).
+        #[arg(long, value_delimiter = ',', value_parser = parse_variant)]
+        variants: Option<Vec<Variant>>,
         /// Seed of the random images and filters.
         #[arg(long, default_value_t = 7)]
         seed: u64,
@@ -87,6 +158,13 @@ fn parse_size(s: &str) -> Result<(usize, usize), String> {
     Ok((num(w)?, num(h)?))
 }
 
+fn parse_variant(s: &str) -> Result<Variant, String> {
+    Variant::parse(s).ok_or_else(|| {
+        let names: Vec<_> = Variant::ALL.iter().map(|v| v.name()).collect();
+        format!("unknown variant '{s}' (one of: {})", names.join(", "))
+    })
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match cli.command {
@@ -94,16 +172,22 @@ fn main() -> ExitCode {
         Some(Command::Verify {
             sizes,
             filters,
+            borders,
+            channels,
+            dtypes,
+            variants,
             seed,
             verbose,
             cpu_only,
-        }) => run_verify(
-            &sizes.unwrap_or_else(|| jobs::VERIFY_SIZES.to_vec()),
-            &filters.unwrap_or_else(|| jobs::VERIFY_FILTERS.to_vec()),
-            seed,
-            verbose,
-            cpu_only,
-        ),
+        }) => verify_plans(sizes, filters, borders, channels, dtypes).and_then(|plans| {
+            run_verify(
+                &plans,
+                &variants.unwrap_or_else(|| Variant::ALL.to_vec()),
+                seed,
+                verbose,
+                cpu_only,
+            )
+        }),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
@@ -145,25 +229,36 @@ fn open_gpu(cpu_only: bool) -> Option<Gpu> {
 
 fn run_main_job(args: &MainArgs) -> Result<()> {
     let (width, height) = (args.width.unwrap_or(args.size), args.height.unwrap_or(args.size));
-    let filter = Filter::builtin(args.filter, args.mask).context("--mask")?;
-    let image = Plane::random(width, height, args.seed).context("--size/--width/--height")?;
+    let filter = args.filter.build()?;
+    let image = Image::random(width, height, args.channels, args.dtype, args.seed)
+        .context("--size/--width/--height/--channels")?;
+    args.border
+        .output_size(width, height, filter.radius())
+        .context("--border")?;
+    let requested = args.variants.clone().unwrap_or_else(|| Variant::ALL.to_vec());
+    let variants = jobs::gpu_variants(&requested, &filter, args.separable).context("--separable")?;
     println!(
-        "Image {width}x{height} f32 (random, seed {}), {:?} filter {}x{}, zero border, {} CPU threads",
+        "Image {width}x{height}, {} channel(s) {:?} (random, seed {}), {}, {} border{}, {} CPU threads",
+        args.channels,
+        args.dtype,
         args.seed,
-        args.filter,
-        args.mask,
-        args.mask,
+        args.filter.describe(&filter),
+        args.border.name(),
+        if args.clamp { ", clamped" } else { "" },
         rayon::current_num_threads()
     );
     let gpu = open_gpu(args.cpu_only);
     let job = MainJob {
         image,
         filter,
+        border: args.border,
+        clamp: args.clamp,
+        variants,
         runs: args.runs,
         cpu_runs: args.cpu_runs,
     };
     let report = jobs::main_job(&job, gpu.as_ref()).context("running the main job")?;
-    print_report(&report);
+    print_report(&report)?;
     let failed: Vec<_> = report
         .rows
         .iter()
@@ -180,10 +275,13 @@ fn run_main_job(args: &MainArgs) -> Result<()> {
     Ok(())
 }
 
-fn print_report(report: &Report) {
+fn print_report(report: &Report) -> Result<()> {
     let seq = report.median_of("cpu-seq");
     let par = report.median_of("cpu-par");
+    let bytes = report.problem.min_bytes()?;
+    let k2 = (report.problem.filter.size() * report.problem.filter.size()) as f64;
     let ms = |v: Option<f64>| v.map_or_else(|| "-".to_string(), |v| format!("{v:.3}"));
+    let sample_bytes = report.problem.dtype.size() as f64;
     let headers = [
         "variant",
         "median ms",
@@ -214,18 +312,14 @@ fn print_report(report: &Report) {
                 ms(r.d2h_ms),
                 ms(r.alloc_ms),
                 format!("{:.3}", r.end_to_end_ms),
-                format!("{:.1}", report.min_bytes() / t / 1e6),
+                format!("{:.1}", bytes / t / 1e6),
                 format!("{:.1}", report.flops() / t / 1e6),
                 seq.map_or("-".into(), |s| format!("{:.1}", s / t)),
                 par.map_or("-".into(), |p| format!("{:.1}", p / t)),
                 r.loads_per_pixel.map_or("-".into(), |l| format!("{l:.1}")),
-                // Arithmetic intensity: 2k² flops per pixel over 4 bytes per global load.
-                r.loads_per_pixel.map_or("-".into(), |l| {
-                    format!(
-                        "{:.2}",
-                        2.0 * (report.filter_size * report.filter_size) as f64 / (4.0 * l)
-                    )
-                }),
+                // Arithmetic intensity: 2k² flops per sample over the bytes of its global loads.
+                r.loads_per_pixel
+                    .map_or("-".into(), |l| format!("{:.2}", 2.0 * k2 / (sample_bytes * l))),
                 format!("{:.1e}", r.check.max_error),
                 if r.check.passed() {
                     "PASS".into()
@@ -236,20 +330,26 @@ fn print_report(report: &Report) {
         })
         .collect();
     print_table(&headers, &rows);
-    let gpu_runs = report.rows.iter().find(|r| r.h2d_ms.is_some()).map(|r| r.compute.runs);
+    let gpu_runs = report
+        .rows
+        .iter()
+        .find(|r| r.h2d_ms.is_some())
+        .map(|r| r.compute.runs);
     let cpu_runs = report.rows.first().map_or(0, |r| r.compute.runs);
     let gpu_note = gpu_runs.map_or(String::new(), |n| {
-        format!("GPU median/min = kernel only (CUDA events, {n} runs after 3 warm-ups); ")
+        format!("GPU median/min = kernel(s) only (CUDA events, {n} runs after 3 warm-ups); ")
     });
     println!(
-        "Times: {gpu_note}CPU = whole call ({cpu_runs} runs). e2e = alloc + NaN poison + H2D + 1 kernel + D2H \
-         on the host clock. GB/s counts {:.1} MB in + out. Tolerance {:.1e}.",
-        report.min_bytes() / 1e6,
+        "Times: {gpu_note}CPU = whole call ({cpu_runs} runs). e2e = alloc + poison + H2D + 1 run + D2H on the \
+         host clock. GB/s counts {:.1} MB in + out; GFLOP/s counts 2k² per output sample (effective for \
+         separable). Tolerance {:.1e}.",
+        bytes / 1e6,
         report.rows.first().map_or(0.0, |r| r.check.tolerance)
     );
     for r in report.rows.iter().filter(|r| !r.check.passed()) {
         println!("FAIL {}: {}", r.name, r.check);
     }
+    Ok(())
 }
 
 fn print_table(headers: &[&str], rows: &[Vec<String>]) {
@@ -277,41 +377,74 @@ fn print_table(headers: &[&str], rows: &[Vec<String>]) {
         println!("{}", parts.join("  "));
     };
     line(headers.to_vec());
-    line(
-        widths
-            .iter()
-            .map(|&w| &"----------------------------------------"[..w.min(40)])
-            .collect(),
-    );
+    let dashes: Vec<String> = widths.iter().map(|&w| "-".repeat(w)).collect();
+    line(dashes.iter().map(String::as_str).collect());
     for r in rows {
         line(r.iter().map(String::as_str).collect());
     }
 }
 
+/// The verification plans: the standard ones, or one built from the options given (each option
+/// not given takes its widest value).
+fn verify_plans(
+    sizes: Option<Vec<(usize, usize)>>,
+    filters: Option<Vec<usize>>,
+    borders: Option<Vec<Border>>,
+    channels: Option<Vec<usize>>,
+    dtypes: Option<Vec<DType>>,
+) -> Result<Vec<VerifyPlan>> {
+    for &(w, h) in sizes.iter().flatten() {
+        conv::image::check_dims(w, h).context("--sizes")?;
+    }
+    for &k in filters.iter().flatten() {
+        conv::filter::check_size(k).context("--filters")?;
+    }
+    for &c in channels.iter().flatten() {
+        conv::image::check_channels(c).context("--channels")?;
+    }
+    if sizes.is_none() && filters.is_none() && borders.is_none() && channels.is_none() && dtypes.is_none() {
+        return Ok(VerifyPlan::standard());
+    }
+    let channels = channels.unwrap_or_else(|| vec![1, 3, 4]);
+    let dtypes = dtypes.unwrap_or_else(|| DType::ALL.to_vec());
+    Ok(vec![VerifyPlan {
+        sizes: sizes.unwrap_or_else(|| vec![(1, 1), (1, 7), (7, 1), (7, 5), (31, 17), (257, 129)]),
+        filter_sizes: filters.unwrap_or_else(|| vec![1, 3, 5, 7, 9, 17, 31]),
+        borders: borders.unwrap_or_else(|| Border::ALL.to_vec()),
+        layouts: channels
+            .iter()
+            .flat_map(|&c| dtypes.iter().map(move |&d| (c, d)))
+            .collect(),
+    }])
+}
+
 fn run_verify(
-    sizes: &[(usize, usize)],
-    filters: &[usize],
+    plans: &[VerifyPlan],
+    variants: &[Variant],
     seed: u64,
     verbose: bool,
     cpu_only: bool,
 ) -> Result<()> {
-    for &(w, h) in sizes {
-        conv::plane::check_dims(w, h).context("--sizes")?;
-    }
-    for &k in filters {
-        conv::filter::check_size(k).context("--filters")?;
-    }
     let gpu = open_gpu(cpu_only);
     println!(
-        "Verifying against the f64 CPU reference: random images in [0,1), random filters in [-1,1), \
-         GPU output poisoned with NaN before each run; tolerance 2·k²·2⁻²⁴·Σ|f|·max|in| + 2⁻²⁴."
+        "Verifying against the f64 CPU reference: random images, a general and a rank-1 random filter per case, \
+         GPU output poisoned before each run (NaN for f32; 0x00 and 0xFF for integers); f32 tolerance \
+         2·k²·2⁻²⁴·Σ|f|·max|in| + 2⁻²⁴, integers exact after rounding or one level off within it of a boundary."
     );
-    let cases = jobs::verify(sizes, filters, seed, gpu.as_ref(), |c| {
+    let (cases, skipped) = jobs::verify(plans, variants, seed, gpu.as_ref(), |c| {
         if verbose || !c.check.passed() {
             let mark = if c.check.passed() { "PASS" } else { "FAIL" };
             println!(
-                "{mark} {:<9} {:>5}x{:<5} k={:<2} {}",
-                c.variant, c.width, c.height, c.filter_size, c.check
+                "{mark} {:<18} {:>4}x{:<4} c={} {:<3} {:<9} k={:<2}{} {}",
+                c.variant,
+                c.width,
+                c.height,
+                c.channels,
+                c.dtype.suffix(),
+                c.border.name(),
+                c.filter_size,
+                if c.rank1 { " rank-1" } else { "" },
+                c.check
             );
         }
     })
@@ -319,13 +452,16 @@ fn run_verify(
     let failed = cases.iter().filter(|c| !c.check.passed()).count();
     let worst = cases
         .iter()
+        .filter(|c| c.dtype == DType::F32)
         .map(|c| c.check.max_error / c.check.tolerance)
         .fold(0.0, f64::max);
     println!(
-        "{} passed, {} failed (worst error {:.3} of its tolerance){}",
+        "{} passed, {} failed (worst f32 error {:.3} of its tolerance; {} valid-border combinations skipped: \
+         filter larger than the image){}",
         cases.len() - failed,
         failed,
         worst,
+        skipped,
         if gpu.is_none() {
             "; GPU variants were skipped"
         } else {

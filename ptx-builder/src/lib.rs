@@ -16,7 +16,7 @@ pub const DEFAULT_ARCH: &str = "sm_90";
 /// Why the PTX could not be built.
 #[derive(Debug)]
 pub enum Error {
-    /// `cargo` could not be started at all.
+    /// `cargo` could not be started, or a file could not be written.
     Spawn(std::io::Error),
     /// The nested `cargo rustc` failed; its stderr is kept so the caller can show it.
     Compile { status: String, stderr: String },
@@ -27,7 +27,7 @@ pub enum Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::Spawn(e) => write!(f, "could not run cargo to build the GPU kernels: {e}"),
+            Error::Spawn(e) => write!(f, "could not build the GPU kernels: {e}"),
             Error::Compile { status, stderr } => {
                 write!(f, "building the GPU kernels failed ({status}):\n{stderr}")
             }
@@ -52,11 +52,29 @@ const SCRUBBED_ENV: &[&str] = &[
     "CARGO_PRIMARY_PACKAGE",
 ];
 
-/// Compiles `<workspace>/gpu-kernels` for `arch` (e.g. `sm_90`) and returns the path of the PTX.
+/// Compiles `<workspace>/gpu-kernels` for `arch` (e.g. `sm_90`) and copies the PTX to `out`.
 ///
 /// `target_dir` is the nested build's own target folder: it must differ from the outer build's so
-/// that the two cargo processes never wait on each other's lock. `out` is where the PTX is written.
+/// that the two cargo processes never wait on each other's lock. The PTX is first written to a
+/// fixed path inside it, so every caller passes rustc the same arguments and cargo reuses a fresh
+/// build instead of compiling again.
 pub fn build(workspace: &Path, target_dir: &Path, arch: &str, out: &Path) -> Result<PathBuf, Error> {
+    let emitted = target_dir.join("ptx").join(arch).join("kernels.ptx");
+    if !emitted.is_file() {
+        // Cargo cannot know rustc's extra output is gone: forget the kernels' fingerprint.
+        let fingerprints = target_dir.join(TARGET).join("release").join(".fingerprint");
+        if let Ok(entries) = std::fs::read_dir(&fingerprints) {
+            for e in entries
+                .flatten()
+                .filter(|e| e.file_name().to_string_lossy().starts_with("gpu-kernels-"))
+            {
+                let _ = std::fs::remove_dir_all(e.path());
+            }
+        }
+    }
+    if let Some(dir) = emitted.parent() {
+        std::fs::create_dir_all(dir).map_err(Error::Spawn)?;
+    }
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let flags = format!("-Zunstable-options -Cpanic=immediate-abort -Ctarget-cpu={arch} -Ccodegen-units=1");
     let mut cmd = Command::new(cargo);
@@ -66,12 +84,11 @@ pub fn build(workspace: &Path, target_dir: &Path, arch: &str, out: &Path) -> Res
         .arg("--target-dir")
         .arg(target_dir)
         .arg("--")
-        .arg(format!("--emit=asm={}", out.display()))
+        .arg(format!("--emit=asm={}", emitted.display()))
         .env("CARGO_TARGET_NVPTX64_NVIDIA_CUDA_RUSTFLAGS", flags);
     for var in SCRUBBED_ENV {
         cmd.env_remove(var);
     }
-    let _ = std::fs::remove_file(out);
     let output = cmd.output().map_err(Error::Spawn)?;
     if !output.status.success() {
         return Err(Error::Compile {
@@ -79,9 +96,10 @@ pub fn build(workspace: &Path, target_dir: &Path, arch: &str, out: &Path) -> Res
             stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
         });
     }
-    if !out.is_file() {
-        return Err(Error::Missing(out.to_path_buf()));
+    if !emitted.is_file() {
+        return Err(Error::Missing(emitted));
     }
+    std::fs::copy(&emitted, out).map_err(Error::Spawn)?;
     Ok(out.to_path_buf())
 }
 

@@ -123,7 +123,7 @@ fn build_ptx(arch: &str, require_ptxas: bool) -> Result<()> {
     );
     for k in &report {
         println!(
-            "{:<16} {:>5} {:>10} {:>7} {:>7}/{:<4}",
+            "{:<22} {:>5} {:>10} {:>7} {:>7}/{:<4}",
             k.name, k.registers, k.shared, k.stack, k.spill_stores, k.spill_loads
         );
     }

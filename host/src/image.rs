@@ -1,0 +1,268 @@
+//! Interleaved images of 1, 3 or 4 channels with `u8`, `u16` or `f32` samples.
+
+use crate::{Error, Result};
+use rand::{Rng, SeedableRng, rngs::StdRng};
+
+/// Largest width or height accepted.
+pub const MAX_SIDE: usize = 1 << 18;
+/// Largest number of pixels accepted: 2^30.
+pub const MAX_PIXELS: usize = 1 << 30;
+
+/// The sample type of an image.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum)]
+pub enum DType {
+    /// 8-bit unsigned; value = sample / 255.
+    U8,
+    /// 16-bit unsigned; value = sample / 65535.
+    U16,
+    /// 32-bit float, used as is.
+    F32,
+}
+
+impl DType {
+    pub const ALL: [DType; 3] = [DType::U8, DType::U16, DType::F32];
+
+    /// Bytes per sample.
+    pub fn size(self) -> usize {
+        match self {
+            DType::U8 => 1,
+            DType::U16 => 2,
+            DType::F32 => 4,
+        }
+    }
+
+    /// The suffix of the kernels' entry points for this type.
+    pub fn suffix(self) -> &'static str {
+        match self {
+            DType::U8 => "u8",
+            DType::U16 => "u16",
+            DType::F32 => "f32",
+        }
+    }
+
+    /// The largest integer level (255, 65535), or `None` for `f32`.
+    pub fn levels(self) -> Option<f64> {
+        match self {
+            DType::U8 => Some(255.0),
+            DType::U16 => Some(65535.0),
+            DType::F32 => None,
+        }
+    }
+}
+
+/// The samples of an image, interleaved, row-major, no row padding.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Samples {
+    U8(Vec<u8>),
+    U16(Vec<u16>),
+    F32(Vec<f32>),
+}
+
+impl Samples {
+    /// `n` samples of type `dtype` set to a marker (NaN for `f32`): host buffers are pre-filled so
+    /// their pages are touched before a timed download and hold no stale result.
+    pub fn filled(dtype: DType, n: usize) -> Self {
+        match dtype {
+            DType::U8 => Samples::U8(vec![0xAB; n]),
+            DType::U16 => Samples::U16(vec![0xABCD; n]),
+            DType::F32 => Samples::F32(vec![f32::NAN; n]),
+        }
+    }
+
+    pub fn dtype(&self) -> DType {
+        match self {
+            Samples::U8(_) => DType::U8,
+            Samples::U16(_) => DType::U16,
+            Samples::F32(_) => DType::F32,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        match self {
+            Samples::U8(v) => v.len(),
+            Samples::U16(v) => v.len(),
+            Samples::F32(v) => v.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Sample `i` as a value: integers divided by their maximum.
+    pub fn value(&self, i: usize) -> f64 {
+        match self {
+            Samples::U8(v) => f64::from(v[i]) / 255.0,
+            Samples::U16(v) => f64::from(v[i]) / 65535.0,
+            Samples::F32(v) => f64::from(v[i]),
+        }
+    }
+
+    /// Sample `i` as an `f32` value, the way the GPU reads it.
+    pub fn value_f32(&self, i: usize) -> f32 {
+        match self {
+            Samples::U8(v) => f32::from(v[i]) * (1.0 / 255.0),
+            Samples::U16(v) => f32::from(v[i]) * (1.0 / 65535.0),
+            Samples::F32(v) => v[i],
+        }
+    }
+
+    /// The raw bytes (for copies to the GPU).
+    pub fn as_bytes(&self) -> &[u8] {
+        match self {
+            Samples::U8(v) => v,
+            Samples::U16(v) => bytemuck::cast_slice(v),
+            Samples::F32(v) => bytemuck::cast_slice(v),
+        }
+    }
+
+    /// The raw bytes, writable (for copies from the GPU).
+    pub fn as_bytes_mut(&mut self) -> &mut [u8] {
+        match self {
+            Samples::U8(v) => v,
+            Samples::U16(v) => bytemuck::cast_slice_mut(v),
+            Samples::F32(v) => bytemuck::cast_slice_mut(v),
+        }
+    }
+
+    /// Converts `f32` values of an image with `channels` channels to this type, as the kernels
+    /// do: integers are clamped to [0, 1] and rounded to the nearest level; `f32` is clamped only
+    /// if `clamp`, and never in the alpha channel of RGBA.
+    pub fn from_values(dtype: DType, values: &[f32], channels: usize, clamp: bool) -> Self {
+        let level = |v: f32, max: f32| (v.clamp(0.0, 1.0) * max + 0.5) as u32;
+        let is_alpha = |i: usize| channels == 4 && i % 4 == 3;
+        match dtype {
+            DType::U8 => Samples::U8(values.iter().map(|&v| level(v, 255.0) as u8).collect()),
+            DType::U16 => Samples::U16(values.iter().map(|&v| level(v, 65535.0) as u16).collect()),
+            DType::F32 => Samples::F32(
+                values
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &v)| {
+                        if clamp && !is_alpha(i) {
+                            v.clamp(0.0, 1.0)
+                        } else {
+                            v
+                        }
+                    })
+                    .collect(),
+            ),
+        }
+    }
+}
+
+/// A `width × height` image of `channels` interleaved channels.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Image {
+    width: usize,
+    height: usize,
+    channels: usize,
+    samples: Samples,
+}
+
+impl Image {
+    /// Wraps `samples`, which must hold exactly `width · height · channels` values.
+    pub fn new(width: usize, height: usize, channels: usize, samples: Samples) -> Result<Self> {
+        check_dims(width, height)?;
+        check_channels(channels)?;
+        if samples.len() != width * height * channels {
+            return Err(Error::Image(format!(
+                "{width}x{height} with {channels} channels needs {} samples, got {}",
+                width * height * channels,
+                samples.len()
+            )));
+        }
+        Ok(Self {
+            width,
+            height,
+            channels,
+            samples,
+        })
+    }
+
+    /// A single-channel `f32` image.
+    pub fn gray(width: usize, height: usize, values: Vec<f32>) -> Result<Self> {
+        Self::new(width, height, 1, Samples::F32(values))
+    }
+
+    /// A reproducible image of uniform random samples (`f32` in [0, 1), integers over their whole
+    /// range); never all zeros.
+    pub fn random(width: usize, height: usize, channels: usize, dtype: DType, seed: u64) -> Result<Self> {
+        check_dims(width, height)?;
+        check_channels(channels)?;
+        let n = width * height * channels;
+        let mut rng = StdRng::seed_from_u64(seed);
+        let samples = match dtype {
+            DType::U8 => Samples::U8((0..n).map(|_| rng.random()).collect()),
+            DType::U16 => Samples::U16((0..n).map(|_| rng.random()).collect()),
+            DType::F32 => Samples::F32((0..n).map(|_| rng.random()).collect()),
+        };
+        Ok(Self {
+            width,
+            height,
+            channels,
+            samples,
+        })
+    }
+
+    pub fn width(&self) -> usize {
+        self.width
+    }
+
+    pub fn height(&self) -> usize {
+        self.height
+    }
+
+    pub fn channels(&self) -> usize {
+        self.channels
+    }
+
+    pub fn dtype(&self) -> DType {
+        self.samples.dtype()
+    }
+
+    pub fn samples(&self) -> &Samples {
+        &self.samples
+    }
+
+    /// The value of channel `c` of pixel `(x, y)` (integers divided by their maximum).
+    pub fn value(&self, x: usize, y: usize, c: usize) -> f64 {
+        self.samples.value((y * self.width + x) * self.channels + c)
+    }
+
+    /// Bytes of all samples.
+    pub fn byte_len(&self) -> usize {
+        self.samples.len() * self.dtype().size()
+    }
+
+    /// Largest absolute sample value.
+    pub fn max_abs(&self) -> f64 {
+        (0..self.samples.len())
+            .map(|i| self.samples.value(i).abs())
+            .fold(0.0, f64::max)
+    }
+}
+
+/// Rejects empty images and sizes beyond [`MAX_SIDE`] / [`MAX_PIXELS`].
+pub fn check_dims(width: usize, height: usize) -> Result<()> {
+    if width == 0 || height == 0 {
+        return Err(Error::Image(format!("{width}x{height} has no pixels")));
+    }
+    if width > MAX_SIDE || height > MAX_SIDE || width.saturating_mul(height) > MAX_PIXELS {
+        return Err(Error::Image(format!(
+            "{width}x{height} is too large (at most {MAX_SIDE} per side and {MAX_PIXELS} pixels)"
+        )));
+    }
+    Ok(())
+}
+
+/// Accepts 1 (gray), 3 (RGB) and 4 (RGBA) channels.
+pub fn check_channels(channels: usize) -> Result<()> {
+    if matches!(channels, 1 | 3 | 4) {
+        Ok(())
+    } else {
+        Err(Error::Image(format!(
+            "{channels} channels are not supported: use 1 (gray), 3 (RGB) or 4 (RGBA)"
+        )))
+    }
+}
