@@ -16,6 +16,12 @@ fn text(o: &Output) -> (String, String) {
     )
 }
 
+fn row<'a>(out: &'a str, name: &str) -> &'a str {
+    out.lines()
+        .find(|l| l.split_whitespace().next() == Some(name))
+        .unwrap_or_else(|| panic!("no {name} row:\n{out}"))
+}
+
 #[test]
 fn main_job_prints_cpu_rows_and_says_why_gpu_rows_are_missing() {
     let o = host(&[
@@ -35,49 +41,67 @@ fn main_job_prints_cpu_rows_and_says_why_gpu_rows_are_missing() {
         out.contains("GPU variants skipped: --cpu-only was given"),
         "{out}"
     );
-    for row in ["cpu-seq", "cpu-par"] {
-        let line = out
-            .lines()
-            .find(|l| l.starts_with(row))
-            .unwrap_or_else(|| panic!("no {row} row:\n{out}"));
-        assert!(line.ends_with("PASS"), "{line}");
+    for name in ["cpu-seq", "cpu-par"] {
+        assert!(row(&out, name).ends_with("PASS"), "{out}");
     }
 }
 
 #[test]
-fn main_job_runs_with_or_without_a_gpu() {
-    let o = host(&[
-        "--width",
-        "33",
-        "--height",
-        "17",
-        "--mask",
-        "5",
-        "--runs",
-        "2",
-        "--cpu-runs",
-        "1",
-    ]);
-    let (out, err) = text(&o);
-    assert!(o.status.success(), "{out}\n{err}");
-    if out.contains("GPU variants skipped") {
-        eprintln!(
-            "SKIPPED GPU rows (no usable GPU here): {}",
-            out.lines().find(|l| l.contains("skipped")).unwrap()
-        );
-    } else {
-        for row in ["naive", "constant", "tiled"] {
-            let line = out
-                .lines()
-                .find(|l| l.starts_with(row))
-                .unwrap_or_else(|| panic!("no {row} row:\n{out}"));
-            assert!(line.ends_with("PASS"), "{line}");
+fn main_job_runs_every_option_with_or_without_a_gpu() {
+    let cases: [&[&str]; 3] = [
+        &["--width", "33", "--height", "17", "--mask", "5"],
+        &[
+            "--size",
+            "40",
+            "--channels",
+            "4",
+            "--dtype",
+            "u8",
+            "--border",
+            "reflect",
+            "--filter",
+            "gaussian",
+            "--mask",
+            "7",
+        ],
+        &[
+            "--size",
+            "24",
+            "--channels",
+            "3",
+            "--dtype",
+            "u16",
+            "--border",
+            "valid",
+            "--filter",
+            "sharpen",
+            "--flip",
+        ],
+    ];
+    for args in cases {
+        let o = host(&[args, &["--runs", "2", "--cpu-runs", "1"][..]].concat());
+        let (out, err) = text(&o);
+        assert!(o.status.success(), "{args:?}: {out}\n{err}");
+        if out.contains("GPU variants skipped") {
+            eprintln!("SKIPPED GPU rows for {args:?} (no usable GPU here)");
+        } else {
+            for name in [
+                "naive",
+                "constant",
+                "readonly",
+                "texture",
+                "tiled",
+                "tiled-output-32x16",
+                "tiled-cache",
+            ] {
+                assert!(row(&out, name).ends_with("PASS"), "{args:?}: {out}");
+            }
         }
     }
 }
 
 #[test]
-fn verify_passes_on_small_ladder() {
+fn verify_passes_on_a_small_ladder() {
     let o = host(&["verify", "--sizes", "1x1,1x7,7x1,31x17", "--filters", "1,3,17"]);
     let (out, err) = text(&o);
     assert!(o.status.success(), "{out}\n{err}");
@@ -89,11 +113,36 @@ fn verify_passes_on_small_ladder() {
 
 #[test]
 fn bad_arguments_get_one_line_errors_and_nonzero_exit() {
+    let dir = std::env::temp_dir().join(format!("conv-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let ragged = dir.join("ragged.txt");
+    std::fs::write(&ragged, "1 2 3\n4 5\n6 7 8\n").unwrap();
+    let ragged = ragged.to_str().unwrap();
+    let missing = dir.join("missing.txt");
+    let missing = missing.to_str().unwrap();
     for (args, needle) in [
         (&["--mask", "4"][..], "size 4 is not supported"),
         (&["--mask", "33"][..], "size 33 is not supported"),
         (&["--size", "0"][..], "has no pixels"),
         (&["--width", "600000", "--height", "4"][..], "too large"),
+        (&["--channels", "2"][..], "2 channels are not supported"),
+        (
+            &["--size", "8", "--border", "valid", "--mask", "9"][..],
+            "at least as large as the 9x9 filter",
+        ),
+        (
+            &["--filter", "sharpen", "--separable", "on"][..],
+            "needs a rank-1 filter",
+        ),
+        (
+            &["--filter-file", ragged][..],
+            "line 2 has 2 numbers but line 1 has 3",
+        ),
+        (&["--filter-file", missing][..], "cannot read filter file"),
+        (
+            &["--filter", "sobel-x", "--mask", "1"][..],
+            "needs a size of at least 3",
+        ),
         (&["verify", "--filters", "2"][..], "size 2 is not supported"),
         (&["verify", "--sizes", "0x5"][..], "has no pixels"),
     ] {
@@ -107,4 +156,5 @@ fn bad_arguments_get_one_line_errors_and_nonzero_exit() {
         assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
+    std::fs::remove_dir_all(&dir).unwrap();
 }

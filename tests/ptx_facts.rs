@@ -1,7 +1,7 @@
 //! Facts about the embedded PTX that the reference reports are about, checked without a GPU.
 
 use conv::gpu::PTX;
-use gpu_kernels::launch::{MAX_TAPS, names};
+use gpu_kernels::launch::{DTYPES, MAX_TAPS, names};
 
 /// The body of kernel `name`: from its `.entry` line to the next one.
 fn kernel(name: &str) -> &'static str {
@@ -13,15 +13,27 @@ fn kernel(name: &str) -> &'static str {
     &rest[..end]
 }
 
+/// Every entry point of kernel `base`, one per sample type, with its name.
+fn each_type(base: &str) -> impl Iterator<Item = (String, &'static str)> {
+    DTYPES.iter().map(move |t| {
+        let name = format!("{base}_{t}");
+        let body = kernel(&name);
+        (name, body)
+    })
+}
+
 fn pointer_params(body: &str) -> usize {
     body.lines().filter(|l| l.contains(".param .u64 .ptr")).count()
 }
 
 #[test]
-fn ptx_has_every_kernel_and_targets_sm_90() {
+fn ptx_has_every_kernel_for_every_type_and_targets_sm_90() {
     let mut entries = ptx_builder::entry_names(PTX);
     entries.sort_unstable();
-    let mut expected = names::ALL;
+    let mut expected: Vec<String> = names::ALL
+        .iter()
+        .flat_map(|n| DTYPES.iter().map(move |t| format!("{n}_{t}")))
+        .collect();
     expected.sort_unstable();
     assert_eq!(entries, expected);
     assert!(PTX.contains(".target sm_90"));
@@ -39,45 +51,88 @@ fn ptx_has_every_kernel_and_targets_sm_90() {
 }
 
 #[test]
-fn tiled_kernel_really_uses_shared_memory() {
-    let body = kernel(names::TILED);
-    assert!(body.contains("st.shared"), "no shared-memory store");
-    assert!(body.contains("ld.shared"), "no shared-memory load");
-    assert!(body.contains("bar.sync"), "no barrier");
+fn tiled_kernels_really_use_shared_memory() {
+    for base in [
+        names::TILED,
+        names::TILED_OUTPUT,
+        names::TILED_CACHE,
+        names::SEP_ROWS,
+        names::SEP_COLS,
+    ] {
+        for (name, body) in each_type(base) {
+            assert!(body.contains("st.shared"), "{name}: no shared-memory store");
+            assert!(body.contains("ld.shared"), "{name}: no shared-memory load");
+            assert!(body.contains("bar.sync"), "{name}: no barrier");
+        }
+    }
 }
 
 /// The constant-memory kernels receive the taps by value (constant bank) and read them through
-/// `ld.param`; their only global pointers are the input and output images, so they cannot read the
-/// filter from global memory, and no per-thread local copy of the taps exists.
+/// `ld.param`; their only global pointers are the input (unless it is a texture) and the output,
+/// so they cannot read the filter from global memory, and no per-thread copy of the taps exists.
 #[test]
-fn constant_and_tiled_kernels_read_taps_from_the_constant_bank() {
-    for name in [names::CONSTANT, names::TILED] {
-        let body = kernel(name);
-        assert_eq!(
-            pointer_params(body),
-            2,
-            "{name}: only input and output may be global pointers"
-        );
-        assert!(
-            body.contains(&format!("{name}_param_5[{}]", 4 * MAX_TAPS)),
-            "{name}: taps parameter missing"
-        );
-        assert!(
-            body.contains(&format!("{name}_param_5;")),
-            "{name}: taps address not taken"
-        );
-        assert!(
-            body.contains("ld.param.f32"),
-            "{name}: taps not read with ld.param"
-        );
-        assert!(!body.contains(".local"), "{name}: taps copied to local memory");
+fn constant_bank_kernels_never_read_taps_from_global_memory() {
+    let bases = [
+        (names::CONSTANT, 2),
+        (names::READONLY, 2),
+        (names::TEXTURE, 1),
+        (names::TILED, 2),
+        (names::TILED_OUTPUT, 2),
+        (names::TILED_CACHE, 2),
+        (names::SEP_ROWS, 2),
+        (names::SEP_COLS, 2),
+    ];
+    for (base, pointers) in bases {
+        for (name, body) in each_type(base) {
+            assert_eq!(
+                pointer_params(body),
+                pointers,
+                "{name}: unexpected global pointer parameters"
+            );
+            assert!(
+                body.contains(&format!("{name}_param_3[{}]", 4 * MAX_TAPS)),
+                "{name}: taps parameter missing"
+            );
+            assert!(
+                body.contains(&format!("{name}_param_3;")),
+                "{name}: taps address not taken"
+            );
+            assert!(
+                body.contains("ld.param.f32"),
+                "{name}: taps not read with ld.param"
+            );
+            assert!(!body.contains(".local"), "{name}: taps copied to local memory");
+        }
     }
 }
 
 #[test]
-fn naive_kernel_reads_the_filter_from_global_memory() {
-    let body = kernel(names::NAIVE);
-    assert_eq!(pointer_params(body), 3, "input, output and filter");
-    assert!(body.matches("ld.global").count() >= 2, "pixel and tap loads");
-    assert!(!body.contains("ld.shared"));
+fn memory_paths_are_the_ones_each_variant_claims() {
+    for (name, body) in each_type(names::READONLY) {
+        assert!(body.contains("ld.global.nc"), "{name}: no read-only cache loads");
+    }
+    for (name, body) in each_type(names::CONSTANT) {
+        assert!(
+            !body.contains("ld.global.nc"),
+            "{name}: should use ordinary loads"
+        );
+    }
+    for (name, body) in each_type(names::TEXTURE) {
+        assert!(body.contains("tex.2d"), "{name}: no texture fetch");
+        assert!(
+            !body.contains("ld.global"),
+            "{name}: the input must come through the texture"
+        );
+    }
+    for (name, body) in each_type(names::NAIVE) {
+        assert_eq!(pointer_params(body), 4 - 1, "{name}: input, output and filter");
+        assert!(
+            body.matches("ld.global").count() >= 2,
+            "{name}: pixel and tap loads"
+        );
+        assert!(
+            !body.contains("ld.shared") && !body.contains("ld.param.f32"),
+            "{name}"
+        );
+    }
 }

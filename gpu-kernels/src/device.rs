@@ -256,15 +256,18 @@ pub struct Texture {
 impl Source for Texture {
     #[inline(always)]
     fn fetch(&self, x: i32, y: i32) -> f32 {
-        let tx = x * self.channels as i32 + self.channel as i32;
+        // Float coordinates at texel centres: the address mode (clamp, border) applies to these,
+        // while integer-coordinate fetches bypass it.
+        let tx = (x * self.channels as i32 + self.channel as i32) as f32 + 0.5;
+        let ty = y as f32 + 0.5;
         let (v, _, _, _): (f32, f32, f32, f32);
         // SAFETY: `object` is a valid texture object handle (the host creates it for this launch);
         // out-of-range coordinates are handled by its address mode.
         unsafe {
             core::arch::asm!(
-                "tex.2d.v4.f32.s32 {{{a}, {b}, {c}, {d}}}, [{t}, {{{x}, {y}}}];",
+                "tex.2d.v4.f32.f32 {{{a}, {b}, {c}, {d}}}, [{t}, {{{x}, {y}}}];",
                 a = out(reg32) v, b = out(reg32) _, c = out(reg32) _, d = out(reg32) _,
-                t = in(reg64) self.object, x = in(reg32) tx, y = in(reg32) y,
+                t = in(reg64) self.object, x = in(reg32) tx, y = in(reg32) ty,
                 options(pure, readonly, nostack),
             );
         }

@@ -406,7 +406,7 @@ impl Gpu {
             // SAFETY: the fill covers exactly the output buffer, which we own; `time` waits for it.
             let status = unsafe {
                 match byte {
-                    Some(b) => raw_memset8(ptr, b, len, &gpu.stream),
+                    Some(b) => cust::sys::cuMemsetD8Async(ptr, b, len, gpu.stream.as_inner()),
                     None => {
                         cust::sys::cuMemsetD32Async(ptr, f32::NAN.to_bits(), len / 4, gpu.stream.as_inner())
                     }
@@ -546,15 +546,6 @@ impl Gpu {
         }
         .map_err(cuda("launch a kernel"))
     }
-}
-
-/// Fills `len` bytes at `ptr` with `byte` on `stream`.
-///
-/// # Safety
-/// `ptr` must address `len` writable device bytes.
-unsafe fn raw_memset8(ptr: u64, byte: u8, len: usize, stream: &Stream) -> cust::sys::CUresult {
-    // SAFETY: forwarded from the caller.
-    unsafe { cust::sys::cuMemsetD8Async(ptr, byte, len, stream.as_inner()) }
 }
 
 /// A kernel argument: a pointer to the value, as `cuLaunchKernel` takes it.

@@ -305,7 +305,7 @@ pub fn verify(
                 n += 1;
                 let image = Image::random(width, height, channels, dtype, seed.wrapping_add(n))?;
                 // Every other f32 layout also checks clamping (integers always clamp).
-                let clamp = dtype == DType::F32 && n % 2 == 0;
+                let clamp = dtype == DType::F32 && n.is_multiple_of(2);
                 let kernels = match gpu {
                     Some(g) => variants
                         .iter()

@@ -63,11 +63,11 @@ impl TextureInput {
             DType::U16 => raw::CUarray_format::CU_AD_FORMAT_UNSIGNED_INT16,
             DType::F32 => raw::CUarray_format::CU_AD_FORMAT_FLOAT,
         };
-        // SAFETY: both descriptors are plain C structs for which all-zero is a valid default.
-        let (mut resource, mut desc): (raw::CUDA_RESOURCE_DESC, raw::CUDA_TEXTURE_DESC) =
-            unsafe { (std::mem::zeroed(), std::mem::zeroed()) };
-        resource.resType = raw::CUresourcetype::CU_RESOURCE_TYPE_PITCH2D;
-        resource.res.pitch2D = raw::CUDA_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_4 {
+        // The union starts all-zero (as C callers memset it), then gets its pitch2D member.
+        let mut res = raw::CUDA_RESOURCE_DESC_st__bindgen_ty_1 {
+            reserved: raw::CUDA_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_5 { reserved: [0; 32] },
+        };
+        res.pitch2D = raw::CUDA_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_4 {
             devPtr: memory,
             format,
             numChannels: 1,
@@ -75,8 +75,24 @@ impl TextureInput {
             height,
             pitchInBytes: pitch,
         };
-        desc.addressMode = [mode, mode, mode];
-        desc.filterMode = raw::CUfilter_mode::CU_TR_FILTER_MODE_POINT;
+        let resource = raw::CUDA_RESOURCE_DESC {
+            resType: raw::CUresourcetype::CU_RESOURCE_TYPE_PITCH2D,
+            res,
+            flags: 0,
+        };
+        let point = raw::CUfilter_mode::CU_TR_FILTER_MODE_POINT;
+        let desc = raw::CUDA_TEXTURE_DESC {
+            addressMode: [mode, mode, mode],
+            filterMode: point,
+            flags: 0,
+            maxAnisotropy: 0,
+            mipmapFilterMode: point,
+            mipmapLevelBias: 0.0,
+            minMipmapLevelClamp: 0.0,
+            maxMipmapLevelClamp: 0.0,
+            borderColor: [0.0; 4],
+            reserved: [0; 12],
+        };
         // flags 0: unnormalized coordinates, integer formats read as normalized floats.
         // SAFETY: the descriptors are fully initialized and describe memory we own.
         check("create the texture object", unsafe {
@@ -99,16 +115,24 @@ impl TextureInput {
         if bytes.len() != self.row_bytes * self.height {
             return Err(Error::Image("the image does not match the texture's size".into()));
         }
-        // SAFETY: all-zero is a valid CUDA_MEMCPY2D; every field used is set below.
-        let mut copy: raw::CUDA_MEMCPY2D = unsafe { std::mem::zeroed() };
-        copy.srcMemoryType = raw::CUmemorytype::CU_MEMORYTYPE_HOST;
-        copy.srcHost = bytes.as_ptr().cast::<c_void>();
-        copy.srcPitch = self.row_bytes;
-        copy.dstMemoryType = raw::CUmemorytype::CU_MEMORYTYPE_DEVICE;
-        copy.dstDevice = self.memory;
-        copy.dstPitch = self.pitch;
-        copy.WidthInBytes = self.row_bytes;
-        copy.Height = self.height;
+        let copy = raw::CUDA_MEMCPY2D {
+            srcXInBytes: 0,
+            srcY: 0,
+            srcMemoryType: raw::CUmemorytype::CU_MEMORYTYPE_HOST,
+            srcHost: bytes.as_ptr().cast::<c_void>(),
+            srcDevice: 0,
+            srcArray: std::ptr::null_mut(),
+            srcPitch: self.row_bytes,
+            dstXInBytes: 0,
+            dstY: 0,
+            dstMemoryType: raw::CUmemorytype::CU_MEMORYTYPE_DEVICE,
+            dstHost: std::ptr::null_mut(),
+            dstDevice: self.memory,
+            dstArray: std::ptr::null_mut(),
+            dstPitch: self.pitch,
+            WidthInBytes: self.row_bytes,
+            Height: self.height,
+        };
         // SAFETY: source and destination cover row_bytes × height (checked above and by
         // construction); the caller keeps the source alive until the copy completes.
         check("copy the image into the texture", unsafe {
