@@ -16,6 +16,26 @@ fn main() {
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
     build_driver_shim(&manifest, &out);
     embed_ptx(&manifest, &out);
+    embed_git_revision(&manifest);
+}
+
+/// Sets `CONV_GIT_REV` (reports record which revision produced their numbers).
+fn embed_git_revision(manifest: &Path) {
+    let git = manifest
+        .parent()
+        .expect("host/ lives in the workspace")
+        .join(".git");
+    println!("cargo:rerun-if-changed={}", git.join("HEAD").display());
+    println!("cargo:rerun-if-changed={}", git.join("index").display());
+    let rev = std::process::Command::new("git")
+        .args(["describe", "--always", "--dirty", "--abbrev=12"])
+        .current_dir(manifest)
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_else(|| "unknown".into());
+    println!("cargo:rustc-env=CONV_GIT_REV={rev}");
 }
 
 fn embed_ptx(manifest: &Path, out: &Path) {

@@ -75,6 +75,17 @@ pub fn shared_tile() -> *mut f32 {
     core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<f32>()
 }
 
+/// Four `f32` with 16-byte alignment: one vector load or store (`ld.shared.v4`, `st.global.v4`).
+#[repr(C, align(16))]
+#[derive(Clone, Copy)]
+pub struct F32x4(pub [f32; 4]);
+
+/// The block's dynamic shared memory as 16-byte-aligned vectors (same memory as [`shared_tile`]).
+#[inline(always)]
+pub fn shared_tile_x4() -> *mut F32x4 {
+    core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<F32x4>()
+}
+
 /// Fused multiply-add `a * b + c` with one rounding (`fma.rn.f32`).
 #[inline(always)]
 pub fn fma(a: f32, b: f32, c: f32) -> f32 {

@@ -131,6 +131,11 @@ pub mod names {
     pub const SEP_ROWS: &str = "conv_sep_rows";
     /// Separable filter, column pass (`f32` in, samples out).
     pub const SEP_COLS: &str = "conv_sep_cols";
+    /// The benchmark's FP32 FMA-rate probe (not a convolution).
+    pub const FMA_PROBE: &str = "fma_probe";
+    /// Register-blocked, radius known at compile time: the entry point for samples of type `t`
+    /// and radius `r` is `conv_fast_<t>_r<r>` (not in [`ALL`], which has one entry per type).
+    pub const FAST: &str = "conv_fast";
     /// Every kernel base name.
     pub const ALL: [&str; 9] = [
         NAIVE,
@@ -143,4 +148,22 @@ pub mod names {
         SEP_ROWS,
         SEP_COLS,
     ];
+}
+
+/// Block shape of the `fast` kernel: 32 × 8 threads.
+pub const FAST_BLOCK: (u32, u32) = (32, 8);
+/// Outputs per thread of the `fast` kernel: a 4 × 4 patch held in registers.
+pub const FAST_PER_THREAD: (u32, u32) = (4, 4);
+/// Output tile of one `fast` block: 128 × 32 pixels.
+pub const FAST_TILE: (u32, u32) = (FAST_BLOCK.0 * FAST_PER_THREAD.0, FAST_BLOCK.1 * FAST_PER_THREAD.1);
+
+/// Row stride (in `f32`) of the `fast` kernel's shared tile: the tile plus its halo, rounded up to
+/// a multiple of 4 so every thread's 16-byte shared loads are aligned.
+pub const fn fast_stride(radius: u32) -> u32 {
+    (FAST_TILE.0 + 2 * radius).div_ceil(4) * 4
+}
+
+/// Shared memory of the `fast` kernel.
+pub const fn fast_shared_bytes(radius: u32) -> u32 {
+    fast_stride(radius) * (FAST_TILE.1 + 2 * radius) * 4
 }

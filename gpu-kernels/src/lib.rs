@@ -31,7 +31,11 @@ mod device;
 #[cfg(target_arch = "nvptx64")]
 mod constant;
 #[cfg(target_arch = "nvptx64")]
+mod fast;
+#[cfg(target_arch = "nvptx64")]
 mod naive;
+#[cfg(target_arch = "nvptx64")]
+mod probe;
 #[cfg(target_arch = "nvptx64")]
 mod readonly;
 #[cfg(target_arch = "nvptx64")]

@@ -4,7 +4,7 @@ use crate::error::{check, cuda};
 use crate::filter::{Separable, taps_param};
 use crate::image::{DType, Image, Samples};
 use crate::texture::TextureInput;
-use crate::{Border, Error, Filter, Result, driver};
+use crate::{Border, Error, Filter, Result, driver, stats};
 use cust::context::Context;
 use cust::device::{Device, DeviceAttribute};
 use cust::event::{Event, EventFlags};
@@ -39,11 +39,13 @@ pub enum Variant {
     TiledCache,
     /// Row pass then column pass (rank-1 filters only).
     Separable,
+    /// Register-blocked (4 × 4 outputs per thread), radius fixed at compile time.
+    Fast,
 }
 
 impl Variant {
     /// Every variant.
-    pub const ALL: [Variant; 10] = [
+    pub const ALL: [Variant; 11] = [
         Variant::Naive,
         Variant::Constant,
         Variant::Readonly,
@@ -54,6 +56,7 @@ impl Variant {
         Variant::TiledOutput(2),
         Variant::TiledCache,
         Variant::Separable,
+        Variant::Fast,
     ];
 
     /// The name used in tables and on the command line.
@@ -69,6 +72,7 @@ impl Variant {
             Variant::TiledOutput(_) => "tiled-output-32x32",
             Variant::TiledCache => "tiled-cache",
             Variant::Separable => "separable",
+            Variant::Fast => "fast",
         }
     }
 
@@ -77,9 +81,16 @@ impl Variant {
         Variant::ALL.into_iter().find(|v| v.name() == name)
     }
 
-    /// The kernels' base names (two for the separable passes).
-    fn entries(self) -> &'static [&'static str] {
-        match self {
+    /// The kernels' entry points for samples of type `dtype`: two for the separable passes, one
+    /// per radius (index = radius) for `fast`.
+    fn entries(self, dtype: DType) -> Vec<String> {
+        let t = dtype.suffix();
+        let bases: &[&str] = match self {
+            Variant::Fast => {
+                return (0..=launch::MAX_RADIUS)
+                    .map(|r| format!("{}_{t}_r{r}", names::FAST))
+                    .collect();
+            }
             Variant::Naive => &[names::NAIVE],
             Variant::Constant => &[names::CONSTANT],
             Variant::Readonly => &[names::READONLY],
@@ -88,7 +99,8 @@ impl Variant {
             Variant::TiledOutput(_) => &[names::TILED_OUTPUT],
             Variant::TiledCache => &[names::TILED_CACHE],
             Variant::Separable => &[names::SEP_ROWS, names::SEP_COLS],
-        }
+        };
+        bases.iter().map(|b| format!("{b}_{t}")).collect()
     }
 
     /// Global-memory (or texture) loads per output sample, counted by hand as the reports do.
@@ -127,6 +139,10 @@ impl Variant {
                 let cols = f64::from(launch::COL_SPAN);
                 (rows + 2.0 * r) / rows + (cols + 2.0 * r) / cols
             }
+            Variant::Fast => {
+                let (w, h) = launch::FAST_TILE;
+                f64::from(launch::fast_stride(radius as u32)) * (f64::from(h) + 2.0 * r) / f64::from(w * h)
+            }
         }
     }
 }
@@ -140,6 +156,11 @@ pub struct GpuInfo {
     pub memory_bytes: usize,
     /// Driver API version, e.g. 13000 for CUDA 13.0.
     pub driver_version: i32,
+    /// Peak SM clock and memory clock the device reports, in MHz.
+    pub sm_clock_mhz: i32,
+    pub memory_clock_mhz: i32,
+    /// L2 cache size in bytes.
+    pub l2_bytes: i32,
 }
 
 /// A ready GPU: context, loaded module and one stream.
@@ -270,6 +291,9 @@ impl Gpu {
             ),
             multiprocessors: attr(DeviceAttribute::MultiprocessorCount)?,
             memory_bytes: device.total_memory().map_err(cuda("read the memory size"))?,
+            sm_clock_mhz: attr(DeviceAttribute::ClockRate)? / 1000,
+            memory_clock_mhz: attr(DeviceAttribute::MemoryClockRate)? / 1000,
+            l2_bytes: attr(DeviceAttribute::L2CacheSize)?,
             driver_version: cust::CudaApiVersion::get()
                 .map(|v| v.major() * 1000 + v.minor() * 10)
                 .map_err(cuda("read the driver version"))?,
@@ -299,12 +323,11 @@ impl Gpu {
     /// Resolves a variant's kernels for samples of `dtype`.
     pub fn kernel(&self, variant: Variant, dtype: DType) -> Result<Kernel<'_>> {
         let functions = variant
-            .entries()
+            .entries(dtype)
             .iter()
-            .map(|base| {
-                let name = format!("{base}_{}", dtype.suffix());
+            .map(|name| {
                 self.module
-                    .get_function(&name)
+                    .get_function(name)
                     .map_err(cuda("find a kernel in the module"))
             })
             .collect::<Result<Vec<_>>>()?;
@@ -498,6 +521,15 @@ impl Gpu {
                 let grid = (ow.div_ceil(block.0), oh.div_ceil(block.1), ch);
                 self.raw_launch(&f[0], grid, block, launch::TILED_CACHE_SHARED_BYTES, &with_taps)
             }
+            Variant::Fast => {
+                let grid = (
+                    ow.div_ceil(launch::FAST_TILE.0),
+                    oh.div_ceil(launch::FAST_TILE.1),
+                    ch,
+                );
+                let shared = launch::fast_shared_bytes(r);
+                self.raw_launch(&f[r as usize], grid, launch::FAST_BLOCK, shared, &with_taps)
+            }
             Variant::Separable => {
                 let sep = job
                     .separable
@@ -520,6 +552,50 @@ impl Gpu {
                 self.raw_launch(&f[1], grid, launch::COL_BLOCK, launch::col_shared_bytes(r), &cols)
             }
         }
+    }
+
+    /// Device-to-device copy bandwidth, counting bytes read plus bytes written, in GB/s: the
+    /// median of `runs` copies of a `bytes`-byte buffer after a warm-up copy.
+    pub fn copy_bandwidth(&self, bytes: usize, runs: usize) -> Result<f64> {
+        let src = DeviceBuffer::from_slice(&vec![1u8; bytes]).map_err(cuda("allocate the copy probe"))?;
+        // SAFETY: written by the copies below before anything reads it.
+        let mut dst =
+            unsafe { DeviceBuffer::<u8>::uninitialized(bytes) }.map_err(cuda("allocate the copy probe"))?;
+        let mut copy = |gpu: &Self| {
+            // SAFETY: both buffers are device memory of `bytes` bytes that outlive the copy (`time`
+            // waits for it).
+            unsafe { dst.async_copy_from(&*src, &gpu.stream) }.map_err(cuda("copy on the device"))
+        };
+        self.time(&mut copy)?;
+        let ms = stats::repeat(runs, || self.time(&mut copy))?.map_or(f64::NAN, |t| t.median);
+        Ok(2.0 * bytes as f64 / ms / 1e6)
+    }
+
+    /// The FP32 fused multiply-add rate, in GFLOP/s, measured with the `fma_probe` kernel on
+    /// enough blocks to fill every SM: the median of `runs` launches after a warm-up.
+    pub fn fma_peak(&self, runs: usize) -> Result<f64> {
+        let probe = self
+            .module
+            .get_function(names::FMA_PROBE)
+            .map_err(cuda("find the FMA probe"))?;
+        let (block, iters) = (256u32, 4096u32);
+        let blocks = 16 * self.info.multiprocessors as u32;
+        let threads = (block * blocks) as usize;
+        // SAFETY: every element is written by the probe.
+        let out =
+            unsafe { DeviceBuffer::<f32>::uninitialized(threads) }.map_err(cuda("allocate the probe"))?;
+        let ptr = out.as_device_ptr().as_raw();
+        let seed = 0.5f32;
+        let args = [arg(&ptr), arg(&iters), arg(&seed)];
+        let run = |gpu: &Self| {
+            // SAFETY: the arguments match `fma_probe(out: *mut f32, iters: u32, seed: f32)` and `out`
+            // has one element per thread of the grid.
+            unsafe { gpu.stream.launch(&probe, (blocks, 1, 1), (block, 1, 1), 0, &args) }
+                .map_err(cuda("launch the FMA probe"))
+        };
+        self.time(run)?;
+        let ms = stats::repeat(runs, || self.time(run))?.map_or(f64::NAN, |t| t.median);
+        Ok(2.0 * 8.0 * f64::from(iters) * threads as f64 / ms / 1e6)
     }
 
     fn raw_launch(

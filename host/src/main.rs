@@ -113,6 +113,30 @@ impl FilterArgs {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// Time variants over sizes, filter sizes and sample types against this GPU's roofline (its
+    /// measured copy bandwidth and FP32 peak); print a table and write bench.csv and bench.md.
+    Bench {
+        /// Image sizes as WIDTHxHEIGHT, comma-separated.
+        #[arg(long, value_delimiter = ',', value_parser = parse_size,
+              default_value = "1024x1024,2048x2048,4096x4096,8192x8192,3000x2000")]
+        sizes: Vec<(usize, usize)>,
+        /// Filter sizes, comma-separated.
+        #[arg(long, value_delimiter = ',', default_value = "3,5,7,9,17,31")]
+        filters: Vec<usize>,
+        /// Sample types, comma-separated.
+        #[arg(long, value_delimiter = ',', value_enum, default_value = "f32,u8")]
+        dtypes: Vec<DType>,
+        /// GPU variants, comma-separated.
+        #[arg(long, value_delimiter = ',', value_parser = parse_variant,
+              default_value = "fast,tiled-output-32x16,tiled,constant,separable")]
+        variants: Vec<Variant>,
+        /// Timed runs per configuration (after 3 warm-ups).
+        #[arg(long, default_value_t = 10)]
+        runs: usize,
+        /// Folder for bench.csv and bench.md.
+        #[arg(long, default_value = "target/bench")]
+        out: std::path::PathBuf,
+    },
     /// Check every variant against the f64 CPU reference over sizes, borders, channel counts,
     /// sample types and filter sizes (default: the standard ladder, see README).
     Verify {
@@ -169,6 +193,23 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match cli.command {
         None => run_main_job(&cli.main),
+        Some(Command::Bench {
+            sizes,
+            filters,
+            dtypes,
+            variants,
+            runs,
+            out,
+        }) => {
+            let config = conv::bench::BenchConfig {
+                sizes,
+                filter_sizes: filters,
+                dtypes,
+                variants,
+                runs,
+            };
+            run_bench(&config, &out)
+        }
         Some(Command::Verify {
             sizes,
             filters,
@@ -382,6 +423,34 @@ fn print_table(headers: &[&str], rows: &[Vec<String>]) {
     for r in rows {
         line(r.iter().map(String::as_str).collect());
     }
+}
+
+fn run_bench(config: &conv::bench::BenchConfig, out: &std::path::Path) -> Result<()> {
+    for &(w, h) in &config.sizes {
+        conv::image::check_dims(w, h).context("--sizes")?;
+    }
+    for &k in &config.filter_sizes {
+        conv::filter::check_size(k).context("--filters")?;
+    }
+    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    let gpu = Gpu::new().context("the benchmark needs a GPU")?;
+    let command = std::env::args().collect::<Vec<_>>().join(" ");
+    let (machine, rows) = conv::bench::run(&gpu, config, |r| {
+        eprintln!("{}", conv::bench::cells(r).join("  "));
+    })
+    .context("running the benchmark")?;
+    for line in conv::bench::machine_lines(&machine) {
+        println!("{line}");
+    }
+    let table: Vec<Vec<String>> = rows.iter().map(conv::bench::cells).collect();
+    print_table(&conv::bench::HEADERS, &table);
+    let (csv, md) = (out.join("bench.csv"), out.join("bench.md"));
+    std::fs::write(&csv, conv::bench::csv(&rows))
+        .with_context(|| format!("cannot write {}", csv.display()))?;
+    std::fs::write(&md, conv::bench::markdown(&machine, &command, &rows))
+        .with_context(|| format!("cannot write {}", md.display()))?;
+    println!("wrote {} and {}", csv.display(), md.display());
+    Ok(())
 }
 
 /// The verification plans: the standard ones, or one built from the options given (each option

@@ -16,6 +16,8 @@ tasks:
                              spills (fails on any spill)
   install-ptxas              install ptxas from PyPI ({NVCC_WHEEL}) under target/tools/
   verify [ARGS...]           build the host in release mode and run `host verify ARGS...`
+  bench [ARGS...]            build the host in release mode and run `host bench ARGS...` (needs a
+                             GPU; writes target/bench/bench.csv and bench.md)
   ci                         everything CI checks: formatting, clippy (host and nvptx), tests,
                              PTX build + ptxas check, and the main job on the CPU";
 
@@ -41,6 +43,13 @@ fn run() -> Result<()> {
         Some("verify") => cargo(
             &[
                 &["run", "--release", "--package", "host", "--", "verify"],
+                &strs(&args[1..])[..],
+            ]
+            .concat(),
+        ),
+        Some("bench") => cargo(
+            &[
+                &["run", "--release", "--package", "host", "--", "bench"],
                 &strs(&args[1..])[..],
             ]
             .concat(),

@@ -1,0 +1,143 @@
+//! The `fast` kernel: register blocking with the filter radius known at compile time.
+//!
+//! # Tiling
+//! A block of [`FAST_BLOCK`](crate::launch::FAST_BLOCK) = 32 × 8 threads produces a 128 × 32
+//! output tile of one channel. It first loads the haloed input tile, `(128 + 2R) × (32 + 2R)`
+//! border-resolved pixels, into shared memory with coalesced loads. Each thread then computes a
+//! 4 × 4 patch of outputs held in 16 registers: for every filter row it reads that row's taps once
+//! (constant bank, at offsets known at compile time because `R` is a const generic) and, for each of
+//! its 4 output rows, the `4 + 2R` input pixels it needs as 16-byte shared loads, then does
+//! `4 · (2R + 1)` fused multiply-adds per row. Shared-memory traffic per FMA falls by about
+//! `4k / (4 + 2R)` compared with one output per thread, which moves large filters from the load
+//! units onto the FMA units.
+//!
+//! # Thread mapping
+//! Block `(bx, by, c)`, thread `(tx, ty)` writes output pixels
+//! `(bx·128 + 4·tx + ox, by·32 + 4·ty + oy)`, `ox, oy < 4`, of channel `c`, where inside the output.
+//!
+//! # Safety
+//! Launch with block `FAST_BLOCK`, `fast_shared_bytes(R)` bytes of dynamic shared memory and grid
+//! z = `channels`; `g.radius == R`; buffers and taps as for `constant`.
+
+use crate::device::{
+    Global, ParamTaps, Sample, block_x, block_y, block_z, fetch_or_zero, fma, is_alpha, out_index,
+    shared_tile, shared_tile_x4, sync_threads, thread_x, thread_y,
+};
+use crate::launch::{FAST_BLOCK, FAST_PER_THREAD, FAST_TILE, Geometry, MAX_FILTER_SIZE, Taps, fast_stride};
+
+/// Longest input run a thread reads per row (4 outputs plus the largest halo, rounded up to whole
+/// 16-byte vectors), in `f32`.
+const SEGMENT: usize = (FAST_PER_THREAD.0 + MAX_FILTER_SIZE - 1).div_ceil(4) as usize * 4;
+
+/// `unroll!(N < bound; [0, 1, ...] { body })` pastes `body` once per listed literal, with the
+/// constant `N` set to it, each copy guarded by `N < bound`. With `bound` known at compile time the
+/// surplus copies vanish, so every register-array index in `body` is a constant: LLVM alone stops
+/// unrolling long loops and would otherwise move such arrays to local memory.
+macro_rules! unroll {
+    ($n:ident < $bound:expr; [$($v:literal),*] $body:block) => {$({
+        const $n: usize = $v;
+        if $n < $bound $body
+    })*};
+}
+
+#[inline(always)]
+unsafe fn fast<T: Sample, const R: usize>(input: *const T, output: *mut T, g: &Geometry, taps: ParamTaps) {
+    let k = 2 * R + 1;
+    let stride = fast_stride(R as u32);
+    let (tile_w, tile_h) = (stride, FAST_TILE.1 + 2 * R as u32);
+    let (tx, ty, c) = (thread_x(), thread_y(), block_z());
+    let src = Global::new(input, g);
+    let x0 = (block_x() * FAST_TILE.0 + g.offset) as i32 - R as i32;
+    let y0 = (block_y() * FAST_TILE.1 + g.offset) as i32 - R as i32;
+    let tile = shared_tile();
+    let threads = FAST_BLOCK.0 * FAST_BLOCK.1;
+    let mut e = ty * FAST_BLOCK.0 + tx;
+    while e < tile_w * tile_h {
+        let (lx, ly) = (e % tile_w, e / tile_w);
+        // SAFETY: e < tile_w · tile_h, the shared size the host allocates for this radius.
+        unsafe { *tile.add(e as usize) = fetch_or_zero(g, &src, x0 + lx as i32, y0 + ly as i32) };
+        e += threads;
+    }
+    sync_threads();
+
+    let (px, py) = (FAST_PER_THREAD.0 * tx, FAST_PER_THREAD.1 * ty);
+    let (x, y) = (block_x() * FAST_TILE.0 + px, block_y() * FAST_TILE.1 + py);
+    if x >= g.out_width || y >= g.out_height {
+        return;
+    }
+    let alpha = is_alpha(g, c);
+    let vectors = shared_tile_x4();
+    let mut acc = [[0.0f32; 4]; 4];
+    if alpha {
+        unroll!(OY < 4; [0, 1, 2, 3] {
+            unroll!(OX < 4; [0, 1, 2, 3] {
+                let at = (py as usize + OY + R) * stride as usize + px as usize + OX + R;
+                // SAFETY: inside the tile.
+                acc[OY][OX] = unsafe { *tile.add(at) };
+            });
+        });
+    } else {
+        for i in 0..k {
+            let mut row_taps = [0.0f32; MAX_FILTER_SIZE as usize];
+            unroll!(J < k; [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30] {
+                row_taps[J] = taps.get((i * k + J) as u32);
+            });
+            unroll!(OY < 4; [0, 1, 2, 3] {
+                let mut seg = [0.0f32; SEGMENT];
+                let first = ((py as usize + OY + i) * stride as usize + px as usize) / 4;
+                unroll!(Q < (4 + 2 * R).div_ceil(4); [0, 1, 2, 3, 4, 5, 6, 7, 8] {
+                    // SAFETY: 16-byte aligned (stride and px are multiples of 4) and inside the
+                    // tile: px + 4Q + 3 < stride and py + OY + i < tile_h.
+                    let v = unsafe { *vectors.add(first + Q) };
+                    seg[4 * Q..4 * Q + 4].copy_from_slice(&v.0);
+                });
+                unroll!(OX < 4; [0, 1, 2, 3] {
+                    unroll!(J < k; [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30] {
+                        acc[OY][OX] = fma(seg[OX + J], row_taps[J], acc[OY][OX]);
+                    });
+                });
+            });
+        }
+    }
+    let clamp = g.clamp != 0 && !alpha;
+    unroll!(OY < 4; [0, 1, 2, 3] {
+        unroll!(OX < 4; [0, 1, 2, 3] {
+            let (xx, yy) = (x + OX as u32, y + OY as u32);
+            if xx < g.out_width && yy < g.out_height {
+                // SAFETY: (xx, yy, c) is inside the output.
+                unsafe { *output.add(out_index(g, xx, yy, c)) = T::store(acc[OY][OX], clamp) };
+            }
+        });
+    });
+}
+
+macro_rules! fast_entries {
+    ($t:ty: $($name:ident = $r:literal),* $(,)?) => {$(
+        /// The `fast` kernel for this sample type and radius (see the module documentation).
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $name(input: *const $t, output: *mut $t, g: Geometry, _taps: Taps) {
+            let taps = param_taps!($name, 3);
+            // SAFETY: the caller follows the module documentation's launch contract.
+            unsafe { fast::<$t, $r>(input, output, &g, taps) }
+        }
+    )*};
+}
+
+fast_entries!(f32:
+    conv_fast_f32_r0 = 0, conv_fast_f32_r1 = 1, conv_fast_f32_r2 = 2, conv_fast_f32_r3 = 3,
+    conv_fast_f32_r4 = 4, conv_fast_f32_r5 = 5, conv_fast_f32_r6 = 6, conv_fast_f32_r7 = 7,
+    conv_fast_f32_r8 = 8, conv_fast_f32_r9 = 9, conv_fast_f32_r10 = 10, conv_fast_f32_r11 = 11,
+    conv_fast_f32_r12 = 12, conv_fast_f32_r13 = 13, conv_fast_f32_r14 = 14, conv_fast_f32_r15 = 15,
+);
+fast_entries!(u8:
+    conv_fast_u8_r0 = 0, conv_fast_u8_r1 = 1, conv_fast_u8_r2 = 2, conv_fast_u8_r3 = 3,
+    conv_fast_u8_r4 = 4, conv_fast_u8_r5 = 5, conv_fast_u8_r6 = 6, conv_fast_u8_r7 = 7,
+    conv_fast_u8_r8 = 8, conv_fast_u8_r9 = 9, conv_fast_u8_r10 = 10, conv_fast_u8_r11 = 11,
+    conv_fast_u8_r12 = 12, conv_fast_u8_r13 = 13, conv_fast_u8_r14 = 14, conv_fast_u8_r15 = 15,
+);
+fast_entries!(u16:
+    conv_fast_u16_r0 = 0, conv_fast_u16_r1 = 1, conv_fast_u16_r2 = 2, conv_fast_u16_r3 = 3,
+    conv_fast_u16_r4 = 4, conv_fast_u16_r5 = 5, conv_fast_u16_r6 = 6, conv_fast_u16_r7 = 7,
+    conv_fast_u16_r8 = 8, conv_fast_u16_r9 = 9, conv_fast_u16_r10 = 10, conv_fast_u16_r11 = 11,
+    conv_fast_u16_r12 = 12, conv_fast_u16_r13 = 13, conv_fast_u16_r14 = 14, conv_fast_u16_r15 = 15,
+);

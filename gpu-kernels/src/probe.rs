@@ -1,0 +1,30 @@
+//! The `fma_probe` kernel: measures the GPU's FP32 fused multiply-add rate for the benchmark.
+//!
+//! Each thread runs 8 independent FMA chains of `iters` steps (enough independent work to hide
+//! the FMA latency) and stores their sum so nothing can be optimized away. The benchmark divides
+//! `2 · 8 · iters · threads` flops by the kernel time to get the peak it compares kernels against.
+//!
+//! # Thread mapping
+//! One 1D thread per output element; `out` has one `f32` per thread of the grid.
+//!
+//! # Safety
+//! `out` holds `gridDim.x · blockDim.x` writable `f32`.
+
+use crate::device::{block_dim_x, block_x, fma, thread_x};
+
+/// The FMA-rate probe (see the module documentation).
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn fma_probe(out: *mut f32, iters: u32, seed: f32) {
+    let i = block_x() * block_dim_x() + thread_x();
+    let mut a = [0.0f32; 8];
+    for (j, v) in a.iter_mut().enumerate() {
+        *v = seed + (i as f32) * 1e-7 + j as f32;
+    }
+    for _ in 0..iters {
+        for v in a.iter_mut() {
+            *v = fma(*v, 0.999_9, 1e-4);
+        }
+    }
+    // SAFETY: one element per thread (module documentation).
+    unsafe { *out.add(i as usize) = a.iter().sum() };
+}

@@ -1,0 +1,277 @@
+//! The benchmark: measures the machine's copy bandwidth and FP32 peak, then times variants over a
+//! sweep of sizes, filter sizes and sample types against that roofline.
+
+use crate::gpu::{DeviceJob, Gpu, GpuInfo, Problem, Variant};
+use crate::image::Samples;
+use crate::{Border, DType, Filter, Image, Result, filter::FilterKind, stats};
+use std::fmt::Write as _;
+
+/// Bytes of the device-to-device copy that measures memory bandwidth (1 GiB: far beyond L2).
+const COPY_PROBE_BYTES: usize = 1 << 30;
+
+/// What to sweep.
+#[derive(Clone, Debug)]
+pub struct BenchConfig {
+    pub sizes: Vec<(usize, usize)>,
+    pub filter_sizes: Vec<usize>,
+    pub dtypes: Vec<DType>,
+    pub variants: Vec<Variant>,
+    /// Timed runs per configuration (after 3 warm-ups).
+    pub runs: usize,
+}
+
+/// The machine the numbers were taken on, and its two ceilings.
+#[derive(Clone, Debug)]
+pub struct Machine {
+    pub gpu: GpuInfo,
+    /// Device-to-device copy bandwidth, bytes read + written, GB/s.
+    pub copy_gbps: f64,
+    /// FP32 fused multiply-add rate, GFLOP/s.
+    pub fma_gflops: f64,
+    /// The PTX target the kernels were built for.
+    pub ptx_target: String,
+    /// The git revision the binary was built from.
+    pub git_rev: &'static str,
+}
+
+/// One timed configuration.
+#[derive(Clone, Debug)]
+pub struct BenchRow {
+    pub width: usize,
+    pub height: usize,
+    pub dtype: DType,
+    pub filter_size: usize,
+    pub variant: Variant,
+    /// `warm`: the same buffers every run (they may sit in L2); `cold`: runs rotate through
+    /// enough buffers to exceed the L2 cache several times.
+    pub cache: &'static str,
+    pub timing: stats::Timing,
+    pub gbps: f64,
+    pub gflops: f64,
+    /// The larger of bytes / copy bandwidth and flops / FMA peak.
+    pub roofline_ms: f64,
+    pub bound: &'static str,
+}
+
+impl BenchRow {
+    /// Percentage of the roofline reached (100 = at the hardware limit).
+    pub fn percent_of_roofline(&self) -> f64 {
+        100.0 * self.roofline_ms / self.timing.median
+    }
+}
+
+/// Measures the machine's ceilings, then every configuration of `config` (separable only with a
+/// rank-1 filter, which it gets: a Gaussian; other variants get a general random filter).
+/// `progress` sees each row as it is measured.
+pub fn run(
+    gpu: &Gpu,
+    config: &BenchConfig,
+    mut progress: impl FnMut(&BenchRow),
+) -> Result<(Machine, Vec<BenchRow>)> {
+    let machine = Machine {
+        gpu: gpu.info().clone(),
+        copy_gbps: gpu.copy_bandwidth(COPY_PROBE_BYTES, 10)?,
+        fma_gflops: gpu.fma_peak(10)?,
+        ptx_target: crate::gpu::PTX
+            .lines()
+            .find_map(|l| l.strip_prefix(".target "))
+            .unwrap_or("?")
+            .trim()
+            .to_string(),
+        git_rev: env!("CONV_GIT_REV"),
+    };
+    let mut rows = Vec::new();
+    for &(width, height) in &config.sizes {
+        for &dtype in &config.dtypes {
+            let image = Image::random(width, height, 1, dtype, 1)?;
+            for &k in &config.filter_sizes {
+                for &variant in &config.variants {
+                    let filter = if variant == Variant::Separable {
+                        Filter::builtin(FilterKind::Gaussian, k, None)?
+                    } else {
+                        Filter::random_normalized(k, k as u64)?
+                    };
+                    let problem = Problem::of(&image, &filter, Border::Zero, false);
+                    let job_bytes = problem.min_bytes()?;
+                    let mut caches = vec![("warm", 1)];
+                    if job_bytes <= 2.0 * f64::from(machine.gpu.l2_bytes) {
+                        caches.push((
+                            "cold",
+                            (4.0 * f64::from(machine.gpu.l2_bytes) / job_bytes).ceil() as usize,
+                        ));
+                    }
+                    for (cache, copies) in caches {
+                        let timing = time_variant(gpu, variant, &problem, &image, copies, config.runs)?;
+                        let row = roofline_row(&machine, &problem, variant, cache, timing)?;
+                        progress(&row);
+                        rows.push(row);
+                    }
+                }
+            }
+        }
+    }
+    Ok((machine, rows))
+}
+
+/// Times `variant` on `copies` jobs used in turn (1: warm), after checking on the first that every
+/// output sample is written (f32 outputs are poisoned with NaN first).
+fn time_variant(
+    gpu: &Gpu,
+    variant: Variant,
+    problem: &Problem,
+    image: &Image,
+    copies: usize,
+    runs: usize,
+) -> Result<stats::Timing> {
+    let kernel = gpu.kernel(variant, problem.dtype)?;
+    let mut jobs: Vec<DeviceJob> = (0..copies)
+        .map(|_| gpu.alloc(variant, problem))
+        .collect::<Result<_>>()?;
+    for job in &mut jobs {
+        gpu.upload(job, image)?;
+    }
+    gpu.poison(&mut jobs[0], None)?;
+    gpu.launch(&kernel, &mut jobs[0])?;
+    let (out, _) = gpu.download(&jobs[0])?;
+    if let Samples::F32(v) = out.samples()
+        && let Some(i) = v.iter().position(|x| !x.is_finite())
+    {
+        return Err(crate::Error::Image(format!(
+            "{} left output sample {i} unwritten",
+            variant.name()
+        )));
+    }
+    for job in jobs.iter_mut().take(3) {
+        gpu.launch(&kernel, job)?;
+    }
+    gpu.sync()?;
+    let mut next = 0;
+    let timing = stats::repeat(runs.max(1), || {
+        let job = &mut jobs[next % copies];
+        next += 1;
+        gpu.time(|g| g.launch(&kernel, job))
+    })?;
+    Ok(timing.expect("at least one run"))
+}
+
+fn roofline_row(
+    machine: &Machine,
+    problem: &Problem,
+    variant: Variant,
+    cache: &'static str,
+    timing: stats::Timing,
+) -> Result<BenchRow> {
+    let bytes = problem.min_bytes()?;
+    let (ow, oh) = problem.output_size()?;
+    let k = problem.filter.size();
+    let flops = 2.0 * (k * k * ow * oh * problem.channels) as f64;
+    let memory_ms = bytes / machine.copy_gbps / 1e6;
+    let compute_ms = flops / machine.fma_gflops / 1e6;
+    Ok(BenchRow {
+        width: problem.width,
+        height: problem.height,
+        dtype: problem.dtype,
+        filter_size: k,
+        variant,
+        cache,
+        timing,
+        gbps: bytes / timing.median / 1e6,
+        gflops: flops / timing.median / 1e6,
+        roofline_ms: memory_ms.max(compute_ms),
+        bound: if memory_ms >= compute_ms {
+            "memory"
+        } else {
+            "compute"
+        },
+    })
+}
+
+/// The column headers and one row's cells, shared by the CSV, the Markdown and the console table.
+pub const HEADERS: [&str; 12] = [
+    "size",
+    "dtype",
+    "k",
+    "variant",
+    "cache",
+    "median ms",
+    "min ms",
+    "GB/s",
+    "GFLOP/s",
+    "roofline ms",
+    "% roofline",
+    "bound",
+];
+
+/// The cells of `row`, in [`HEADERS`] order.
+pub fn cells(row: &BenchRow) -> Vec<String> {
+    vec![
+        format!("{}x{}", row.width, row.height),
+        row.dtype.suffix().to_string(),
+        row.filter_size.to_string(),
+        row.variant.name().to_string(),
+        row.cache.to_string(),
+        format!("{:.4}", row.timing.median),
+        format!("{:.4}", row.timing.min),
+        format!("{:.0}", row.gbps),
+        format!("{:.0}", row.gflops),
+        format!("{:.4}", row.roofline_ms),
+        format!("{:.1}", row.percent_of_roofline()),
+        row.bound.to_string(),
+    ]
+}
+
+/// The machine's facts as `key: value` lines.
+pub fn machine_lines(m: &Machine) -> Vec<String> {
+    vec![
+        format!(
+            "GPU: {} (compute capability {}.{}, {} SMs, L2 {} MB)",
+            m.gpu.name,
+            m.gpu.compute_capability.0,
+            m.gpu.compute_capability.1,
+            m.gpu.multiprocessors,
+            m.gpu.l2_bytes >> 20
+        ),
+        format!(
+            "driver API: {}.{}",
+            m.gpu.driver_version / 1000,
+            (m.gpu.driver_version % 1000) / 10
+        ),
+        format!(
+            "clocks (peak, as reported): SM {} MHz, memory {} MHz",
+            m.gpu.sm_clock_mhz, m.gpu.memory_clock_mhz
+        ),
+        format!("measured copy bandwidth (read + write): {:.0} GB/s", m.copy_gbps),
+        format!("measured FP32 FMA peak: {:.0} GFLOP/s", m.fma_gflops),
+        format!("PTX target: {}", m.ptx_target),
+        format!("git revision: {}", m.git_rev),
+    ]
+}
+
+/// The rows as CSV with a header line.
+pub fn csv(rows: &[BenchRow]) -> String {
+    let mut s = HEADERS.join(",") + "\n";
+    for r in rows {
+        s += &(cells(r).join(",") + "\n");
+    }
+    s
+}
+
+/// A Markdown report: the machine, the command, and the table.
+pub fn markdown(machine: &Machine, command: &str, rows: &[BenchRow]) -> String {
+    let mut s = String::from("# Benchmark results\n\n");
+    for line in machine_lines(machine) {
+        let _ = writeln!(s, "- {line}");
+    }
+    let _ = writeln!(s, "- command: `{command}`");
+    let _ = writeln!(
+        s,
+        "\nTimes are kernel only (CUDA events), median of the timed runs after 3 warm-ups; zero border, \
+         one channel. Roofline = max(bytes in + out / copy bandwidth, 2k² flops per pixel / FMA peak).\n"
+    );
+    let _ = writeln!(s, "| {} |", HEADERS.join(" | "));
+    let _ = writeln!(s, "|{}", "---|".repeat(HEADERS.len()));
+    for r in rows {
+        let _ = writeln!(s, "| {} |", cells(r).join(" | "));
+    }
+    s
+}
