@@ -1,7 +1,7 @@
 //! Facts about the embedded PTX that the reference reports are about, checked without a GPU.
 
 use conv::gpu::PTX;
-use gpu_kernels::launch::{DTYPES, MAX_TAPS, names};
+use gpu_kernels::launch::{DTYPES, MAX_RADIUS, MAX_TAPS, names};
 
 /// The body of kernel `name`: from its `.entry` line to the next one.
 fn kernel(name: &str) -> &'static str {
@@ -22,6 +22,17 @@ fn each_type(base: &str) -> impl Iterator<Item = (String, &'static str)> {
     })
 }
 
+/// Every entry point of the `fast` kernel: one per sample type and radius.
+fn fast_entries() -> impl Iterator<Item = (String, &'static str)> {
+    DTYPES.iter().flat_map(|t| {
+        (0..=MAX_RADIUS).map(move |r| {
+            let name = format!("{}_{t}_r{r}", names::FAST);
+            let body = kernel(&name);
+            (name, body)
+        })
+    })
+}
+
 fn pointer_params(body: &str) -> usize {
     body.lines().filter(|l| l.contains(".param .u64 .ptr")).count()
 }
@@ -34,6 +45,8 @@ fn ptx_has_every_kernel_for_every_type_and_targets_sm_90() {
         .iter()
         .flat_map(|n| DTYPES.iter().map(move |t| format!("{n}_{t}")))
         .collect();
+    expected.extend(fast_entries().map(|(name, _)| name));
+    expected.push(names::FMA_PROBE.to_string());
     expected.sort_unstable();
     assert_eq!(entries, expected);
     assert!(PTX.contains(".target sm_90"));
@@ -82,8 +95,11 @@ fn constant_bank_kernels_never_read_taps_from_global_memory() {
         (names::SEP_ROWS, 2),
         (names::SEP_COLS, 2),
     ];
-    for (base, pointers) in bases {
-        for (name, body) in each_type(base) {
+    let all = bases
+        .into_iter()
+        .flat_map(|(base, pointers)| each_type(base).map(move |e| (e, pointers)));
+    for ((name, body), pointers) in all.chain(fast_entries().map(|e| (e, 2))) {
+        {
             assert_eq!(
                 pointer_params(body),
                 pointers,

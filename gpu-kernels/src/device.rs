@@ -107,6 +107,37 @@ pub trait Sample: Copy {
     /// Converts a value back: integers are clamped to [0, 1] and rounded to the nearest level;
     /// `f32` is clamped only if `clamp`.
     fn store(v: f32, clamp: bool) -> Self;
+
+    /// Reads 4 consecutive samples with one vector load (16, 8 or 4 bytes).
+    ///
+    /// # Safety
+    /// `p` points to 4 readable samples and is aligned to 4 samples.
+    #[inline(always)]
+    unsafe fn load4(p: *const Self) -> [f32; 4] {
+        // SAFETY: forwarded from the caller; the default reads sample by sample.
+        unsafe {
+            [
+                Self::load(p),
+                Self::load(p.add(1)),
+                Self::load(p.add(2)),
+                Self::load(p.add(3)),
+            ]
+        }
+    }
+
+    /// Writes 4 consecutive samples with one vector store.
+    ///
+    /// # Safety
+    /// `p` points to 4 writable samples and is aligned to 4 samples.
+    #[inline(always)]
+    unsafe fn store4(p: *mut Self, v: [f32; 4], clamp: bool) {
+        // SAFETY: forwarded from the caller; the default writes sample by sample.
+        unsafe {
+            for (i, x) in v.into_iter().enumerate() {
+                *p.add(i) = Self::store(x, clamp);
+            }
+        }
+    }
 }
 
 impl Sample for f32 {
@@ -127,6 +158,16 @@ impl Sample for f32 {
     #[inline(always)]
     fn store(v: f32, clamp: bool) -> f32 {
         if clamp { v.clamp(0.0, 1.0) } else { v }
+    }
+    #[inline(always)]
+    unsafe fn load4(p: *const f32) -> [f32; 4] {
+        // SAFETY: forwarded from the caller (16-byte aligned, 4 readable values).
+        unsafe { (*p.cast::<F32x4>()).0 }
+    }
+    #[inline(always)]
+    unsafe fn store4(p: *mut f32, v: [f32; 4], clamp: bool) {
+        // SAFETY: forwarded from the caller (16-byte aligned, 4 writable values).
+        unsafe { *p.cast::<F32x4>() = F32x4(v.map(|x| Self::store(x, clamp))) };
     }
 }
 
@@ -149,6 +190,17 @@ impl Sample for u8 {
     fn store(v: f32, _clamp: bool) -> u8 {
         (v.clamp(0.0, 1.0) * 255.0 + 0.5) as u8
     }
+    #[inline(always)]
+    unsafe fn load4(p: *const u8) -> [f32; 4] {
+        // SAFETY: forwarded from the caller (4-byte aligned, 4 readable bytes).
+        let bytes = unsafe { *p.cast::<u32>() }.to_le_bytes();
+        bytes.map(|b| f32::from(b) * (1.0 / 255.0))
+    }
+    #[inline(always)]
+    unsafe fn store4(p: *mut u8, v: [f32; 4], clamp: bool) {
+        // SAFETY: forwarded from the caller (4-byte aligned, 4 writable bytes).
+        unsafe { *p.cast::<u32>() = u32::from_le_bytes(v.map(|x| Self::store(x, clamp))) };
+    }
 }
 
 impl Sample for u16 {
@@ -169,6 +221,18 @@ impl Sample for u16 {
     #[inline(always)]
     fn store(v: f32, _clamp: bool) -> u16 {
         (v.clamp(0.0, 1.0) * 65535.0 + 0.5) as u16
+    }
+    #[inline(always)]
+    unsafe fn load4(p: *const u16) -> [f32; 4] {
+        // SAFETY: forwarded from the caller (8-byte aligned, 4 readable samples).
+        let bits = unsafe { *p.cast::<u64>() };
+        [0, 16, 32, 48].map(|shift| f32::from((bits >> shift) as u16) * (1.0 / 65535.0))
+    }
+    #[inline(always)]
+    unsafe fn store4(p: *mut u16, v: [f32; 4], clamp: bool) {
+        let [a, b, c, d] = v.map(|x| u64::from(Self::store(x, clamp)));
+        // SAFETY: forwarded from the caller (8-byte aligned, 4 writable samples).
+        unsafe { *p.cast::<u64>() = a | b << 16 | c << 32 | d << 48 };
     }
 }
 

@@ -2,8 +2,10 @@
 //!
 //! # Tiling
 //! A block of [`FAST_BLOCK`](crate::launch::FAST_BLOCK) = 32 × 8 threads produces a 128 × 32
-//! output tile of one channel. It first loads the haloed input tile, `(128 + 2R) × (32 + 2R)`
-//! border-resolved pixels, into shared memory with coalesced loads. Each thread then computes a
+//! output tile of one channel. It first loads the haloed input tile, `(128 + 2RA) × (32 + 2R)`
+//! pixels where `RA` is `R` rounded up to a multiple of 4 (so everything stays 16-byte aligned),
+//! into shared memory: with one vector load per 4 pixels when the tile lies inside a
+//! single-channel image, else pixel by pixel with the border resolved. Each thread then computes a
 //! 4 × 4 patch of outputs held in 16 registers: for every filter row it reads that row's taps once
 //! (constant bank, at offsets known at compile time because `R` is a const generic) and, for each of
 //! its 4 output rows, the `4 + 2R` input pixels it needs as 16-byte shared loads, then does
@@ -20,14 +22,15 @@
 //! z = `channels`; `g.radius == R`; buffers and taps as for `constant`.
 
 use crate::device::{
-    Global, ParamTaps, Sample, block_x, block_y, block_z, fetch_or_zero, fma, is_alpha, out_index,
+    F32x4, Global, ParamTaps, Sample, block_x, block_y, block_z, fetch_or_zero, fma, is_alpha, out_index,
     shared_tile, shared_tile_x4, sync_threads, thread_x, thread_y,
 };
-use crate::launch::{FAST_BLOCK, FAST_PER_THREAD, FAST_TILE, Geometry, MAX_FILTER_SIZE, Taps, fast_stride};
+use crate::launch::{
+    FAST_BLOCK, FAST_PER_THREAD, FAST_TILE, Geometry, MAX_FILTER_SIZE, Taps, fast_halo, fast_stride,
+};
 
-/// Longest input run a thread reads per row (4 outputs plus the largest halo, rounded up to whole
-/// 16-byte vectors), in `f32`.
-const SEGMENT: usize = (FAST_PER_THREAD.0 + MAX_FILTER_SIZE - 1).div_ceil(4) as usize * 4;
+/// Longest input run a thread reads per row (4 outputs plus the largest aligned halo), in `f32`.
+const SEGMENT: usize = (FAST_PER_THREAD.0 + 2 * fast_halo(MAX_FILTER_SIZE / 2)) as usize;
 
 /// `unroll!(N < bound; [0, 1, ...] { body })` pastes `body` once per listed literal, with the
 /// constant `N` set to it, each copy guarded by `N < bound`. With `bound` known at compile time the
@@ -43,20 +46,45 @@ macro_rules! unroll {
 #[inline(always)]
 unsafe fn fast<T: Sample, const R: usize>(input: *const T, output: *mut T, g: &Geometry, taps: ParamTaps) {
     let k = 2 * R + 1;
+    // Columns are loaded with an aligned halo of RA >= R pixels; row reads skip RA - R of them.
+    let ra = fast_halo(R as u32) as usize;
     let stride = fast_stride(R as u32);
     let (tile_w, tile_h) = (stride, FAST_TILE.1 + 2 * R as u32);
     let (tx, ty, c) = (thread_x(), thread_y(), block_z());
     let src = Global::new(input, g);
-    let x0 = (block_x() * FAST_TILE.0 + g.offset) as i32 - R as i32;
+    let x0 = (block_x() * FAST_TILE.0 + g.offset) as i32 - ra as i32;
     let y0 = (block_y() * FAST_TILE.1 + g.offset) as i32 - R as i32;
     let tile = shared_tile();
+    let vectors = shared_tile_x4();
     let threads = FAST_BLOCK.0 * FAST_BLOCK.1;
-    let mut e = ty * FAST_BLOCK.0 + tx;
-    while e < tile_w * tile_h {
-        let (lx, ly) = (e % tile_w, e / tile_w);
-        // SAFETY: e < tile_w · tile_h, the shared size the host allocates for this radius.
-        unsafe { *tile.add(e as usize) = fetch_or_zero(g, &src, x0 + lx as i32, y0 + ly as i32) };
-        e += threads;
+    let first = ty * FAST_BLOCK.0 + tx;
+    let interior = x0 >= 0
+        && y0 >= 0
+        && x0 as u32 + tile_w <= g.in_width
+        && y0 as u32 + tile_h <= g.in_height
+        && g.channels == 1
+        && g.in_width.is_multiple_of(4)
+        && x0 % 4 == 0;
+    if interior {
+        // The whole tile is inside the image: no border logic, one vector load per 4 pixels.
+        let per_row = tile_w / 4;
+        let mut e = first;
+        while e < per_row * tile_h {
+            let (q, row) = (e % per_row, e / per_row);
+            let at = (y0 as usize + row as usize) * g.in_width as usize + x0 as usize + 4 * q as usize;
+            // SAFETY: the 4 pixels are inside the image (interior) and 4-aligned (x0 and the row
+            // width are multiples of 4); `e` indexes a vector inside the tile.
+            unsafe { *vectors.add(e as usize) = F32x4(T::load4(input.add(at))) };
+            e += threads;
+        }
+    } else {
+        let mut e = first;
+        while e < tile_w * tile_h {
+            let (lx, ly) = (e % tile_w, e / tile_w);
+            // SAFETY: e < tile_w · tile_h, the shared size the host allocates for this radius.
+            unsafe { *tile.add(e as usize) = fetch_or_zero(g, &src, x0 + lx as i32, y0 + ly as i32) };
+            e += threads;
+        }
     }
     sync_threads();
 
@@ -66,12 +94,11 @@ unsafe fn fast<T: Sample, const R: usize>(input: *const T, output: *mut T, g: &G
         return;
     }
     let alpha = is_alpha(g, c);
-    let vectors = shared_tile_x4();
     let mut acc = [[0.0f32; 4]; 4];
     if alpha {
         unroll!(OY < 4; [0, 1, 2, 3] {
             unroll!(OX < 4; [0, 1, 2, 3] {
-                let at = (py as usize + OY + R) * stride as usize + px as usize + OX + R;
+                let at = (py as usize + OY + R) * stride as usize + px as usize + OX + ra;
                 // SAFETY: inside the tile.
                 acc[OY][OX] = unsafe { *tile.add(at) };
             });
@@ -84,30 +111,40 @@ unsafe fn fast<T: Sample, const R: usize>(input: *const T, output: *mut T, g: &G
             });
             unroll!(OY < 4; [0, 1, 2, 3] {
                 let mut seg = [0.0f32; SEGMENT];
-                let first = ((py as usize + OY + i) * stride as usize + px as usize) / 4;
-                unroll!(Q < (4 + 2 * R).div_ceil(4); [0, 1, 2, 3, 4, 5, 6, 7, 8] {
+                let row = ((py as usize + OY + i) * stride as usize + px as usize) / 4;
+                unroll!(Q < (4 + 2 * ra) / 4; [0, 1, 2, 3, 4, 5, 6, 7, 8] {
                     // SAFETY: 16-byte aligned (stride and px are multiples of 4) and inside the
-                    // tile: px + 4Q + 3 < stride and py + OY + i < tile_h.
-                    let v = unsafe { *vectors.add(first + Q) };
+                    // tile: px + 4Q + 3 < px + 4 + 2·RA <= stride and py + OY + i < tile_h.
+                    let v = unsafe { *vectors.add(row + Q) };
                     seg[4 * Q..4 * Q + 4].copy_from_slice(&v.0);
                 });
                 unroll!(OX < 4; [0, 1, 2, 3] {
                     unroll!(J < k; [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30] {
-                        acc[OY][OX] = fma(seg[OX + J], row_taps[J], acc[OY][OX]);
+                        acc[OY][OX] = fma(seg[OX + J + ra - R], row_taps[J], acc[OY][OX]);
                     });
                 });
             });
         }
     }
     let clamp = g.clamp != 0 && !alpha;
+    let vector_store = g.channels == 1 && g.out_width.is_multiple_of(4) && x + 3 < g.out_width;
     unroll!(OY < 4; [0, 1, 2, 3] {
-        unroll!(OX < 4; [0, 1, 2, 3] {
-            let (xx, yy) = (x + OX as u32, y + OY as u32);
-            if xx < g.out_width && yy < g.out_height {
-                // SAFETY: (xx, yy, c) is inside the output.
-                unsafe { *output.add(out_index(g, xx, yy, c)) = T::store(acc[OY][OX], clamp) };
+        let yy = y + OY as u32;
+        if yy < g.out_height {
+            if vector_store {
+                // SAFETY: 4 pixels of one channel inside the output, 4-aligned (x and the row
+                // width are multiples of 4).
+                unsafe { T::store4(output.add(out_index(g, x, yy, c)), acc[OY], clamp) };
+            } else {
+                unroll!(OX < 4; [0, 1, 2, 3] {
+                    let xx = x + OX as u32;
+                    if xx < g.out_width {
+                        // SAFETY: (xx, yy, c) is inside the output.
+                        unsafe { *output.add(out_index(g, xx, yy, c)) = T::store(acc[OY][OX], clamp) };
+                    }
+                });
             }
-        });
+        }
     });
 }
 

@@ -157,10 +157,15 @@ pub const FAST_PER_THREAD: (u32, u32) = (4, 4);
 /// Output tile of one `fast` block: 128 × 32 pixels.
 pub const FAST_TILE: (u32, u32) = (FAST_BLOCK.0 * FAST_PER_THREAD.0, FAST_BLOCK.1 * FAST_PER_THREAD.1);
 
-/// Row stride (in `f32`) of the `fast` kernel's shared tile: the tile plus its halo, rounded up to
-/// a multiple of 4 so every thread's 16-byte shared loads are aligned.
+/// The `fast` kernel's horizontal halo: the radius rounded up to a multiple of 4, so the tile's
+/// first column, every row of it, and every thread's run of pixels are 16-byte aligned.
+pub const fn fast_halo(radius: u32) -> u32 {
+    radius.div_ceil(4) * 4
+}
+
+/// Row stride (in `f32`) of the `fast` kernel's shared tile: the tile plus its aligned halo.
 pub const fn fast_stride(radius: u32) -> u32 {
-    (FAST_TILE.0 + 2 * radius).div_ceil(4) * 4
+    FAST_TILE.0 + 2 * fast_halo(radius)
 }
 
 /// Shared memory of the `fast` kernel.
