@@ -134,14 +134,27 @@ pub fn read(path: &Path, raw: &RawLayout) -> Result<Image, FileError> {
     // Our own pixel limit is checked below; this only bounds any single allocation.
     limits.max_alloc = Some((MAX_PIXELS * 4 * 4) as u64);
     reader.limits(limits);
-    let decoder = reader.into_decoder().map_err(|e| decode(e.to_string()))?;
+    let decoder = reader.into_decoder().map_err(|e| decode(describe(e)))?;
     let (w, h) = decoder.dimensions();
     check_dims(w as usize, h as usize).map_err(|source| FileError::Image {
         path: path.to_path_buf(),
         source,
     })?;
-    let dynamic = image::DynamicImage::from_decoder(decoder).map_err(|e| decode(e.to_string()))?;
+    let dynamic = image::DynamicImage::from_decoder(decoder).map_err(|e| decode(describe(e)))?;
     from_dynamic(dynamic).map_err(decode)
+}
+
+/// The `image` crate's error, with our limits and truncation spelled out.
+fn describe(e: image::ImageError) -> String {
+    match e {
+        image::ImageError::Limits(e) => {
+            format!("{e} (at most {MAX_SIDE} pixels per side and {MAX_PIXELS} pixels)")
+        }
+        image::ImageError::IoError(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
+            format!("the file is truncated ({e})")
+        }
+        e => e.to_string(),
+    }
 }
 
 fn from_dynamic(dynamic: image::DynamicImage) -> Result<Image, String> {
@@ -296,17 +309,17 @@ fn encode(image: &Image, path: &Path, writer: &mut BufWriter<File>) -> Result<()
         }
         Format::Tiff => write_tiff(image, writer).map_err(|e| encode_err(e.to_string())),
         Format::Pnm if ext != "pam" && ch != 4 => {
-            use image::ImageEncoder;
-            use image::codecs::pnm::{PnmEncoder, PnmSubtype, SampleEncoding};
-            let subtype = if ch == 1 {
-                PnmSubtype::Graymap(SampleEncoding::Binary)
-            } else {
-                PnmSubtype::Pixmap(SampleEncoding::Binary)
-            };
-            PnmEncoder::new(writer)
-                .with_subtype(subtype)
-                .write_image(bytes, w, h, color_type(ch, dtype))
-                .map_err(|e| encode_err(e.to_string()))
+            // Binary PGM (P5) or PPM (P6), 8-bit or 16-bit (big-endian samples, maxval 65535).
+            let magic = if ch == 1 { "P5" } else { "P6" };
+            let mut data = format!("{magic}\n{w} {h}\n{}\n", dtype.levels().unwrap_or(255.0)).into_bytes();
+            match image.samples() {
+                Samples::U16(v) => data.extend(v.iter().flat_map(|x| x.to_be_bytes())),
+                _ => data.extend(bytes),
+            }
+            writer.write_all(&data).map_err(|source| FileError::Write {
+                path: path.to_path_buf(),
+                source,
+            })
         }
         Format::Png | Format::Jpeg | Format::Bmp | Format::Pnm => {
             let format = match format {

@@ -60,8 +60,8 @@ pub fn plan(problem: &Problem, separable: bool, budget: usize) -> Result<Vec<Ran
     if one > budget {
         return Err(Error::Image(format!(
             "a strip of one output row needs {} of device memory, more than the budget of {}",
-            mib(one),
-            mib(budget)
+            human(one),
+            human(budget)
         )));
     }
     // The cost is linear in the number of rows: one row's cost plus `per_row` for each more.
@@ -72,8 +72,12 @@ pub fn plan(problem: &Problem, separable: bool, budget: usize) -> Result<Vec<Ran
     Ok((0..oh).step_by(height).map(|y| y..(y + height).min(oh)).collect())
 }
 
-fn mib(bytes: usize) -> String {
-    format!("{:.1} MiB", bytes as f64 / (1u64 << 20) as f64)
+fn human(bytes: usize) -> String {
+    if bytes < 1 << 20 {
+        format!("{bytes} bytes")
+    } else {
+        format!("{:.1} MiB", bytes as f64 / (1u64 << 20) as f64)
+    }
 }
 
 /// The strip image for output rows `rows`: its rows plus the halo, border rows made by `border`.
