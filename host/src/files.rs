@@ -30,7 +30,8 @@ pub enum FileError {
     Image { path: PathBuf, source: crate::Error },
 }
 
-fn one_line(text: &str) -> String {
+/// `text` with every run of whitespace, line breaks included, made one space.
+pub fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 

@@ -287,7 +287,8 @@ fn main() -> ExitCode {
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            // One line, even when a cause (such as a JIT log) spans several.
+            eprintln!("error: {}", conv::files::one_line(&format!("{e:#}")));
             ExitCode::FAILURE
         }
     }
@@ -648,6 +649,7 @@ fn run_files(args: &MainArgs) -> Result<()> {
     if let Some(note) = &gpu_note
         && !f.quiet
     {
+        let note = conv::files::one_line(note);
         eprintln!("note: no usable GPU ({note}); processing on the CPU (cpu-par)");
     }
     let mut engine = match &gpu {
