@@ -720,6 +720,8 @@ fn bad_input_gets_a_one_line_error_and_no_output() {
     // Outputs.
     let nowhere = dir.path("no-such-folder/out.png");
     assert_fails(&["-i", g, "-o", s(&nowhere)], "does not exist", &nowhere);
+    let slash = format!("{}/", s(&dir.path("no-such-folder")));
+    assert_fails(&["-i", g, "-o", &slash], "output folder", &nowhere);
     assert_fails(
         &["-i", g, "-i", g, "-o", s(&dir.path("no-such-folder"))],
         "does not exist",

@@ -66,9 +66,9 @@ fn has_image_extension(path: &Path) -> bool {
         .is_some_and(|e| EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
 }
 
-/// Where each input's result goes. `output` is a file when there is one input and `output` is not
-/// an existing folder; otherwise a folder that must exist, and each result is named after its
-/// input with the extension `format` (default: the input's). Refuses to overwrite an input, to
+/// Where each input's result goes. `output` is a file when there is one input and `output` is
+/// neither an existing folder nor ends with `/`; otherwise a folder that must exist, and each
+/// result is named after its input with the extension `format` (default: the input's). Refuses to overwrite an input, to
 /// write two results to one file, and to replace an existing file unless `force`. Checks that the
 /// destination folder is writable before anything is decoded.
 pub fn plan_outputs(
@@ -77,7 +77,7 @@ pub fn plan_outputs(
     format: Option<&str>,
     force: bool,
 ) -> Result<Vec<Item>, String> {
-    let folder_mode = inputs.len() > 1 || output.is_dir();
+    let folder_mode = inputs.len() > 1 || output.is_dir() || output.to_string_lossy().ends_with('/');
     let items: Vec<Item> = if folder_mode {
         files::check_writable_dir(output)?;
         inputs
@@ -313,8 +313,10 @@ pub fn run(
     let threads = threads.max(1);
     let variant = engine.name();
     let next = AtomicUsize::new(0);
-    let (decoded_tx, decoded_rx) = mpsc::sync_channel::<Decoded>(threads);
-    let (computed_tx, computed_rx) = mpsc::sync_channel::<(Decoded, Computed)>(threads);
+    // One image waits in each queue: with the images being decoded, convolved and encoded, that
+    // bounds the memory in use for big images while keeping every stage busy.
+    let (decoded_tx, decoded_rx) = mpsc::sync_channel::<Decoded>(1);
+    let (computed_tx, computed_rx) = mpsc::sync_channel::<(Decoded, Computed)>(1);
     let computed_rx = Mutex::new(computed_rx);
     let (done_tx, done_rx) = mpsc::channel::<(usize, Outcome)>();
     let (stop_tx, stop_rx) = mpsc::channel::<()>();
