@@ -622,6 +622,11 @@ impl Gpu {
         }
         .map_err(cuda("launch a kernel"))
     }
+
+    /// Free and total device memory in bytes.
+    pub fn memory(&self) -> Result<(usize, usize)> {
+        cust::memory::mem_get_info().map_err(cuda("read the free memory"))
+    }
 }
 
 /// A kernel argument: a pointer to the value, as `cuLaunchKernel` takes it.

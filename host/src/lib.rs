@@ -4,17 +4,20 @@
 //! library loads that PTX with `cust`, runs each variant, and checks every result against an
 //! independent CPU reference that accumulates in `f64`.
 
+pub mod batch;
 pub mod bench;
 pub mod border;
 pub mod check;
 pub mod cpu;
 pub mod driver;
 pub mod error;
+pub mod files;
 pub mod filter;
 pub mod gpu;
 pub mod image;
 pub mod jobs;
 pub mod stats;
+pub mod strips;
 mod texture;
 
 pub use border::Border;

@@ -1,18 +1,26 @@
-//! `host`: the command line. Runs and times every convolution variant (the main job) or verifies
-//! every variant against the CPU reference (`host verify`).
+//! `host`: the command line. Runs and times every convolution variant (the main job), verifies
+//! every variant against the CPU reference (`host verify`), processes image files (`--input`), or
+//! describes the GPU (`host info`).
 
 use anyhow::{Context as _, Result, bail};
 use clap::{Parser, Subcommand};
+use conv::batch;
+use conv::files::RawLayout;
 use conv::filter::FilterKind;
 use conv::gpu::{Gpu, Variant};
 use conv::jobs::{self, MainJob, Report, SeparableMode, VerifyPlan};
 use conv::{Border, DType, Filter, Image};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::IsTerminal as _;
+use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Instant;
 
 /// 2D image convolution on NVIDIA GPUs with kernels written in Rust.
 ///
-/// Without a subcommand, runs the main job: convolves a reproducible random image with every CPU
-/// and GPU variant, checks each against an f64 CPU reference, and prints one table.
+/// Without a subcommand or --input, runs the main job: convolves a reproducible random image with
+/// every CPU and GPU variant, checks each against an f64 CPU reference, and prints one table.
+/// With --input, convolves image files (PNG, JPEG, TIFF, BMP, PGM/PPM/PNM/PAM, RAW f32).
 #[derive(Parser, Debug)]
 #[command(version, about)]
 struct Cli {
@@ -27,18 +35,20 @@ struct MainArgs {
     /// Side of the square test image, in pixels.
     #[arg(long, default_value_t = 2048)]
     size: usize,
-    /// Image width (overrides --size).
+    /// Image width (overrides --size; with --input, the width of RAW f32 files).
     #[arg(long)]
     width: Option<usize>,
-    /// Image height (overrides --size).
+    /// Image height (overrides --size; with --input, the height of RAW f32 files).
     #[arg(long)]
     height: Option<usize>,
-    /// Channels of the test image: 1 (gray), 3 (RGB), 4 (RGBA; alpha is copied).
+    /// Channels of the test image (with --input, of RAW f32 files): 1 (gray), 3 (RGB), 4 (RGBA;
+    /// alpha is copied).
     #[arg(long, default_value_t = 1)]
     channels: usize,
-    /// Sample type of the test image; integer results are clamped to [0, 1] and rounded.
-    #[arg(long, value_enum, default_value_t = DType::F32)]
-    dtype: DType,
+    /// Sample type of the test image (default f32; with --input, default: keep the file's);
+    /// integer results are clamped to [0, 1] and rounded.
+    #[arg(long, value_enum)]
+    dtype: Option<DType>,
     /// Seed of the random test image.
     #[arg(long, default_value_t = 42)]
     seed: u64,
@@ -65,6 +75,83 @@ struct MainArgs {
     /// Skip the GPU even if one is present.
     #[arg(long)]
     cpu_only: bool,
+    #[command(flatten)]
+    files: FileArgs,
+}
+
+/// Processing image files instead of the main job.
+#[derive(clap::Args, Debug)]
+struct FileArgs {
+    /// Image file, folder of images, or glob pattern to process (repeatable).
+    #[arg(long, short)]
+    input: Vec<PathBuf>,
+    /// Output file, or folder (which must exist) for many inputs. Never overwrites an input.
+    #[arg(long, short, requires = "input")]
+    output: Option<PathBuf>,
+    /// Overwrite existing output files.
+    #[arg(long, requires = "input")]
+    force: bool,
+    /// Extension (format) of the results in an output folder (default: each input's).
+    #[arg(long, requires = "input")]
+    format: Option<String>,
+    /// The one variant for files: a GPU variant, or `cpu` (default: fast, or separable for
+    /// rank-1 filters of size 25 and up; the CPU when no GPU is usable).
+    #[arg(long, requires = "input", value_parser = parse_file_variant)]
+    variant: Option<FileVariant>,
+    /// Device memory one image may use, e.g. 256M or 2G (default: 90% of the free GPU memory);
+    /// larger images are processed in horizontal strips. Also bounds the CPU path's strips.
+    #[arg(long, requires = "input", value_parser = parse_bytes)]
+    max_gpu_mem: Option<usize>,
+    /// Print one JSON document with every image's results on stdout, and nothing else there.
+    #[arg(long, requires = "input")]
+    json: bool,
+    /// Print only errors.
+    #[arg(long, short, requires = "input", conflicts_with = "verbose")]
+    quiet: bool,
+    /// Print a line per image.
+    #[arg(long, short, requires = "input")]
+    verbose: bool,
+}
+
+/// The engine `--variant` asks for.
+#[derive(Clone, Copy, Debug)]
+enum FileVariant {
+    Cpu,
+    Gpu(Variant),
+}
+
+fn parse_file_variant(s: &str) -> Result<FileVariant, String> {
+    if s == "cpu" {
+        return Ok(FileVariant::Cpu);
+    }
+    parse_variant(s)
+        .map(FileVariant::Gpu)
+        .map_err(|e| format!("{e}, or cpu"))
+}
+
+/// Parses a size in bytes with an optional K, M, G or T suffix (powers of 1024; `B` optional).
+fn parse_bytes(s: &str) -> Result<usize, String> {
+    let t = s.trim().trim_end_matches(['B', 'b']);
+    let (digits, shift) = match t.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => {
+            let shift = match c.to_ascii_uppercase() {
+                'K' => 10,
+                'M' => 20,
+                'G' => 30,
+                'T' => 40,
+                _ => return Err(format!("'{s}' is not a size such as 256M or 2G")),
+            };
+            (&t[..i], shift)
+        }
+        _ => (t, 0),
+    };
+    let n: usize = digits
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{s}' is not a size such as 256M or 2G"))?;
+    n.checked_mul(1usize << shift)
+        .filter(|&b| b > 0)
+        .ok_or_else(|| format!("'{s}' is not a usable size"))
 }
 
 #[derive(clap::Args, Debug)]
@@ -168,6 +255,9 @@ enum Command {
         #[arg(long)]
         cpu_only: bool,
     },
+    /// Describe the GPU (name, compute capability, SMs, memory, driver), the embedded PTX's target
+    /// and the largest filter; works without a GPU.
+    Info,
 }
 
 fn parse_size(s: &str) -> Result<(usize, usize), String> {
@@ -192,6 +282,7 @@ fn parse_variant(s: &str) -> Result<Variant, String> {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match cli.command {
+        None if !cli.main.files.input.is_empty() => run_files(&cli.main),
         None => run_main_job(&cli.main),
         Some(Command::Bench {
             sizes,
@@ -209,6 +300,10 @@ fn main() -> ExitCode {
                 runs,
             };
             run_bench(&config, &out)
+        }
+        Some(Command::Info) => {
+            info();
+            Ok(())
         }
         Some(Command::Verify {
             sizes,
@@ -233,7 +328,8 @@ fn main() -> ExitCode {
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            // One line, even when a cause (such as a JIT log) spans several.
+            eprintln!("error: {}", conv::files::one_line(&format!("{e:#}")));
             ExitCode::FAILURE
         }
     }
@@ -271,7 +367,8 @@ fn open_gpu(cpu_only: bool) -> Option<Gpu> {
 fn run_main_job(args: &MainArgs) -> Result<()> {
     let (width, height) = (args.width.unwrap_or(args.size), args.height.unwrap_or(args.size));
     let filter = args.filter.build()?;
-    let image = Image::random(width, height, args.channels, args.dtype, args.seed)
+    let dtype = args.dtype.unwrap_or(DType::F32);
+    let image = Image::random(width, height, args.channels, dtype, args.seed)
         .context("--size/--width/--height/--channels")?;
     args.border
         .output_size(width, height, filter.radius())
@@ -281,7 +378,7 @@ fn run_main_job(args: &MainArgs) -> Result<()> {
     println!(
         "Image {width}x{height}, {} channel(s) {:?} (random, seed {}), {}, {} border{}, {} CPU threads",
         args.channels,
-        args.dtype,
+        dtype,
         args.seed,
         args.filter.describe(&filter),
         args.border.name(),
@@ -539,6 +636,192 @@ fn run_verify(
     );
     if failed > 0 {
         bail!("{failed} verification case(s) failed");
+    }
+    Ok(())
+}
+
+/// `host info`: the GPU (or why there is none), the embedded PTX and the largest filter.
+fn info() {
+    match Gpu::new() {
+        Ok(gpu) => {
+            let i = gpu.info();
+            let gib = |b: usize| b as f64 / (1u64 << 30) as f64;
+            println!("GPU: {}", i.name);
+            println!(
+                "compute capability: {}.{}",
+                i.compute_capability.0, i.compute_capability.1
+            );
+            println!("SMs: {}", i.multiprocessors);
+            match gpu.memory() {
+                Ok((free, total)) => println!("memory: {:.1} GiB ({:.1} GiB free)", gib(total), gib(free)),
+                Err(_) => println!("memory: {:.1} GiB", gib(i.memory_bytes)),
+            }
+            println!(
+                "driver: CUDA driver API {}.{}",
+                i.driver_version / 1000,
+                (i.driver_version % 1000) / 10
+            );
+            println!("PTX JIT + load: {:.1} ms", gpu.module_load_ms());
+        }
+        Err(e) => println!("GPU: none ({e})"),
+    }
+    let directive = |name: &str| {
+        conv::gpu::PTX
+            .lines()
+            .find_map(|l| l.trim().strip_prefix(name))
+            .map_or("?", str::trim)
+    };
+    let kernels = conv::gpu::PTX.lines().filter(|l| l.contains(".entry ")).count();
+    println!(
+        "PTX target: {} (PTX ISA {}, {kernels} kernels)",
+        directive(".target "),
+        directive(".version ")
+    );
+    let k = gpu_kernels::launch::MAX_FILTER_SIZE;
+    println!("largest filter: {k}x{k}");
+}
+
+/// Processes image files (`--input`): one line per failure on stderr, a summary unless `--quiet`,
+/// a JSON document with `--json`; fails if any image failed.
+fn run_files(args: &MainArgs) -> Result<()> {
+    let f = &args.files;
+    let output = f
+        .output
+        .as_deref()
+        .context("--input needs --output (a file, or a folder for many inputs)")?;
+    let filter = args.filter.build()?;
+    let inputs = batch::expand_inputs(&f.input).map_err(anyhow::Error::msg)?;
+    let items =
+        batch::plan_outputs(&inputs, output, f.format.as_deref(), f.force).map_err(anyhow::Error::msg)?;
+    let requested = match f.variant {
+        Some(FileVariant::Cpu) => None,
+        Some(FileVariant::Gpu(v)) => Some(v),
+        None => Some(batch::default_variant(&filter)),
+    };
+    if requested == Some(Variant::Separable) && filter.rank1().is_none() {
+        bail!(
+            "the separable variant needs a rank-1 filter (box, gaussian, sobel, identity, or a file with one)"
+        );
+    }
+    let mut gpu_note = None;
+    let gpu = match requested {
+        None => None,
+        Some(v) => match Gpu::new() {
+            Ok(gpu) => Some((gpu, v)),
+            Err(e) if f.variant.is_some() => bail!("--variant {} needs a usable GPU: {e}", v.name()),
+            Err(e) => {
+                gpu_note = Some(e.to_string());
+                None
+            }
+        },
+    };
+    if let Some(note) = &gpu_note
+        && !f.quiet
+    {
+        let note = conv::files::one_line(note);
+        eprintln!("note: no usable GPU ({note}); processing on the CPU (cpu-par)");
+    }
+    let mut engine = match &gpu {
+        Some((gpu, variant)) => batch::Engine::Gpu {
+            gpu,
+            variant: *variant,
+            cached: None,
+        },
+        None => batch::Engine::Cpu,
+    };
+    let settings = batch::Settings {
+        filter,
+        border: args.border,
+        clamp: args.clamp,
+        dtype: args.dtype,
+        raw: RawLayout {
+            width: args.width,
+            height: args.height,
+            channels: args.channels,
+        },
+        max_mem: f.max_gpu_mem,
+    };
+    let progress = ProgressBar::with_draw_target(Some(items.len() as u64), ProgressDrawTarget::hidden());
+    progress.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} images  {per_sec}  ETA {eta}")
+            .expect("a valid template"),
+    );
+    let single = items.len() == 1;
+    let show_failure = |o: &batch::Outcome| {
+        if !single && let Some(e) = &o.error {
+            eprintln!("error: {e}");
+        }
+    };
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().div_ceil(2).min(8));
+    let started = Instant::now();
+    let outcomes = batch::run(
+        &items,
+        &settings,
+        &mut engine,
+        threads,
+        &progress,
+        !f.quiet && std::io::stderr().is_terminal(),
+        &show_failure,
+    );
+    progress.finish_and_clear();
+    let summary = batch::summarize(&outcomes, started.elapsed().as_secs_f64());
+    if f.json {
+        let gpu_json = gpu.as_ref().map(|(g, _)| {
+            let i = g.info();
+            serde_json::json!({
+                "name": i.name,
+                "compute_capability": format!("{}.{}", i.compute_capability.0, i.compute_capability.1),
+                "multiprocessors": i.multiprocessors,
+                "memory_bytes": i.memory_bytes,
+                "driver_api": i.driver_version,
+            })
+        });
+        let doc = serde_json::json!({
+            "gpu": gpu_json,
+            "gpu_unavailable": gpu_note,
+            "variant": engine.name(),
+            "filter": args.filter.describe(&settings.filter),
+            "border": args.border.name(),
+            "images": outcomes,
+            "summary": summary,
+        });
+        println!("{}", serde_json::to_string_pretty(&doc)?);
+    } else if f.verbose {
+        for o in &outcomes {
+            if let Some(d) = &o.done {
+                println!(
+                    "{} -> {}: {}x{} x{} {}, {}, {} strip(s), {:.2} ms",
+                    o.input.display(),
+                    o.output.display(),
+                    d.width,
+                    d.height,
+                    d.channels,
+                    d.dtype,
+                    o.variant,
+                    d.strips,
+                    d.compute.compute_ms
+                );
+            }
+        }
+    }
+    if single && let Some(e) = &outcomes[0].error {
+        bail!("{e}");
+    }
+    if !f.quiet {
+        eprintln!(
+            "{} image(s), {} failed, {:.2} s, {:.1} megapixels/s, {}",
+            summary.images,
+            summary.failed,
+            summary.seconds,
+            summary.megapixels_per_s,
+            match &gpu {
+                Some((g, _)) => format!("{} on {}", engine.name(), g.info().name),
+                None => "cpu-par on the CPU".to_string(),
+            }
+        );
+    }
+    if summary.failed > 0 {
+        bail!("{} of {} image(s) failed", summary.failed, summary.images);
     }
     Ok(())
 }

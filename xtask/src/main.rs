@@ -1,4 +1,4 @@
-//! Project tasks, run as `cargo xtask <task>`: build-ptx, install-ptxas, verify, ci.
+//! Project tasks, run as `cargo xtask <task>`: build-ptx, install-ptxas, verify, ci, doctor.
 
 use anyhow::{Context, Result, bail};
 use std::path::{Path, PathBuf};
@@ -19,7 +19,9 @@ tasks:
   bench [ARGS...]            build the host in release mode and run `host bench ARGS...` (needs a
                              GPU; writes target/bench/bench.csv and bench.md)
   ci                         everything CI checks: formatting, clippy (host and nvptx), tests,
-                             PTX build + ptxas check, and the main job on the CPU";
+                             PTX build + ptxas check, and the main job on the CPU
+  doctor                     check the toolchain, rust-src, ptxas, the PTX build, the CUDA driver
+                             and the PTX load, and say what to fix";
 
 fn main() {
     if let Err(e) = run() {
@@ -55,6 +57,7 @@ fn run() -> Result<()> {
             .concat(),
         ),
         Some("ci") => ci(),
+        Some("doctor") => doctor(),
         _ => bail!("{}", usage()),
     }
 }
@@ -276,6 +279,130 @@ fn ci() -> Result<()> {
         "5",
     ])?;
     println!("ci: all checks passed");
+    Ok(())
+}
+
+/// How one `doctor` check went.
+enum Check {
+    Ok(String),
+    /// Not a failure (no GPU is normal on CI): what it means and how to get it.
+    Warn(String),
+    /// What is wrong and how to fix it.
+    Fail(String),
+}
+
+/// The first line of a command's output (stdout, else stderr), or why it did not run.
+fn first_line(program: &str, args: &[&str]) -> Result<String, String> {
+    let o = Command::new(program)
+        .args(args)
+        .current_dir(workspace())
+        .output()
+        .map_err(|e| format!("cannot run {program}: {e}"))?;
+    let text = if o.stdout.is_empty() { &o.stderr } else { &o.stdout };
+    let line = String::from_utf8_lossy(text)
+        .lines()
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_string();
+    if o.status.success() { Ok(line) } else { Err(line) }
+}
+
+/// Checks everything building and running needs, prints a checklist with fixes; fails if anything
+/// but the GPU is missing.
+fn doctor() -> Result<()> {
+    let mut checks: Vec<(&str, Check)> = Vec::new();
+    checks.push((
+        "toolchain",
+        match first_line("rustup", &["show", "active-toolchain"]) {
+            Ok(t) => Check::Ok(t),
+            Err(e) => Check::Fail(format!(
+                "{e}: install rustup (rustup.rs); rust-toolchain.toml pins the nightly"
+            )),
+        },
+    ));
+    let components = Command::new("rustup")
+        .args(["component", "list", "--installed"])
+        .current_dir(workspace())
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap_or_default();
+    checks.push((
+        "rust-src",
+        if components.lines().any(|l| l.starts_with("rust-src")) {
+            Check::Ok("installed (needed by -Zbuild-std for the nvptx target)".into())
+        } else {
+            Check::Fail("missing: run `rustup component add rust-src`".into())
+        },
+    ));
+    checks.push((
+        "ptxas",
+        match find_ptxas() {
+            Some(p) => match first_line(&p.to_string_lossy(), &["--version"]) {
+                Ok(_) => Check::Ok(p.display().to_string()),
+                Err(e) => Check::Fail(format!(
+                    "{} does not run ({e}): run `cargo xtask install-ptxas`",
+                    p.display()
+                )),
+            },
+            None => Check::Fail("not found: run `cargo xtask install-ptxas` (or set PTXAS)".into()),
+        },
+    ));
+    let ws = workspace();
+    let ptx_path = ws.join("target/ptx/kernels.ptx");
+    std::fs::create_dir_all(ws.join("target/ptx"))?;
+    checks.push((
+        "PTX build",
+        match ptx_builder::build(
+            &ws,
+            &ws.join("target/ptx-build"),
+            ptx_builder::DEFAULT_ARCH,
+            &ptx_path,
+        ) {
+            Ok(_) => {
+                let ptx = std::fs::read_to_string(&ptx_path)?;
+                Check::Ok(format!(
+                    "{} kernels for {}",
+                    ptx_builder::entry_names(&ptx).len(),
+                    ptx_builder::DEFAULT_ARCH
+                ))
+            }
+            Err(e) => Check::Fail(format!("{e}: check the toolchain and rust-src above")),
+        },
+    ));
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    checks.push((
+        "GPU",
+        match first_line(&cargo, &["run", "--quiet", "--package", "host", "--", "info"])
+            .map(|l| l.trim_start_matches("GPU: ").to_string())
+        {
+            Ok(line) if line.contains("could not load the kernels' PTX") => Check::Fail(format!(
+                "{line}\n      fix: update the NVIDIA driver (the PTX needs ISA 7.8: R520 or newer)"
+            )),
+            Ok(line) if line.starts_with("none") => Check::Warn(format!(
+                "{line}\n      the GPU variants are skipped; to run them install the NVIDIA driver (R520+) \
+                 on a machine with a compute capability 9.0+ GPU"
+            )),
+            Ok(line) => Check::Ok(format!("{line}; the driver loaded the PTX")),
+            Err(e) => Check::Fail(format!("`host info` failed: {e}")),
+        },
+    ));
+    let mut failed = 0;
+    for (name, check) in &checks {
+        let (mark, text) = match check {
+            Check::Ok(t) => ("ok  ", t),
+            Check::Warn(t) => ("warn", t),
+            Check::Fail(t) => {
+                failed += 1;
+                ("FAIL", t)
+            }
+        };
+        println!("[{mark}] {name}: {text}");
+    }
+    if failed > 0 {
+        bail!("{failed} check(s) failed: see the fixes above");
+    }
+    println!("doctor: everything needed is in place");
     Ok(())
 }
 

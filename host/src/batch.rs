@@ -1,0 +1,469 @@
+//! Batches of image files: expands inputs (files, folders, globs), plans outputs (never over an
+//! input, never over an existing file unless forced), and runs the pipeline: decoding threads,
+//! one convolution engine (the GPU, reusing its device buffers, or the CPU) in strips when the
+//! image exceeds the memory budget, and encoding threads; one bad file fails alone.
+
+use crate::files::{self, EXTENSIONS, FileError, RawLayout};
+use crate::gpu::{DeviceJob, Gpu, Problem, Variant};
+use crate::image::DType;
+use crate::{Border, Filter, Image, Result, cpu, strips};
+use indicatif::{ProgressBar, ProgressDrawTarget};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, mpsc};
+use std::time::{Duration, Instant};
+
+/// One file to process and where its result goes.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Item {
+    pub input: PathBuf,
+    pub output: PathBuf,
+}
+
+/// The files named by `inputs`: each a file, a folder (its image files, by extension, sorted) or a
+/// glob pattern (its matching files, sorted).
+pub fn expand_inputs(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+    let mut files = Vec::new();
+    for input in inputs {
+        let text = input.to_string_lossy();
+        if input.is_dir() {
+            let entries = std::fs::read_dir(input)
+                .map_err(|e| format!("cannot read input folder {}: {e}", input.display()))?;
+            let mut found: Vec<PathBuf> = entries
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.is_file() && has_image_extension(p))
+                .collect();
+            if found.is_empty() {
+                return Err(format!(
+                    "input folder {} has no image files ({})",
+                    input.display(),
+                    EXTENSIONS.join(", ")
+                ));
+            }
+            found.sort();
+            files.extend(found);
+        } else if text.contains(['*', '?', '[']) && !input.exists() {
+            let paths = glob::glob(&text).map_err(|e| format!("bad pattern {text}: {e}"))?;
+            let mut found: Vec<PathBuf> = paths.filter_map(|p| p.ok()).filter(|p| p.is_file()).collect();
+            if found.is_empty() {
+                return Err(format!("no file matches {text}"));
+            }
+            found.sort();
+            files.extend(found);
+        } else if input.exists() {
+            files.push(input.clone());
+        } else {
+            return Err(format!("input {} does not exist", input.display()));
+        }
+    }
+    Ok(files)
+}
+
+fn has_image_extension(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
+}
+
+/// Where each input's result goes. `output` is a file when there is one input and `output` is
+/// neither an existing folder nor ends with `/`; otherwise a folder that must exist, and each
+/// result is named after its input with the extension `format` (default: the input's). Refuses to overwrite an input, to
+/// write two results to one file, and to replace an existing file unless `force`. Checks that the
+/// destination folder is writable before anything is decoded.
+pub fn plan_outputs(
+    inputs: &[PathBuf],
+    output: &Path,
+    format: Option<&str>,
+    force: bool,
+) -> Result<Vec<Item>, String> {
+    let folder_mode = inputs.len() > 1 || output.is_dir() || output.to_string_lossy().ends_with('/');
+    let items: Vec<Item> = if folder_mode {
+        files::check_writable_dir(output)?;
+        inputs
+            .iter()
+            .map(|input| {
+                let stem = input.file_stem().unwrap_or_default();
+                let mut out = output.join(stem);
+                let ext = format
+                    .map(str::to_owned)
+                    .or_else(|| input.extension().map(|e| e.to_string_lossy().into_owned()));
+                if let Some(ext) = ext {
+                    out.set_extension(ext);
+                }
+                Item {
+                    input: input.clone(),
+                    output: out,
+                }
+            })
+            .collect()
+    } else {
+        files::check_writable_dir(output.parent().unwrap_or(Path::new("")))?;
+        vec![Item {
+            input: inputs[0].clone(),
+            output: output.to_path_buf(),
+        }]
+    };
+    let canonical: Vec<PathBuf> = inputs.iter().filter_map(|p| p.canonicalize().ok()).collect();
+    for (n, item) in items.iter().enumerate() {
+        if item.output.exists() {
+            if item.output.canonicalize().is_ok_and(|c| canonical.contains(&c)) {
+                return Err(format!(
+                    "refusing to overwrite the input {} with a result",
+                    item.output.display()
+                ));
+            }
+            if !force {
+                return Err(format!(
+                    "{} already exists (use --force to overwrite it)",
+                    item.output.display()
+                ));
+            }
+        }
+        if let Some(other) = items[..n].iter().find(|o| o.output == item.output) {
+            return Err(format!(
+                "{} and {} would both be written to {}",
+                other.input.display(),
+                item.input.display(),
+                item.output.display()
+            ));
+        }
+    }
+    Ok(items)
+}
+
+/// What to do to every image.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    pub filter: Filter,
+    pub border: Border,
+    /// Clamp `f32` results to [0, 1].
+    pub clamp: bool,
+    /// Convert the samples to this type before processing (default: keep the file's).
+    pub dtype: Option<DType>,
+    /// How to read RAW files.
+    pub raw: RawLayout,
+    /// Device memory one convolution may use, in bytes (`None`: 90% of the GPU's free memory; no
+    /// limit on the CPU). Larger images are processed in strips.
+    pub max_mem: Option<usize>,
+}
+
+/// Filter size from which the two-pass separable variant beats `fast` on rank-1 filters
+/// (8192² f32 on an H200, BENCHMARKS.md: `fast` wins up to k = 17, separable at k = 31).
+const SEPARABLE_FROM_SIZE: usize = 25;
+
+/// The default GPU variant for files: `fast`, or `separable` for large rank-1 filters.
+pub fn default_variant(filter: &Filter) -> Variant {
+    if filter.size() >= SEPARABLE_FROM_SIZE && filter.rank1().is_some() {
+        Variant::Separable
+    } else {
+        Variant::Fast
+    }
+}
+
+/// Where convolutions run.
+pub enum Engine<'g> {
+    /// The multi-threaded CPU path (`cpu-par`).
+    Cpu,
+    /// One GPU variant; device buffers are kept and reused while images keep their shape.
+    Gpu {
+        gpu: &'g Gpu,
+        variant: Variant,
+        cached: Option<Box<(Problem, DeviceJob)>>,
+    },
+}
+
+/// Times of one image's convolution (ms).
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct ComputeTimes {
+    /// The whole convolution on the host clock (GPU: including transfers and allocation).
+    pub compute_ms: f64,
+    /// GPU kernels only (CUDA events).
+    pub kernel_ms: Option<f64>,
+    pub h2d_ms: Option<f64>,
+    pub d2h_ms: Option<f64>,
+}
+
+impl Engine<'_> {
+    /// The name of what runs: a GPU variant's name or `cpu-par`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Engine::Cpu => "cpu-par",
+            Engine::Gpu { variant, .. } => variant.name(),
+        }
+    }
+
+    /// Convolves `image` (in strips when it exceeds the budget); returns the result, the number of
+    /// strips and the times.
+    pub fn convolve(&mut self, image: &Image, s: &Settings) -> Result<(Image, usize, ComputeTimes)> {
+        let start = Instant::now();
+        let (r, border) = (s.filter.radius(), s.border);
+        let problem = Problem::of(image, &s.filter, border, s.clamp);
+        let mut times = ComputeTimes::default();
+        let (out, strips) = match self {
+            Engine::Cpu => {
+                let plan = strips::plan(&problem, false, s.max_mem.unwrap_or(usize::MAX))?;
+                let out = strips::run(image, r, border, &plan, |strip| {
+                    cpu::parallel(strip, &s.filter, border, s.clamp)
+                })?;
+                (out, plan.len())
+            }
+            Engine::Gpu { gpu, variant, cached } => {
+                let budget = match s.max_mem {
+                    Some(b) => b,
+                    None => gpu.memory()?.0 / 10 * 9,
+                };
+                let plan = strips::plan(&problem, *variant == Variant::Separable, budget)?;
+                let kernel = gpu.kernel(*variant, image.dtype())?;
+                let (mut kernel_ms, mut h2d_ms, mut d2h_ms) = (0.0, 0.0, 0.0);
+                let out = strips::run(image, r, border, &plan, |strip| {
+                    let strip_problem = Problem::of(strip, &s.filter, border, s.clamp);
+                    let reusable = cached.as_ref().is_some_and(|c| same_shape(&c.0, &strip_problem));
+                    if !reusable {
+                        // Free the old buffers before allocating the new ones.
+                        *cached = None;
+                        *cached = Some(Box::new((
+                            strip_problem.clone(),
+                            gpu.alloc(*variant, &strip_problem)?,
+                        )));
+                    }
+                    let job = &mut cached.as_mut().expect("allocated above").1;
+                    h2d_ms += gpu.upload(job, strip)?;
+                    kernel_ms += gpu.time(|g| g.launch(&kernel, job))?;
+                    let (result, ms) = gpu.download(job)?;
+                    d2h_ms += ms;
+                    Ok(result)
+                })?;
+                times.kernel_ms = Some(kernel_ms);
+                times.h2d_ms = Some(h2d_ms);
+                times.d2h_ms = Some(d2h_ms);
+                (out, plan.len())
+            }
+        };
+        times.compute_ms = start.elapsed().as_secs_f64() * 1e3;
+        Ok((out, strips, times))
+    }
+}
+
+/// Whether two problems (same filter, border and clamping within a batch) have the same buffers.
+fn same_shape(a: &Problem, b: &Problem) -> bool {
+    (a.width, a.height, a.channels, a.dtype) == (b.width, b.height, b.channels, b.dtype)
+}
+
+/// What happened to one image.
+#[derive(Clone, Debug, Serialize)]
+pub struct Outcome {
+    pub input: PathBuf,
+    pub output: PathBuf,
+    /// The engine that ran: a GPU variant's name or `cpu-par`.
+    pub variant: &'static str,
+    /// Present when the image was processed and written.
+    #[serde(flatten)]
+    pub done: Option<Done>,
+    /// Why it failed (one line), if it did.
+    pub error: Option<String>,
+}
+
+/// Facts and times of an image that was processed.
+#[derive(Clone, Debug, Serialize)]
+pub struct Done {
+    /// The result's size (smaller than the input's with the valid border).
+    pub width: usize,
+    pub height: usize,
+    pub channels: usize,
+    pub dtype: &'static str,
+    pub strips: usize,
+    pub decode_ms: f64,
+    #[serde(flatten)]
+    pub compute: ComputeTimes,
+    pub encode_ms: f64,
+    /// Input plus output bytes over the kernel time (GPU) or the whole convolution (CPU).
+    pub gb_per_s: f64,
+}
+
+/// An image on its way from a decoder to an encoder.
+struct Decoded {
+    index: usize,
+    image: std::result::Result<Image, String>,
+    decode_ms: f64,
+}
+
+fn ms_since(t: Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1e3
+}
+
+/// Decodes (and converts) one input.
+fn decode(item: &Item, s: &Settings) -> std::result::Result<Image, String> {
+    let image = files::read(&item.input, &s.raw).map_err(|e| e.to_string())?;
+    Ok(match s.dtype {
+        Some(d) => files::convert(image, d),
+        None => image,
+    })
+}
+
+/// Processes every item: `threads` decoding and as many encoding threads run while `engine`
+/// convolves on this thread. `progress` counts finished images; it starts hidden and is drawn on
+/// stderr after a second if `show_progress`. `failed` sees each failure as it happens. Returns
+/// one outcome per item, in order.
+pub fn run(
+    items: &[Item],
+    settings: &Settings,
+    engine: &mut Engine<'_>,
+    threads: usize,
+    progress: &ProgressBar,
+    show_progress: bool,
+    failed: &(dyn Fn(&Outcome) + Sync),
+) -> Vec<Outcome> {
+    let threads = threads.max(1);
+    let variant = engine.name();
+    let next = AtomicUsize::new(0);
+    // One image waits in each queue: with the images being decoded, convolved and encoded, that
+    // bounds the memory in use for big images while keeping every stage busy.
+    let (decoded_tx, decoded_rx) = mpsc::sync_channel::<Decoded>(1);
+    let (computed_tx, computed_rx) = mpsc::sync_channel::<(Decoded, Computed)>(1);
+    let computed_rx = Mutex::new(computed_rx);
+    let (done_tx, done_rx) = mpsc::channel::<(usize, Outcome)>();
+    let (stop_tx, stop_rx) = mpsc::channel::<()>();
+    let finish = |index: usize, done: Option<Done>, error: Option<String>| {
+        let item = &items[index];
+        let outcome = Outcome {
+            input: item.input.clone(),
+            output: item.output.clone(),
+            variant,
+            done,
+            error,
+        };
+        if outcome.error.is_some() {
+            progress.suspend(|| failed(&outcome));
+        }
+        progress.inc(1);
+        outcome
+    };
+    std::thread::scope(|scope| {
+        scope.spawn(move || {
+            if show_progress && stop_rx.recv_timeout(Duration::from_secs(1)).is_err() {
+                progress.set_draw_target(ProgressDrawTarget::stderr());
+                progress.enable_steady_tick(Duration::from_millis(200));
+            }
+        });
+        for _ in 0..threads {
+            let decoded_tx = decoded_tx.clone();
+            let next = &next;
+            scope.spawn(move || {
+                loop {
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(item) = items.get(index) else { break };
+                    let t = Instant::now();
+                    let image = decode(item, settings);
+                    let decoded = Decoded {
+                        index,
+                        image,
+                        decode_ms: ms_since(t),
+                    };
+                    if decoded_tx.send(decoded).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(decoded_tx);
+        for _ in 0..threads {
+            let (computed_rx, done_tx) = (&computed_rx, done_tx.clone());
+            scope.spawn(move || {
+                loop {
+                    let next = computed_rx.lock().expect("no encoder panics").recv();
+                    let Ok((decoded, computed)) = next else { break };
+                    let outcome = match decoded.image {
+                        Ok(image) => {
+                            let t = Instant::now();
+                            match files::write(&image, &items[decoded.index].output) {
+                                Ok(()) => {
+                                    let done = done_facts(&image, &computed, decoded.decode_ms, t);
+                                    finish(decoded.index, Some(done), None)
+                                }
+                                Err(e) => finish(decoded.index, None, Some(e.to_string())),
+                            }
+                        }
+                        Err(e) => finish(decoded.index, None, Some(e)),
+                    };
+                    let _ = done_tx.send((decoded.index, outcome));
+                }
+            });
+        }
+        drop(done_tx);
+        for mut decoded in decoded_rx {
+            let mut computed = Computed::default();
+            if let Ok(image) = &decoded.image {
+                computed.input_bytes = image.byte_len();
+                decoded.image = match engine.convolve(image, settings) {
+                    Ok((out, strips, times)) => {
+                        (computed.strips, computed.times) = (strips, times);
+                        Ok(out)
+                    }
+                    Err(e) => Err(FileError::Image {
+                        path: items[decoded.index].input.clone(),
+                        source: e,
+                    }
+                    .to_string()),
+                };
+            }
+            if computed_tx.send((decoded, computed)).is_err() {
+                break;
+            }
+        }
+        drop(computed_tx);
+        let _ = stop_tx.send(());
+    });
+    let mut outcomes: Vec<(usize, Outcome)> = done_rx.into_iter().collect();
+    outcomes.sort_by_key(|(i, _)| *i);
+    outcomes.into_iter().map(|(_, o)| o).collect()
+}
+
+/// What the engine reports about one image.
+#[derive(Default)]
+struct Computed {
+    input_bytes: usize,
+    strips: usize,
+    times: ComputeTimes,
+}
+
+/// The facts of a written `result`.
+fn done_facts(result: &Image, c: &Computed, decode_ms: f64, encode: Instant) -> Done {
+    let seconds = c.times.kernel_ms.unwrap_or(c.times.compute_ms) / 1e3;
+    Done {
+        width: result.width(),
+        height: result.height(),
+        channels: result.channels(),
+        dtype: result.dtype().suffix(),
+        strips: c.strips,
+        decode_ms,
+        compute: c.times,
+        encode_ms: ms_since(encode),
+        gb_per_s: (c.input_bytes + result.byte_len()) as f64 / seconds / 1e9,
+    }
+}
+
+/// Totals of a batch.
+#[derive(Clone, Debug, Serialize)]
+pub struct Summary {
+    pub images: usize,
+    pub failed: usize,
+    pub seconds: f64,
+    /// Megapixels of the images processed per second of wall time.
+    pub megapixels_per_s: f64,
+}
+
+/// The totals of `outcomes`, which took `seconds`.
+pub fn summarize(outcomes: &[Outcome], seconds: f64) -> Summary {
+    let pixels: usize = outcomes
+        .iter()
+        .filter_map(|o| o.done.as_ref())
+        .map(|d| d.width * d.height)
+        .sum();
+    Summary {
+        images: outcomes.len(),
+        failed: outcomes.iter().filter(|o| o.error.is_some()).count(),
+        seconds,
+        megapixels_per_s: pixels as f64 / 1e6 / seconds.max(1e-9),
+    }
+}

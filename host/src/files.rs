@@ -1,0 +1,420 @@
+//! Image files in and out: format from the extension, decoding with size limits, encoding with
+//! the bit depth kept, sample type conversion, and safe writes (temporary file, then rename).
+//!
+//! PNG, JPEG, BMP and PGM/PPM/PNM/PAM go through the `image` crate, TIFF through the `tiff` crate
+//! (which also reads and writes 32-bit float gray), RAW is headerless little-endian `f32`.
+//! Decoding refuses images beyond [`MAX_SIDE`] per side or [`MAX_PIXELS`] pixels before any pixel
+//! buffer is allocated, so a small file that claims huge dimensions (a decompression bomb) fails
+//! fast with a clear error.
+
+use crate::image::{DType, Image, MAX_PIXELS, MAX_SIDE, Samples, check_dims};
+use image::{ExtendedColorType, ImageDecoder, ImageFormat, ImageReader};
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+/// Why a file could not be read or written; every message is one line.
+#[derive(Debug, thiserror::Error)]
+pub enum FileError {
+    #[error("cannot read {}: {source}", .path.display())]
+    Read { path: PathBuf, source: std::io::Error },
+    #[error("cannot write {}: {source}", .path.display())]
+    Write { path: PathBuf, source: std::io::Error },
+    #[error("{}: {}", .path.display(), one_line(.reason))]
+    Decode { path: PathBuf, reason: String },
+    #[error("{}: {}", .path.display(), one_line(.reason))]
+    Encode { path: PathBuf, reason: String },
+    #[error("{}: {reason}", .path.display())]
+    Unsupported { path: PathBuf, reason: String },
+    #[error("{}: {source}", .path.display())]
+    Image { path: PathBuf, source: crate::Error },
+}
+
+/// `text` with every run of whitespace, line breaks included, made one space.
+pub fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// A file format, chosen by the file's extension (for reading, by its content when it is known).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Png,
+    Jpeg,
+    Tiff,
+    Bmp,
+    /// `.pgm` (gray), `.ppm` (RGB), `.pnm` (either, or PAM for RGBA), `.pam`.
+    Pnm,
+    /// Headerless little-endian `f32` samples, interleaved; the size comes from the command line.
+    Raw,
+}
+
+/// Extensions of files a folder input picks up.
+pub const EXTENSIONS: [&str; 14] = [
+    "png", "jpg", "jpeg", "tif", "tiff", "bmp", "pgm", "ppm", "pnm", "pbm", "pam", "raw", "f32", "bin",
+];
+
+impl Format {
+    /// The format of `path`'s extension, if it is one we know.
+    pub fn of(path: &Path) -> Option<Format> {
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        Some(match ext.as_str() {
+            "png" => Format::Png,
+            "jpg" | "jpeg" => Format::Jpeg,
+            "tif" | "tiff" => Format::Tiff,
+            "bmp" => Format::Bmp,
+            "pgm" | "ppm" | "pnm" | "pbm" | "pam" => Format::Pnm,
+            "raw" | "f32" | "bin" => Format::Raw,
+            _ => return None,
+        })
+    }
+
+    /// Whether this format can store `channels` channels of `dtype` samples in a file with
+    /// extension `ext`; the error says what would work.
+    pub fn check_encodable(self, ext: &str, channels: usize, dtype: DType) -> Result<(), String> {
+        let name = ext.to_ascii_uppercase();
+        let depth = |ok: &[DType], hint: &str| {
+            if ok.contains(&dtype) {
+                Ok(())
+            } else {
+                Err(format!("{name} cannot store {} samples ({hint})", dtype.suffix()))
+            }
+        };
+        let layout = match (self, ext, channels) {
+            (Format::Jpeg, _, 4) => Err("JPEG cannot store RGBA: use .png or .tiff".to_string()),
+            (Format::Pnm, "pgm", c) if c != 1 => Err(format!("PGM stores gray images, not {c} channels")),
+            (Format::Pnm, "ppm", c) if c != 3 => Err(format!("PPM stores RGB images, not {c} channels")),
+            (Format::Pnm, "pbm", _) => Err("PBM (1-bit) output is not supported: use .pgm".to_string()),
+            _ => Ok(()),
+        };
+        layout?;
+        match self {
+            Format::Png | Format::Pnm => depth(&[DType::U8, DType::U16], "use .tiff or .raw, or --dtype u16"),
+            Format::Jpeg | Format::Bmp => depth(&[DType::U8], "use --dtype u8, or .png or .tiff"),
+            Format::Tiff | Format::Raw => Ok(()),
+        }
+    }
+}
+
+/// How to read files that carry no size: RAW `f32` files.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RawLayout {
+    pub width: Option<usize>,
+    pub height: Option<usize>,
+    pub channels: usize,
+}
+
+/// Reads an image file: format from the content (or the extension for RAW), samples as stored
+/// (8-bit, 16-bit or `f32`); gray+alpha becomes RGBA.
+pub fn read(path: &Path, raw: &RawLayout) -> Result<Image, FileError> {
+    let decode = |reason: String| FileError::Decode {
+        path: path.to_path_buf(),
+        reason,
+    };
+    let read_err = |source| FileError::Read {
+        path: path.to_path_buf(),
+        source,
+    };
+    if Format::of(path) == Some(Format::Raw) {
+        return read_raw(path, raw);
+    }
+    let mut reader = ImageReader::open(path)
+        .map_err(read_err)?
+        .with_guessed_format()
+        .map_err(read_err)?;
+    let Some(format) = reader.format() else {
+        return Err(decode(
+            "not a supported image (PNG, JPEG, TIFF, BMP, PGM/PPM/PNM/PAM; RAW needs .raw or .f32)".into(),
+        ));
+    };
+    if format == ImageFormat::Tiff {
+        return read_tiff(path);
+    }
+    let mut limits = image::Limits::default();
+    limits.max_image_width = Some(MAX_SIDE as u32);
+    limits.max_image_height = Some(MAX_SIDE as u32);
+    // Our own pixel limit is checked below; this only bounds any single allocation.
+    limits.max_alloc = Some((MAX_PIXELS * 4 * 4) as u64);
+    reader.limits(limits);
+    let decoder = reader.into_decoder().map_err(|e| decode(describe(e)))?;
+    let (w, h) = decoder.dimensions();
+    check_dims(w as usize, h as usize).map_err(|source| FileError::Image {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let dynamic = image::DynamicImage::from_decoder(decoder).map_err(|e| decode(describe(e)))?;
+    from_dynamic(dynamic).map_err(decode)
+}
+
+/// The `image` crate's error, with our limits and truncation spelled out.
+fn describe(e: image::ImageError) -> String {
+    match e {
+        image::ImageError::Limits(e) => {
+            format!("{e} (at most {MAX_SIDE} pixels per side and {MAX_PIXELS} pixels)")
+        }
+        image::ImageError::IoError(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
+            format!("the file is truncated ({e})")
+        }
+        e => e.to_string(),
+    }
+}
+
+fn from_dynamic(dynamic: image::DynamicImage) -> Result<Image, String> {
+    use image::DynamicImage as D;
+    let (w, h) = (dynamic.width() as usize, dynamic.height() as usize);
+    let (channels, samples) = match dynamic {
+        D::ImageLuma8(b) => (1, Samples::U8(b.into_raw())),
+        D::ImageRgb8(b) => (3, Samples::U8(b.into_raw())),
+        D::ImageRgba8(b) => (4, Samples::U8(b.into_raw())),
+        D::ImageLumaA8(_) => (4, Samples::U8(dynamic.to_rgba8().into_raw())),
+        D::ImageLuma16(b) => (1, Samples::U16(b.into_raw())),
+        D::ImageRgb16(b) => (3, Samples::U16(b.into_raw())),
+        D::ImageRgba16(b) => (4, Samples::U16(b.into_raw())),
+        D::ImageLumaA16(_) => (4, Samples::U16(dynamic.to_rgba16().into_raw())),
+        D::ImageRgb32F(b) => (3, Samples::F32(b.into_raw())),
+        D::ImageRgba32F(b) => (4, Samples::F32(b.into_raw())),
+        other => return Err(format!("unsupported color type {:?}", other.color())),
+    };
+    Image::new(w, h, channels, samples).map_err(|e| e.to_string())
+}
+
+fn read_tiff(path: &Path) -> Result<Image, FileError> {
+    use tiff::decoder::{Decoder, DecodingResult, Limits};
+    let decode = |e: tiff::TiffError| FileError::Decode {
+        path: path.to_path_buf(),
+        reason: e.to_string(),
+    };
+    let file = File::open(path).map_err(|source| FileError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let mut limits = Limits::default();
+    limits.decoding_buffer_size = MAX_PIXELS * 4 * 4;
+    let mut decoder = Decoder::new(BufReader::new(file))
+        .map_err(decode)?
+        .with_limits(limits);
+    let (w, h) = decoder.dimensions().map_err(decode)?;
+    let (w, h) = (w as usize, h as usize);
+    check_dims(w, h).map_err(|source| FileError::Image {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let channels = match decoder.colortype().map_err(decode)? {
+        tiff::ColorType::Gray(_) => 1,
+        tiff::ColorType::RGB(_) => 3,
+        tiff::ColorType::RGBA(_) => 4,
+        other => {
+            return Err(FileError::Unsupported {
+                path: path.to_path_buf(),
+                reason: format!("TIFF color type {other:?} is not supported (gray, RGB or RGBA)"),
+            });
+        }
+    };
+    let samples = match decoder.read_image().map_err(decode)? {
+        DecodingResult::U8(v) => Samples::U8(v),
+        DecodingResult::U16(v) => Samples::U16(v),
+        DecodingResult::F32(v) => Samples::F32(v),
+        _ => {
+            return Err(FileError::Unsupported {
+                path: path.to_path_buf(),
+                reason: "TIFF samples must be 8-bit, 16-bit or 32-bit float".into(),
+            });
+        }
+    };
+    Image::new(w, h, channels, samples).map_err(|source| FileError::Image {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+fn read_raw(path: &Path, raw: &RawLayout) -> Result<Image, FileError> {
+    let image_err = |source| FileError::Image {
+        path: path.to_path_buf(),
+        source,
+    };
+    let (Some(w), Some(h)) = (raw.width, raw.height) else {
+        return Err(FileError::Unsupported {
+            path: path.to_path_buf(),
+            reason: "a RAW f32 file needs --width and --height (and --channels if not 1)".into(),
+        });
+    };
+    check_dims(w, h).map_err(image_err)?;
+    crate::image::check_channels(raw.channels).map_err(image_err)?;
+    let bytes = std::fs::read(path).map_err(|source| FileError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let want = w * h * raw.channels * 4;
+    if bytes.len() != want {
+        return Err(FileError::Decode {
+            path: path.to_path_buf(),
+            reason: format!(
+                "has {} bytes, but {w}x{h} with {} channel(s) of f32 needs {want}",
+                bytes.len(),
+                raw.channels
+            ),
+        });
+    }
+    let values = bytes
+        .chunks_exact(4)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect();
+    Image::new(w, h, raw.channels, Samples::F32(values)).map_err(image_err)
+}
+
+/// The image with its samples converted to `dtype` (value semantics: integers are level / max;
+/// converting to integers clamps to [0, 1] and rounds).
+pub fn convert(image: Image, dtype: DType) -> Image {
+    if image.dtype() == dtype {
+        return image;
+    }
+    let s = image.samples();
+    let values: Vec<f32> = (0..s.len()).map(|i| s.value_f32(i)).collect();
+    let samples = Samples::from_values(dtype, &values, image.channels(), false);
+    Image::new(image.width(), image.height(), image.channels(), samples).expect("same shape")
+}
+
+/// Encodes `image` into `writer` in the format of `path`'s extension.
+fn encode(image: &Image, path: &Path, writer: &mut BufWriter<File>) -> Result<(), FileError> {
+    let unsupported = |reason: String| FileError::Unsupported {
+        path: path.to_path_buf(),
+        reason,
+    };
+    let encode_err = |reason: String| FileError::Encode {
+        path: path.to_path_buf(),
+        reason,
+    };
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let format = Format::of(path).ok_or_else(|| {
+        unsupported(format!(
+            "unknown output extension '{ext}' (use one of: {})",
+            EXTENSIONS.join(", ")
+        ))
+    })?;
+    let (ch, dtype) = (image.channels(), image.dtype());
+    format.check_encodable(&ext, ch, dtype).map_err(unsupported)?;
+    let (w, h) = (image.width() as u32, image.height() as u32);
+    let bytes = image.samples().as_bytes();
+    match format {
+        Format::Raw => {
+            let values: Vec<u8> = (0..image.samples().len())
+                .flat_map(|i| image.samples().value_f32(i).to_le_bytes())
+                .collect();
+            writer.write_all(&values).map_err(|source| FileError::Write {
+                path: path.to_path_buf(),
+                source,
+            })
+        }
+        Format::Tiff => write_tiff(image, writer).map_err(|e| encode_err(e.to_string())),
+        Format::Pnm if ext != "pam" && ch != 4 => {
+            // Binary PGM (P5) or PPM (P6), 8-bit or 16-bit (big-endian samples, maxval 65535).
+            let magic = if ch == 1 { "P5" } else { "P6" };
+            let mut data = format!("{magic}\n{w} {h}\n{}\n", dtype.levels().unwrap_or(255.0)).into_bytes();
+            match image.samples() {
+                Samples::U16(v) => data.extend(v.iter().flat_map(|x| x.to_be_bytes())),
+                _ => data.extend(bytes),
+            }
+            writer.write_all(&data).map_err(|source| FileError::Write {
+                path: path.to_path_buf(),
+                source,
+            })
+        }
+        Format::Png | Format::Jpeg | Format::Bmp | Format::Pnm => {
+            let format = match format {
+                Format::Png => ImageFormat::Png,
+                Format::Jpeg => ImageFormat::Jpeg,
+                Format::Bmp => ImageFormat::Bmp,
+                _ => ImageFormat::Pnm,
+            };
+            image::write_buffer_with_format(writer, bytes, w, h, color_type(ch, dtype), format)
+                .map_err(|e| encode_err(e.to_string()))
+        }
+    }
+}
+
+fn color_type(channels: usize, dtype: DType) -> ExtendedColorType {
+    match (channels, dtype) {
+        (1, DType::U8) => ExtendedColorType::L8,
+        (3, DType::U8) => ExtendedColorType::Rgb8,
+        (4, DType::U8) => ExtendedColorType::Rgba8,
+        (1, DType::U16) => ExtendedColorType::L16,
+        (3, DType::U16) => ExtendedColorType::Rgb16,
+        (4, DType::U16) => ExtendedColorType::Rgba16,
+        (3, DType::F32) => ExtendedColorType::Rgb32F,
+        (4, DType::F32) => ExtendedColorType::Rgba32F,
+        _ => ExtendedColorType::Unknown(0),
+    }
+}
+
+fn write_tiff(image: &Image, writer: &mut BufWriter<File>) -> tiff::TiffResult<()> {
+    use tiff::encoder::{TiffEncoder, colortype as ct};
+    let mut enc = TiffEncoder::new(writer)?;
+    let (w, h) = (image.width() as u32, image.height() as u32);
+    match (image.channels(), image.samples()) {
+        (1, Samples::U8(v)) => enc.write_image::<ct::Gray8>(w, h, v),
+        (3, Samples::U8(v)) => enc.write_image::<ct::RGB8>(w, h, v),
+        (_, Samples::U8(v)) => enc.write_image::<ct::RGBA8>(w, h, v),
+        (1, Samples::U16(v)) => enc.write_image::<ct::Gray16>(w, h, v),
+        (3, Samples::U16(v)) => enc.write_image::<ct::RGB16>(w, h, v),
+        (_, Samples::U16(v)) => enc.write_image::<ct::RGBA16>(w, h, v),
+        (1, Samples::F32(v)) => enc.write_image::<ct::Gray32Float>(w, h, v),
+        (3, Samples::F32(v)) => enc.write_image::<ct::RGB32Float>(w, h, v),
+        (_, Samples::F32(v)) => enc.write_image::<ct::RGBA32Float>(w, h, v),
+    }
+}
+
+/// The temporary name `path` is written under before it is renamed into place: hidden, in the
+/// same folder (so the rename is atomic), unique to this process.
+fn temporary_path(path: &Path) -> PathBuf {
+    let name = path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
+    path.with_file_name(format!(".{name}.{}.tmp", std::process::id()))
+}
+
+/// Writes `image` to `path` in the format of its extension: to a temporary file in the same folder
+/// first, renamed over `path` only once complete; on any error the temporary file is removed, so
+/// an interruption or failure never leaves a truncated image.
+pub fn write(image: &Image, path: &Path) -> Result<(), FileError> {
+    let tmp = temporary_path(path);
+    let result = (|| {
+        let file = File::create(&tmp).map_err(|source| FileError::Write {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let mut writer = BufWriter::new(file);
+        encode(image, path, &mut writer)?;
+        let file = writer.into_inner().map_err(|e| FileError::Write {
+            path: path.to_path_buf(),
+            source: e.into_error(),
+        })?;
+        file.sync_all()
+            .and_then(|()| std::fs::rename(&tmp, path))
+            .map_err(|source| FileError::Write {
+                path: path.to_path_buf(),
+                source,
+            })
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// Checks that `dir` is an existing folder this process can create files in, by creating and
+/// removing a probe file.
+pub fn check_writable_dir(dir: &Path) -> Result<(), String> {
+    let shown = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    if !shown.is_dir() {
+        return Err(format!("output folder {} does not exist", shown.display()));
+    }
+    let probe = shown.join(format!(".conv-write-probe.{}", std::process::id()));
+    File::create(&probe).map_err(|e| format!("output folder {} is not writable: {e}", shown.display()))?;
+    let _ = std::fs::remove_file(&probe);
+    Ok(())
+}

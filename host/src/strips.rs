@@ -1,0 +1,126 @@
+//! Big images in horizontal strips: plans strips of output rows whose inputs (their rows plus the
+//! filter's halo rows) fit a memory budget, and runs any whole-image convolution strip by strip
+//! with exactly the result it gives on the whole image.
+//!
+//! A strip of output rows `y0..y1` is convolved from a strip image of input rows
+//! `y0 - r .. y1 + r`, where rows outside the image are made by the border mode (zero rows for
+//! `zero`), so the border is applied only at the real image edges; only the strip's own output
+//! rows are kept. For the `valid` border the strip image is input rows `y0 .. y1 + 2r`, whose
+//! valid output is exactly rows `y0..y1`. Every kept output sample reads the same input values in
+//! the same order as on the whole image, so the CPU result is bit for bit the same.
+
+use crate::gpu::Problem;
+use crate::image::{Image, Samples};
+use crate::{Border, Error, Result};
+use std::ops::Range;
+
+/// Device bytes one convolution of `problem` needs: input, output and, for the separable
+/// variant, its `f32` intermediate (width of the output, height of the input).
+pub fn device_bytes(problem: &Problem, separable: bool) -> Result<usize> {
+    let (ow, oh) = problem.output_size()?;
+    let (ch, size) = (problem.channels, problem.dtype.size());
+    let input = problem.width * problem.height * ch * size;
+    let output = ow * oh * ch * size;
+    let tmp = if separable {
+        ow * problem.height * ch * 4
+    } else {
+        0
+    };
+    Ok(input + output + tmp)
+}
+
+/// Rows of the strip image that gives output rows `rows` (before clipping to the image).
+fn input_rows(rows: &Range<usize>, radius: usize, border: Border) -> Range<isize> {
+    let (y0, y1, r) = (rows.start as isize, rows.end as isize, radius as isize);
+    if border == Border::Valid {
+        y0..y1 + 2 * r
+    } else {
+        y0 - r..y1 + r
+    }
+}
+
+/// The problem of convolving the strip image for `rows` output rows.
+fn strip_problem(problem: &Problem, rows: &Range<usize>) -> Problem {
+    let r = input_rows(rows, problem.filter.radius(), problem.border);
+    Problem {
+        height: r.len(),
+        ..problem.clone()
+    }
+}
+
+/// Splits the output rows of `problem` into as few strips of equal height as fit in `budget`
+/// bytes of device memory each (see [`device_bytes`]); one strip when the whole image fits.
+pub fn plan(problem: &Problem, separable: bool, budget: usize) -> Result<Vec<Range<usize>>> {
+    let (_, oh) = problem.output_size()?;
+    if device_bytes(problem, separable)? <= budget {
+        return Ok(std::iter::once(0..oh).collect());
+    }
+    let cost = |n: usize| device_bytes(&strip_problem(problem, &(0..n)), separable);
+    let one = cost(1)?;
+    if one > budget {
+        return Err(Error::Image(format!(
+            "a strip of one output row needs {} of device memory, more than the budget of {}",
+            human(one),
+            human(budget)
+        )));
+    }
+    // The cost is linear in the number of rows: one row's cost plus `per_row` for each more.
+    let per_row = cost(2)? - one;
+    let rows = 1 + (budget - one) / per_row.max(1);
+    let count = oh.div_ceil(rows);
+    let height = oh.div_ceil(count);
+    Ok((0..oh).step_by(height).map(|y| y..(y + height).min(oh)).collect())
+}
+
+fn human(bytes: usize) -> String {
+    if bytes < 1 << 20 {
+        format!("{bytes} bytes")
+    } else {
+        format!("{:.1} MiB", bytes as f64 / (1u64 << 20) as f64)
+    }
+}
+
+/// The strip image for output rows `rows`: its rows plus the halo, border rows made by `border`.
+pub fn strip_input(image: &Image, radius: usize, border: Border, rows: &Range<usize>) -> Result<Image> {
+    let (w, h, ch) = (image.width(), image.height(), image.channels());
+    let row_bytes = w * ch * image.dtype().size();
+    let wanted = input_rows(rows, radius, border);
+    let height = wanted.len();
+    let mut samples = Samples::filled(image.dtype(), w * ch * height);
+    let src = image.samples().as_bytes();
+    for (dst, y) in samples.as_bytes_mut().chunks_mut(row_bytes).zip(wanted) {
+        match border.source(y, h) {
+            Some(y) => dst.copy_from_slice(&src[y * row_bytes..(y + 1) * row_bytes]),
+            None => dst.fill(0),
+        }
+    }
+    Image::new(w, height, ch, samples)
+}
+
+/// Convolves `image` strip by strip: `convolve` gets each strip image and must return its
+/// convolution with `border` (the same call that would convolve the whole image). With a single
+/// strip covering the image, `convolve` gets the image itself.
+pub fn run(
+    image: &Image,
+    radius: usize,
+    border: Border,
+    strips: &[Range<usize>],
+    mut convolve: impl FnMut(&Image) -> Result<Image>,
+) -> Result<Image> {
+    let (ow, oh) = border.output_size(image.width(), image.height(), radius)?;
+    if let [only] = strips
+        && *only == (0..oh)
+    {
+        return convolve(image);
+    }
+    let ch = image.channels();
+    let row_bytes = ow * ch * image.dtype().size();
+    let mut out = Samples::filled(image.dtype(), ow * oh * ch);
+    let skip = if border == Border::Valid { 0 } else { radius };
+    for rows in strips {
+        let result = convolve(&strip_input(image, radius, border, rows)?)?;
+        let kept = &result.samples().as_bytes()[skip * row_bytes..(skip + rows.len()) * row_bytes];
+        out.as_bytes_mut()[rows.start * row_bytes..rows.end * row_bytes].copy_from_slice(kept);
+    }
+    Image::new(ow, oh, ch, out)
+}

@@ -1,0 +1,104 @@
+//! Strips: the plan fits the budget and covers every output row once, and convolving strip by strip
+//! on the CPU gives exactly the whole-image result for every border, channel count and sample type.
+
+use conv::gpu::Problem;
+use conv::strips;
+use conv::{Border, DType, Filter, Image};
+
+fn problem(image: &Image, filter: &Filter, border: Border) -> Problem {
+    Problem::of(image, filter, border, false)
+}
+
+#[test]
+fn plan_covers_every_row_once_and_fits_the_budget() {
+    let image = Image::random(100, 97, 3, DType::U16, 1).unwrap();
+    let filter = Filter::random(7, 2).unwrap();
+    for border in Border::ALL {
+        for separable in [false, true] {
+            let p = problem(&image, &filter, border);
+            let (_, oh) = p.output_size().unwrap();
+            let whole = strips::device_bytes(&p, separable).unwrap();
+            assert_eq!(strips::plan(&p, separable, whole).unwrap(), vec![0..oh; 1]);
+            for budget in [whole / 2, whole / 4, whole / 8] {
+                let plan = strips::plan(&p, separable, budget).unwrap();
+                assert!(plan.len() > 1, "{border:?} {budget}: {plan:?}");
+                assert_eq!(plan.first().unwrap().start, 0);
+                assert_eq!(plan.last().unwrap().end, oh);
+                for pair in plan.windows(2) {
+                    assert_eq!(pair[0].end, pair[1].start, "{plan:?}");
+                }
+                for rows in &plan {
+                    let strip = strips::strip_input(&image, 3, border, rows).unwrap();
+                    let sp = Problem {
+                        height: strip.height(),
+                        ..p.clone()
+                    };
+                    assert!(strips::device_bytes(&sp, separable).unwrap() <= budget);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_budget_below_one_row_is_a_clear_error() {
+    let image = Image::random(1000, 50, 1, DType::F32, 1).unwrap();
+    let filter = Filter::random(31, 2).unwrap();
+    let e = strips::plan(&problem(&image, &filter, Border::Zero), false, 1000).unwrap_err();
+    assert!(e.to_string().contains("a strip of one output row needs"), "{e}");
+}
+
+#[test]
+fn strips_give_the_whole_image_result_bit_for_bit_on_the_cpu() {
+    let shapes = [(37, 41), (5, 23), (64, 3)];
+    let mut checked = 0;
+    for (n, &(w, h)) in shapes.iter().enumerate() {
+        for channels in [1, 3, 4] {
+            for dtype in DType::ALL {
+                let image = Image::random(w, h, channels, dtype, 10 + n as u64).unwrap();
+                for k in [1, 3, 7] {
+                    let filter = Filter::random_normalized(k, k as u64).unwrap();
+                    let r = filter.radius();
+                    for border in Border::ALL {
+                        let Ok(whole) = conv::cpu::sequential(&image, &filter, border, false) else {
+                            assert_eq!(border, Border::Valid);
+                            continue;
+                        };
+                        let oh = whole.height();
+                        for height in [1, 2, 5, oh] {
+                            let plan: Vec<_> =
+                                (0..oh).step_by(height).map(|y| y..(y + height).min(oh)).collect();
+                            let got = strips::run(&image, r, border, &plan, |strip| {
+                                conv::cpu::sequential(strip, &filter, border, false)
+                            })
+                            .unwrap();
+                            assert_eq!(
+                                got, whole,
+                                "{w}x{h} c={channels} {dtype:?} k={k} {border:?} strips of {height}"
+                            );
+                            checked += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(checked > 1000, "{checked}");
+}
+
+#[test]
+fn planned_strips_match_the_whole_image_for_a_tall_image() {
+    let image = Image::random(64, 300, 1, DType::U8, 3).unwrap();
+    let filter = Filter::builtin(conv::filter::FilterKind::Gaussian, 9, None).unwrap();
+    for border in Border::ALL {
+        let p = problem(&image, &filter, border);
+        let plan = strips::plan(&p, false, strips::device_bytes(&p, false).unwrap() / 7).unwrap();
+        assert!(plan.len() >= 7, "{plan:?}");
+        let whole = conv::cpu::parallel(&image, &filter, border, false).unwrap();
+        let got = strips::run(&image, 4, border, &plan, |s| {
+            conv::cpu::parallel(s, &filter, border, false)
+        })
+        .unwrap();
+        assert_eq!(got, whole, "{border:?}");
+    }
+}
