@@ -222,10 +222,9 @@ impl Engine<'_> {
                     if !reusable {
                         // Free the old buffers before allocating the new ones.
                         *cached = None;
-                        *cached = Some(Box::new((
-                            strip_problem.clone(),
-                            gpu.alloc(*variant, &strip_problem)?,
-                        )));
+                        let mut job = gpu.alloc(*variant, &strip_problem)?;
+                        gpu.pin(&mut job)?;
+                        *cached = Some(Box::new((strip_problem.clone(), job)));
                     }
                     let job = &mut cached.as_mut().expect("allocated above").1;
                     h2d_ms += gpu.upload(job, strip)?;

@@ -132,7 +132,7 @@ fn time_variant(
     }
     gpu.poison(&mut jobs[0], None)?;
     gpu.launch(&kernel, &mut jobs[0])?;
-    let (out, _) = gpu.download(&jobs[0])?;
+    let (out, _) = gpu.download(&mut jobs[0])?;
     if let Samples::F32(v) = out.samples()
         && let Some(i) = v.iter().position(|x| !x.is_finite())
     {

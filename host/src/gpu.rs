@@ -9,7 +9,7 @@ use cust::context::Context;
 use cust::device::{Device, DeviceAttribute};
 use cust::event::{Event, EventFlags};
 use cust::function::Function;
-use cust::memory::{AsyncCopyDestination, DeviceBuffer};
+use cust::memory::{AsyncCopyDestination, DeviceBuffer, LockedBuffer};
 use cust::module::Module;
 use cust::stream::{Stream, StreamFlags};
 use gpu_kernels::launch::{self, Geometry, Taps, border, names};
@@ -255,6 +255,9 @@ pub struct DeviceJob {
     filter: DeviceBuffer<f32>,
     taps: Box<Taps>,
     separable: Option<SeparableJob>,
+    /// Page-locked host memory that uploads and downloads go through, once [`Gpu::pin`] gave the
+    /// job one; reused for every image of the job's shape.
+    staging: Option<LockedBuffer<u8>>,
 }
 
 /// A variant's kernels resolved from the module for one sample type, ready to launch; resolving
@@ -263,6 +266,14 @@ pub struct Kernel<'a> {
     variant: Variant,
     dtype: DType,
     functions: Vec<Function<'a>>,
+}
+
+impl DeviceJob {
+    /// Bytes of the input image.
+    fn input_bytes(&self) -> usize {
+        let g = &self.geometry;
+        (g.in_width * g.in_height * g.channels) as usize * self.dtype.size()
+    }
 }
 
 impl Kernel<'_> {
@@ -393,10 +404,22 @@ impl Gpu {
             filter,
             taps: problem.filter.to_param(),
             separable,
+            staging: None,
         })
     }
 
-    /// Copies `image` to the job's input; returns the copy's GPU time in ms.
+    /// Gives `job` a page-locked staging buffer: later uploads and downloads copy through it, so
+    /// the DMA runs at full PCIe speed and the buffer is reused for every image of that shape.
+    pub fn pin(&self, job: &mut DeviceJob) -> Result<()> {
+        let len = job.output.len().max(job.input_bytes());
+        // SAFETY: the staging bytes are always written (image copy or DMA) before they are read.
+        job.staging =
+            Some(unsafe { LockedBuffer::uninitialized(len) }.map_err(cuda("allocate pinned memory"))?);
+        Ok(())
+    }
+
+    /// Copies `image` to the job's input (through the pinned staging buffer if the job has one);
+    /// returns the copy's GPU time in ms.
     pub fn upload(&self, job: &mut DeviceJob, image: &Image) -> Result<f64> {
         let g = &job.geometry;
         if (image.width(), image.height(), image.channels(), image.dtype())
@@ -411,11 +434,20 @@ impl Gpu {
                 "the image does not match the job it is uploaded to".into(),
             ));
         }
+        let bytes = image.samples().as_bytes();
+        let source: &[u8] = match (&mut job.staging, &job.input) {
+            (Some(staging), Input::Linear(_)) => {
+                staging[..bytes.len()].copy_from_slice(bytes);
+                &staging[..bytes.len()]
+            }
+            _ => bytes,
+        };
         self.time(|gpu| match &mut job.input {
             // SAFETY (both arms): `time` waits for an event recorded after this copy before it
-            // returns, so `image` outlives the copy.
-            Input::Linear(buf) => unsafe { buf.async_copy_from(image.samples().as_bytes(), &gpu.stream) }
-                .map_err(cuda("copy the image to the GPU")),
+            // returns, so the source outlives the copy.
+            Input::Linear(buf) => {
+                unsafe { buf.async_copy_from(source, &gpu.stream) }.map_err(cuda("copy the image to the GPU"))
+            }
             Input::Texture(tex) => unsafe { tex.queue_upload(image, &gpu.stream) },
         })
     }
@@ -439,17 +471,29 @@ impl Gpu {
         })
     }
 
-    /// Copies the job's output into a new image; returns it and the copy's GPU time in ms.
-    pub fn download(&self, job: &DeviceJob) -> Result<(Image, f64)> {
+    /// Copies the job's output into a new image (through the pinned staging buffer if the job
+    /// has one); returns it and the copy's GPU time in ms.
+    pub fn download(&self, job: &mut DeviceJob) -> Result<(Image, f64)> {
         let g = &job.geometry;
         let (w, h, c) = (g.out_width as usize, g.out_height as usize, g.channels as usize);
         let mut samples = Samples::filled(job.dtype, w * h * c);
-        let ms = self.time(|gpu| {
-            // SAFETY: `time` waits for an event recorded after this copy before it returns, so
-            // `samples` outlives the copy.
-            unsafe { job.output.async_copy_to(samples.as_bytes_mut(), &gpu.stream) }
-                .map_err(cuda("copy the result from the GPU"))
-        })?;
+        let len = job.output.len();
+        let ms = {
+            let target: &mut [u8] = match &mut job.staging {
+                Some(staging) => &mut staging[..len],
+                None => samples.as_bytes_mut(),
+            };
+            let output = &job.output;
+            self.time(|gpu| {
+                // SAFETY: `time` waits for an event recorded after this copy before it returns,
+                // so the target outlives the copy.
+                unsafe { output.async_copy_to(target, &gpu.stream) }
+                    .map_err(cuda("copy the result from the GPU"))
+            })?
+        };
+        if let Some(staging) = &job.staging {
+            samples.as_bytes_mut().copy_from_slice(&staging[..len]);
+        }
         Ok((Image::new(w, h, c, samples)?, ms))
     }
 

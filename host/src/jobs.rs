@@ -205,7 +205,7 @@ fn gpu_row(
     gpu.poison(&mut dev, poisons(image.dtype())[0])?;
     let h2d_ms = gpu.upload(&mut dev, image)?;
     let first_ms = gpu.time(|g| g.launch(&kernel, &mut dev))?;
-    let (out, d2h_ms) = gpu.download(&dev)?;
+    let (out, d2h_ms) = gpu.download(&mut dev)?;
     let end_to_end_ms = pass.elapsed().as_secs_f64() * 1e3;
     let mut check = check::compare(&out, expected, tol, job.clamp);
     if check.passed() {
