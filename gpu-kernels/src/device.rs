@@ -400,6 +400,36 @@ pub fn fetch_or_zero(g: &Geometry, src: &impl Source, x: i32, y: i32) -> f32 {
     }
 }
 
+/// The correlation over the `k × k` window of a shared-memory tile whose top-left element is
+/// `window`, rows `stride` apart.
+///
+/// # Safety
+/// The whole window lies inside the block's shared tile, written before the last barrier.
+#[inline(always)]
+pub unsafe fn correlate_tile(window: *const f32, stride: u32, k: u32, taps: ParamTaps) -> f32 {
+    let mut acc = 0.0f32;
+    for i in 0..k {
+        let row = window.wrapping_add((i * stride) as usize);
+        for j in 0..k {
+            // SAFETY: inside the window (caller's contract).
+            acc = fma(unsafe { *row.add(j as usize) }, taps.get(i * k + j), acc);
+        }
+    }
+    acc
+}
+
+/// Writes output sample `(x, y, c)`: clamped/rounded for the output type, except RGBA's alpha,
+/// which is stored as read.
+///
+/// # Safety
+/// `(x, y, c)` is inside the output `g` describes.
+#[inline(always)]
+pub unsafe fn store_sample<T: Sample>(output: *mut T, g: &Geometry, x: u32, y: u32, c: u32, v: f32) {
+    let clamp = g.clamp != 0 && !is_alpha(g, c);
+    // SAFETY: forwarded from the caller.
+    unsafe { *output.add(out_index(g, x, y, c)) = T::store(v, clamp) };
+}
+
 /// The one-thread-per-output-sample kernel body: thread `(x, y)` of block plane `z` writes output
 /// sample `(x, y, z)`: the correlation, or for RGBA's alpha the input sample it is centred on.
 ///
@@ -417,14 +447,13 @@ pub unsafe fn per_sample<T: Sample>(
     if x >= g.out_width || y >= g.out_height {
         return;
     }
-    let alpha = is_alpha(g, c);
-    let v = if alpha {
+    let v = if is_alpha(g, c) {
         src.fetch((x + g.offset) as i32, (y + g.offset) as i32)
     } else {
         correlate(g, src, x, y, tap)
     };
     // SAFETY: (x, y, c) is inside the output.
-    unsafe { *output.add(out_index(g, x, y, c)) = T::store(v, g.clamp != 0 && !alpha) };
+    unsafe { store_sample(output, g, x, y, c, v) };
 }
 
 /// Filter taps read straight from a by-value kernel parameter, i.e. from the constant bank.

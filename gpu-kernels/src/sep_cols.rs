@@ -17,8 +17,8 @@
 //! `col_shared_bytes(radius)` of dynamic shared memory, grid z = `channels`.
 
 use crate::device::{
-    Global, ParamTaps, Sample, Source, block_x, block_y, block_z, fma, is_alpha, out_index, resolve,
-    shared_tile, sync_threads, thread_x, thread_y,
+    Global, ParamTaps, Sample, Source, block_x, block_y, block_z, fma, is_alpha, resolve, shared_tile,
+    store_sample, sync_threads, thread_x, thread_y,
 };
 use crate::launch::{COL_BLOCK, COL_SPAN, COL_STEPS, Geometry, Taps};
 
@@ -77,7 +77,7 @@ unsafe fn sep_cols<T: Sample>(tmp: *const f32, output: *mut T, g: &Geometry, tap
             acc
         };
         // SAFETY: (x, y, c) is inside the output.
-        unsafe { *output.add(out_index(g, x, y, c)) = T::store(v, g.clamp != 0 && !alpha) };
+        unsafe { store_sample(output, g, x, y, c, v) };
     }
 }
 

@@ -18,8 +18,8 @@
 //! z = `channels`; buffers and taps as for `constant`.
 
 use crate::device::{
-    Global, ParamTaps, Sample, block_x, block_y, block_z, fetch_or_zero, fma, is_alpha, out_index,
-    shared_tile, sync_threads, thread_x, thread_y,
+    Global, ParamTaps, Sample, block_x, block_y, block_z, correlate_tile, fetch_or_zero, is_alpha,
+    shared_tile, store_sample, sync_threads, thread_x, thread_y,
 };
 use crate::launch::{Geometry, TILED_IN, Taps, tiled_out};
 
@@ -41,24 +41,16 @@ unsafe fn tiled<T: Sample>(input: *const T, output: *mut T, g: &Geometry, taps: 
     if ox >= out_side || oy >= out_side || x >= g.out_width || y >= g.out_height {
         return;
     }
-    let alpha = is_alpha(g, c);
-    let v = if alpha {
-        // SAFETY: (tx, ty) is inside the tile.
-        unsafe { *tile.add((ty * TILED_IN + tx) as usize) }
-    } else {
-        let k = 2 * r + 1;
-        let mut acc = 0.0f32;
-        for i in 0..k {
-            let row = tile.wrapping_add(((oy + i) * TILED_IN + ox) as usize);
-            for j in 0..k {
-                // SAFETY: oy + i and ox + j are below out_side + 2r = TILED_IN.
-                acc = fma(unsafe { *row.add(j as usize) }, taps.get(i * k + j), acc);
-            }
-        }
-        acc
-    };
-    // SAFETY: (x, y, c) is inside the output.
-    unsafe { *output.add(out_index(g, x, y, c)) = T::store(v, g.clamp != 0 && !alpha) };
+    // SAFETY: (tx, ty) and the window at (ox, oy), which ends below out_side + 2r = TILED_IN, are
+    // inside the tile; (x, y, c) is inside the output.
+    unsafe {
+        let v = if is_alpha(g, c) {
+            *tile.add((ty * TILED_IN + tx) as usize)
+        } else {
+            correlate_tile(tile.add((oy * TILED_IN + ox) as usize), TILED_IN, 2 * r + 1, taps)
+        };
+        store_sample(output, g, x, y, c, v);
+    }
 }
 
 macro_rules! tiled_entry {

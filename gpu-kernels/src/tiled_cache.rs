@@ -17,7 +17,7 @@
 
 use crate::device::{
     Global, ParamTaps, Sample, block_dim_x, block_dim_y, block_x, block_y, block_z, fetch_or_zero, fma,
-    is_alpha, out_index, shared_tile, sync_threads, thread_x, thread_y,
+    is_alpha, shared_tile, store_sample, sync_threads, thread_x, thread_y,
 };
 use crate::launch::{Geometry, Taps};
 
@@ -37,8 +37,7 @@ unsafe fn tiled_cache<T: Sample>(input: *const T, output: *mut T, g: &Geometry, 
     if x >= g.out_width || y >= g.out_height {
         return;
     }
-    let alpha = is_alpha(g, c);
-    let v = if alpha {
+    let v = if is_alpha(g, c) {
         // SAFETY: (tx, ty) is inside the tile.
         unsafe { *tile.add((ty * bw + tx) as usize) }
     } else {
@@ -60,7 +59,7 @@ unsafe fn tiled_cache<T: Sample>(input: *const T, output: *mut T, g: &Geometry, 
         acc
     };
     // SAFETY: (x, y, c) is inside the output.
-    unsafe { *output.add(out_index(g, x, y, c)) = T::store(v, g.clamp != 0 && !alpha) };
+    unsafe { store_sample(output, g, x, y, c, v) };
 }
 
 macro_rules! tiled_cache_entry {

@@ -17,8 +17,8 @@
 //! z = `channels`; buffers and taps as for `constant`.
 
 use crate::device::{
-    Global, ParamTaps, Sample, block_dim_x, block_dim_y, block_x, block_y, block_z, fetch_or_zero, fma,
-    is_alpha, out_index, shared_tile, sync_threads, thread_x, thread_y,
+    Global, ParamTaps, Sample, block_dim_x, block_dim_y, block_x, block_y, block_z, correlate_tile,
+    fetch_or_zero, is_alpha, shared_tile, store_sample, sync_threads, thread_x, thread_y,
 };
 use crate::launch::{Geometry, Taps};
 
@@ -45,24 +45,16 @@ unsafe fn tiled_output<T: Sample>(input: *const T, output: *mut T, g: &Geometry,
     if x >= g.out_width || y >= g.out_height {
         return;
     }
-    let alpha = is_alpha(g, c);
-    let v = if alpha {
-        // SAFETY: (tx + r, ty + r) is inside the tile.
-        unsafe { *tile.add(((ty + r) * tw + tx + r) as usize) }
-    } else {
-        let k = 2 * r + 1;
-        let mut acc = 0.0f32;
-        for i in 0..k {
-            let row = tile.wrapping_add(((ty + i) * tw + tx) as usize);
-            for j in 0..k {
-                // SAFETY: ty + i < th and tx + j < tw.
-                acc = fma(unsafe { *row.add(j as usize) }, taps.get(i * k + j), acc);
-            }
-        }
-        acc
-    };
-    // SAFETY: (x, y, c) is inside the output.
-    unsafe { *output.add(out_index(g, x, y, c)) = T::store(v, g.clamp != 0 && !alpha) };
+    // SAFETY: (tx + r, ty + r) and the window at (tx, ty), which ends below (tw, th), are inside
+    // the tile; (x, y, c) is inside the output.
+    unsafe {
+        let v = if is_alpha(g, c) {
+            *tile.add(((ty + r) * tw + tx + r) as usize)
+        } else {
+            correlate_tile(tile.add((ty * tw + tx) as usize), tw, 2 * r + 1, taps)
+        };
+        store_sample(output, g, x, y, c, v);
+    }
 }
 
 macro_rules! tiled_output_entry {
