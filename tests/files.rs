@@ -779,7 +779,12 @@ fn asking_for_a_gpu_variant_without_a_gpu_is_an_error() {
         "--variant tiled needs a usable GPU",
         &out,
     );
-    // Without --variant, the CPU takes over with a one-line notice.
+    assert_fails(
+        &["-i", s(&good), "-o", s(&out), "--variant", "auto"],
+        "--variant auto needs a usable GPU",
+        &out,
+    );
+    // Without --variant (auto by default), the CPU takes over with a one-line notice.
     let (_, err) = run_ok(&["-i", s(&good), "-o", s(&out)]);
     assert!(err.starts_with("note: no usable GPU"), "{err}");
 }

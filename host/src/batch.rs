@@ -3,6 +3,7 @@
 //! one convolution engine (the GPU, reusing its device buffers, or the CPU) in strips when the
 //! image exceeds the memory budget, and encoding threads; one bad file fails alone.
 
+use crate::autotune::Tuner;
 use crate::files::{self, EXTENSIONS, FileError, RawLayout};
 use crate::gpu::{DeviceJob, Gpu, Problem, Variant};
 use crate::image::DType;
@@ -148,28 +149,24 @@ pub struct Settings {
     pub max_mem: Option<usize>,
 }
 
-/// Filter size from which the two-pass separable variant beats `fast` on rank-1 filters
-/// (8192² f32 on an H200, BENCHMARKS.md: `fast` wins up to k = 17, separable at k = 31).
-const SEPARABLE_FROM_SIZE: usize = 25;
-
-/// The default GPU variant for files: `fast`, or `separable` for large rank-1 filters.
-pub fn default_variant(filter: &Filter) -> Variant {
-    if filter.size() >= SEPARABLE_FROM_SIZE && filter.rank1().is_some() {
-        Variant::Separable
-    } else {
-        Variant::Fast
-    }
+/// Which GPU variant runs.
+pub enum Choice {
+    /// Always this one.
+    Fixed(Variant),
+    /// The fastest for each image's problem class, measured once and cached (`--variant auto`).
+    Auto(Tuner),
 }
 
 /// Where convolutions run.
 pub enum Engine<'g> {
     /// The multi-threaded CPU path (`cpu-par`).
     Cpu,
-    /// One GPU variant; device buffers are kept and reused while images keep their shape.
+    /// The GPU; device buffers (and their pinned staging memory) are kept and reused while images
+    /// keep their shape and variant.
     Gpu {
         gpu: &'g Gpu,
-        variant: Variant,
-        cached: Option<Box<(Problem, DeviceJob)>>,
+        choice: Choice,
+        cached: Option<Box<(Problem, Variant, DeviceJob)>>,
     },
 }
 
@@ -178,6 +175,8 @@ pub enum Engine<'g> {
 pub struct ComputeTimes {
     /// The whole convolution on the host clock (GPU: including transfers and allocation).
     pub compute_ms: f64,
+    /// The variant that ran (a GPU variant's name or `cpu-par`).
+    pub variant: &'static str,
     /// GPU kernels only (CUDA events).
     pub kernel_ms: Option<f64>,
     pub h2d_ms: Option<f64>,
@@ -185,11 +184,18 @@ pub struct ComputeTimes {
 }
 
 impl Engine<'_> {
-    /// The name of what runs: a GPU variant's name or `cpu-par`.
+    /// The name of what runs: a GPU variant's name, `auto`, or `cpu-par`.
     pub fn name(&self) -> &'static str {
         match self {
             Engine::Cpu => "cpu-par",
-            Engine::Gpu { variant, .. } => variant.name(),
+            Engine::Gpu {
+                choice: Choice::Fixed(v),
+                ..
+            } => v.name(),
+            Engine::Gpu {
+                choice: Choice::Auto(_),
+                ..
+            } => "auto",
         }
     }
 
@@ -202,31 +208,39 @@ impl Engine<'_> {
         let mut times = ComputeTimes::default();
         let (out, strips) = match self {
             Engine::Cpu => {
+                times.variant = "cpu-par";
                 let plan = strips::plan(&problem, false, s.max_mem.unwrap_or(usize::MAX))?;
                 let out = strips::run(image, r, border, &plan, |strip| {
                     cpu::parallel(strip, &s.filter, border, s.clamp)
                 })?;
                 (out, plan.len())
             }
-            Engine::Gpu { gpu, variant, cached } => {
+            Engine::Gpu { gpu, choice, cached } => {
+                let variant = match choice {
+                    Choice::Fixed(v) => *v,
+                    Choice::Auto(tuner) => tuner.choose(gpu, &problem)?.0,
+                };
+                times.variant = variant.name();
                 let budget = match s.max_mem {
                     Some(b) => b,
                     None => gpu.memory()?.0 / 10 * 9,
                 };
-                let plan = strips::plan(&problem, *variant == Variant::Separable, budget)?;
-                let kernel = gpu.kernel(*variant, image.dtype())?;
+                let plan = strips::plan(&problem, variant == Variant::Separable, budget)?;
+                let kernel = gpu.kernel(variant, image.dtype())?;
                 let (mut kernel_ms, mut h2d_ms, mut d2h_ms) = (0.0, 0.0, 0.0);
                 let out = strips::run(image, r, border, &plan, |strip| {
                     let strip_problem = Problem::of(strip, &s.filter, border, s.clamp);
-                    let reusable = cached.as_ref().is_some_and(|c| same_shape(&c.0, &strip_problem));
+                    let reusable = cached
+                        .as_ref()
+                        .is_some_and(|c| c.1 == variant && same_shape(&c.0, &strip_problem));
                     if !reusable {
                         // Free the old buffers before allocating the new ones.
                         *cached = None;
-                        let mut job = gpu.alloc(*variant, &strip_problem)?;
+                        let mut job = gpu.alloc(variant, &strip_problem)?;
                         gpu.pin(&mut job)?;
-                        *cached = Some(Box::new((strip_problem.clone(), job)));
+                        *cached = Some(Box::new((strip_problem.clone(), variant, job)));
                     }
-                    let job = &mut cached.as_mut().expect("allocated above").1;
+                    let job = &mut cached.as_mut().expect("allocated above").2;
                     h2d_ms += gpu.upload(job, strip)?;
                     kernel_ms += gpu.time(|g| g.launch(&kernel, job))?;
                     let (result, ms) = gpu.download(job)?;
@@ -254,9 +268,7 @@ fn same_shape(a: &Problem, b: &Problem) -> bool {
 pub struct Outcome {
     pub input: PathBuf,
     pub output: PathBuf,
-    /// The engine that ran: a GPU variant's name or `cpu-par`.
-    pub variant: &'static str,
-    /// Present when the image was processed and written.
+    /// Present when the image was processed and written (it names the variant that ran).
     #[serde(flatten)]
     pub done: Option<Done>,
     /// Why it failed (one line), if it did.
@@ -314,7 +326,6 @@ pub fn run(
     failed: &(dyn Fn(&Outcome) + Sync),
 ) -> Vec<Outcome> {
     let threads = threads.max(1);
-    let variant = engine.name();
     let next = AtomicUsize::new(0);
     // One image waits in each queue: with the images being decoded, convolved and encoded, that
     // bounds the memory in use for big images while keeping every stage busy.
@@ -328,7 +339,6 @@ pub fn run(
         let outcome = Outcome {
             input: item.input.clone(),
             output: item.output.clone(),
-            variant,
             done,
             error,
         };

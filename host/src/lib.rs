@@ -4,6 +4,7 @@
 //! library loads that PTX with `cust`, runs each variant, and checks every result against an
 //! independent CPU reference that accumulates in `f64`.
 
+pub mod autotune;
 pub mod batch;
 pub mod bench;
 pub mod border;

@@ -94,8 +94,9 @@ struct FileArgs {
     /// Extension (format) of the results in an output folder (default: each input's).
     #[arg(long, requires = "input")]
     format: Option<String>,
-    /// The one variant for files: a GPU variant, or `cpu` (default: fast, or separable for
-    /// rank-1 filters of size 25 and up; the CPU when no GPU is usable).
+    /// The one variant for files: `auto` (the default: the fastest for each image's problem class,
+    /// measured once per GPU model and cached), a GPU variant, or `cpu`; the CPU is used when no
+    /// GPU is usable and no GPU variant was asked for.
     #[arg(long, requires = "input", value_parser = parse_file_variant)]
     variant: Option<FileVariant>,
     /// Device memory one image may use, e.g. 256M or 2G (default: 90% of the free GPU memory);
@@ -117,16 +118,19 @@ struct FileArgs {
 #[derive(Clone, Copy, Debug)]
 enum FileVariant {
     Cpu,
+    Auto,
     Gpu(Variant),
 }
 
 fn parse_file_variant(s: &str) -> Result<FileVariant, String> {
-    if s == "cpu" {
-        return Ok(FileVariant::Cpu);
+    match s {
+        "cpu" => return Ok(FileVariant::Cpu),
+        "auto" => return Ok(FileVariant::Auto),
+        _ => {}
     }
     parse_variant(s)
         .map(FileVariant::Gpu)
-        .map_err(|e| format!("{e}, or cpu"))
+        .map_err(|e| format!("{e}, auto or cpu"))
 }
 
 /// Parses a size in bytes with an optional K, M, G or T suffix (powers of 1024; `B` optional).
@@ -693,26 +697,24 @@ fn run_files(args: &MainArgs) -> Result<()> {
     let inputs = batch::expand_inputs(&f.input).map_err(anyhow::Error::msg)?;
     let items =
         batch::plan_outputs(&inputs, output, f.format.as_deref(), f.force).map_err(anyhow::Error::msg)?;
-    let requested = match f.variant {
-        Some(FileVariant::Cpu) => None,
-        Some(FileVariant::Gpu(v)) => Some(v),
-        None => Some(batch::default_variant(&filter)),
-    };
-    if requested == Some(Variant::Separable) && filter.rank1().is_none() {
+    if matches!(f.variant, Some(FileVariant::Gpu(Variant::Separable))) && filter.rank1().is_none() {
         bail!(
             "the separable variant needs a rank-1 filter (box, gaussian, sobel, identity, or a file with one)"
         );
     }
     let mut gpu_note = None;
-    let gpu = match requested {
-        None => None,
-        Some(v) => match Gpu::new() {
-            Ok(gpu) => Some((gpu, v)),
-            Err(e) if f.variant.is_some() => bail!("--variant {} needs a usable GPU: {e}", v.name()),
-            Err(e) => {
-                gpu_note = Some(e.to_string());
-                None
-            }
+    let gpu = match f.variant {
+        Some(FileVariant::Cpu) => None,
+        _ => match Gpu::new() {
+            Ok(gpu) => Some(gpu),
+            Err(e) => match f.variant {
+                Some(FileVariant::Gpu(v)) => bail!("--variant {} needs a usable GPU: {e}", v.name()),
+                Some(FileVariant::Auto) => bail!("--variant auto needs a usable GPU: {e}"),
+                _ => {
+                    gpu_note = Some(e.to_string());
+                    None
+                }
+            },
         },
     };
     if let Some(note) = &gpu_note
@@ -722,9 +724,12 @@ fn run_files(args: &MainArgs) -> Result<()> {
         eprintln!("note: no usable GPU ({note}); processing on the CPU (cpu-par)");
     }
     let mut engine = match &gpu {
-        Some((gpu, variant)) => batch::Engine::Gpu {
+        Some(gpu) => batch::Engine::Gpu {
             gpu,
-            variant: *variant,
+            choice: match f.variant {
+                Some(FileVariant::Gpu(v)) => batch::Choice::Fixed(v),
+                _ => batch::Choice::Auto(conv::autotune::Tuner::load()),
+            },
             cached: None,
         },
         None => batch::Engine::Cpu,
@@ -765,8 +770,15 @@ fn run_files(args: &MainArgs) -> Result<()> {
     );
     progress.finish_and_clear();
     let summary = batch::summarize(&outcomes, started.elapsed().as_secs_f64());
+    let auto_choices: Vec<String> = match &engine {
+        batch::Engine::Gpu {
+            choice: batch::Choice::Auto(tuner),
+            ..
+        } => tuner.choices_made().cloned().collect(),
+        _ => Vec::new(),
+    };
     if f.json {
-        let gpu_json = gpu.as_ref().map(|(g, _)| {
+        let gpu_json = gpu.as_ref().map(|g| {
             let i = g.info();
             serde_json::json!({
                 "name": i.name,
@@ -780,6 +792,7 @@ fn run_files(args: &MainArgs) -> Result<()> {
             "gpu": gpu_json,
             "gpu_unavailable": gpu_note,
             "variant": engine.name(),
+            "auto_choices": auto_choices,
             "filter": args.filter.describe(&settings.filter),
             "border": args.border.name(),
             "images": outcomes,
@@ -797,7 +810,7 @@ fn run_files(args: &MainArgs) -> Result<()> {
                     d.height,
                     d.channels,
                     d.dtype,
-                    o.variant,
+                    d.compute.variant,
                     d.strips,
                     d.compute.compute_ms
                 );
@@ -807,6 +820,11 @@ fn run_files(args: &MainArgs) -> Result<()> {
     if single && let Some(e) = &outcomes[0].error {
         bail!("{e}");
     }
+    if !f.quiet && !f.json {
+        for line in &auto_choices {
+            eprintln!("{line}");
+        }
+    }
     if !f.quiet {
         eprintln!(
             "{} image(s), {} failed, {:.2} s, {:.1} megapixels/s, {}",
@@ -815,7 +833,7 @@ fn run_files(args: &MainArgs) -> Result<()> {
             summary.seconds,
             summary.megapixels_per_s,
             match &gpu {
-                Some((g, _)) => format!("{} on {}", engine.name(), g.info().name),
+                Some(g) => format!("{} on {}", engine.name(), g.info().name),
                 None => "cpu-par on the CPU".to_string(),
             }
         );

@@ -1,0 +1,245 @@
+//! `--variant auto`: measures the candidate variants once per GPU model and problem class, keeps
+//! the fastest, and caches the choice in the user's cache directory.
+
+use crate::gpu::{Gpu, Problem, Variant};
+use crate::{Error, Image, Result, stats};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// Largest side of the image the candidates are timed on; larger problems are timed on a crop of
+/// this size (their per-pixel cost is the same once the GPU is full).
+const PROBE_SIDE: usize = 4096;
+/// Timed launches per candidate (after 2 warm-ups).
+const PROBE_RUNS: usize = 5;
+
+/// How a choice was made.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Source {
+    /// Read from the cache file.
+    Cache,
+    /// Measured now: each candidate's median kernel time in ms.
+    Measured(Vec<(Variant, f64)>),
+}
+
+/// The cache of choices, keyed by GPU model and problem class, and where it is stored.
+#[derive(Debug, Default)]
+pub struct Tuner {
+    path: Option<PathBuf>,
+    choices: BTreeMap<String, String>,
+    /// What this run chose, per problem class, described for the user.
+    made: BTreeMap<String, String>,
+}
+
+/// The cache file: `$CONV_CACHE_DIR`, else `$XDG_CACHE_HOME/rust-gpu-conv`, else
+/// `$HOME/.cache/rust-gpu-conv`, then `variants.json`.
+pub fn cache_path() -> Option<PathBuf> {
+    cache_path_in(|k| std::env::var_os(k))
+}
+
+/// [`cache_path`] with the environment given by `var`.
+fn cache_path_in(var: impl Fn(&str) -> Option<std::ffi::OsString>) -> Option<PathBuf> {
+    let env = |k| var(k).filter(|v| !v.is_empty()).map(PathBuf::from);
+    let dir = env("CONV_CACHE_DIR")
+        .or_else(|| env("XDG_CACHE_HOME").map(|d| d.join("rust-gpu-conv")))
+        .or_else(|| env("HOME").map(|d| d.join(".cache").join("rust-gpu-conv")))?;
+    Some(dir.join("variants.json"))
+}
+
+impl Tuner {
+    /// Loads the cache (an unreadable or corrupt file counts as empty; it is rewritten later).
+    pub fn load() -> Self {
+        let path = cache_path();
+        let choices = path
+            .as_ref()
+            .and_then(|p| std::fs::read_to_string(p).ok())
+            .and_then(|text| serde_json::from_str(&text).ok())
+            .unwrap_or_default();
+        Self {
+            path,
+            choices,
+            made: BTreeMap::new(),
+        }
+    }
+
+    /// One line per problem class this run chose a variant for.
+    pub fn choices_made(&self) -> impl Iterator<Item = &String> {
+        self.made.values()
+    }
+
+    /// Where the cache lives, if anywhere.
+    pub fn path(&self) -> Option<&PathBuf> {
+        self.path.as_ref()
+    }
+
+    /// The fastest variant for `problem` on `gpu`: from the cache, or measured now and cached.
+    pub fn choose(&mut self, gpu: &Gpu, problem: &Problem) -> Result<(Variant, Source)> {
+        let key = key(gpu, problem);
+        let (variant, source) = match self.choices.get(&key).and_then(|name| Variant::parse(name)) {
+            Some(v) => (v, Source::Cache),
+            None => {
+                let timings = measure(gpu, problem)?;
+                let best = timings
+                    .iter()
+                    .min_by(|a, b| a.1.total_cmp(&b.1))
+                    .map(|&(v, _)| v)
+                    .ok_or_else(|| Error::Image("no variant could be measured".into()))?;
+                self.choices.insert(key.clone(), best.name().to_string());
+                self.save();
+                (best, Source::Measured(timings))
+            }
+        };
+        if !self.made.contains_key(&key) {
+            let line = format!("{} [{key}]", describe(variant, &source, self));
+            self.made.insert(key, line);
+        }
+        Ok((variant, source))
+    }
+
+    /// Writes the cache (temporary file, then rename); a failure only costs a re-measurement later.
+    fn save(&self) {
+        let Some(path) = &self.path else { return };
+        let Ok(text) = serde_json::to_string_pretty(&self.choices) else {
+            return;
+        };
+        let tmp = path.with_extension("json.tmp");
+        let written = path.parent().is_some_and(|d| std::fs::create_dir_all(d).is_ok())
+            && std::fs::write(&tmp, text).is_ok()
+            && std::fs::rename(&tmp, path).is_ok();
+        if !written {
+            let _ = std::fs::remove_file(&tmp);
+        }
+    }
+}
+
+/// The problem class a choice holds for: GPU model, sample type, channels, filter size, whether
+/// the filter is rank-1, border, and the image size rounded to a power of two of pixels.
+pub fn key(gpu: &Gpu, p: &Problem) -> String {
+    let pixels = (p.width * p.height).max(1);
+    let bucket = usize::BITS - (pixels - 1).leading_zeros();
+    format!(
+        "{}|{}|c{}|k{}|{}|{}|2^{bucket}px",
+        gpu.info().name,
+        p.dtype.suffix(),
+        p.channels,
+        p.filter.size(),
+        if p.filter.rank1().is_some() {
+            "rank1"
+        } else {
+            "general"
+        },
+        p.border.name(),
+    )
+}
+
+/// The candidates: `fast`, the three `tiled-output` block shapes and, for rank-1 filters,
+/// `separable`.
+pub fn candidates(problem: &Problem) -> Vec<Variant> {
+    let mut v = vec![
+        Variant::Fast,
+        Variant::TiledOutput(0),
+        Variant::TiledOutput(1),
+        Variant::TiledOutput(2),
+    ];
+    if problem.filter.rank1().is_some() {
+        v.push(Variant::Separable);
+    }
+    v
+}
+
+/// Times every candidate on a random image of the problem's shape (cropped to [`PROBE_SIDE`]).
+fn measure(gpu: &Gpu, problem: &Problem) -> Result<Vec<(Variant, f64)>> {
+    let mut probe = problem.clone();
+    probe.width = probe.width.min(PROBE_SIDE);
+    probe.height = probe.height.min(PROBE_SIDE);
+    let image = Image::random(probe.width, probe.height, probe.channels, probe.dtype, 0x7a11)?;
+    candidates(&probe)
+        .into_iter()
+        .map(|variant| {
+            let kernel = gpu.kernel(variant, probe.dtype)?;
+            let mut job = gpu.alloc(variant, &probe)?;
+            gpu.upload(&mut job, &image)?;
+            for _ in 0..2 {
+                gpu.launch(&kernel, &mut job)?;
+            }
+            let t = stats::repeat(PROBE_RUNS, || gpu.time(|g| g.launch(&kernel, &mut job)))?;
+            Ok((variant, t.map_or(f64::INFINITY, |t| t.median)))
+        })
+        .collect()
+}
+
+/// One line describing a choice, for the user.
+pub fn describe(variant: Variant, source: &Source, tuner: &Tuner) -> String {
+    let place = tuner.path().map_or("not cached: no cache directory".into(), |p| {
+        format!("cache {}", p.display())
+    });
+    match source {
+        Source::Cache => format!("variant auto: {} (from {place})", variant.name()),
+        Source::Measured(t) => {
+            let times: Vec<String> = t
+                .iter()
+                .map(|(v, ms)| format!("{} {ms:.3} ms", v.name()))
+                .collect();
+            format!(
+                "variant auto: {} (measured {}; saved to {place})",
+                variant.name(),
+                times.join(", ")
+            )
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::filter::FilterKind;
+    use crate::{Border, DType, Filter};
+    use std::ffi::OsString;
+
+    fn problem(kind: FilterKind) -> Problem {
+        let image = Image::random(8, 8, 1, DType::F32, 1).unwrap();
+        Problem::of(
+            &image,
+            &Filter::builtin(kind, 5, None).unwrap(),
+            Border::Zero,
+            false,
+        )
+    }
+
+    #[test]
+    fn cache_location_follows_the_environment() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |k: &str| {
+                pairs
+                    .iter()
+                    .find(|(n, _)| *n == k)
+                    .map(|(_, v)| OsString::from(v))
+            }
+        };
+        let p = |pairs| cache_path_in(env(pairs)).map(|p| p.display().to_string());
+        assert_eq!(
+            p(&[("CONV_CACHE_DIR", "/c"), ("HOME", "/h")]).unwrap(),
+            "/c/variants.json"
+        );
+        assert_eq!(
+            p(&[("XDG_CACHE_HOME", "/x"), ("HOME", "/h")]).unwrap(),
+            "/x/rust-gpu-conv/variants.json"
+        );
+        assert_eq!(
+            p(&[("HOME", "/h")]).unwrap(),
+            "/h/.cache/rust-gpu-conv/variants.json"
+        );
+        assert_eq!(
+            p(&[("CONV_CACHE_DIR", ""), ("HOME", "/h")]).unwrap(),
+            "/h/.cache/rust-gpu-conv/variants.json"
+        );
+        assert_eq!(p(&[]), None);
+    }
+
+    #[test]
+    fn separable_is_a_candidate_only_for_rank1_filters() {
+        assert!(candidates(&problem(FilterKind::Gaussian)).contains(&Variant::Separable));
+        let general = candidates(&problem(FilterKind::Sharpen));
+        assert!(!general.contains(&Variant::Separable));
+        assert!(general.contains(&Variant::Fast) && general.contains(&Variant::TiledOutput(1)));
+    }
+}
