@@ -86,29 +86,77 @@ pub fn reference_parallel(image: &Image, filter: &Filter, border: Border) -> Res
 
 /// One channel of the image with the border materialized: `(ow + 2r) × (oh + 2r)` `f32` values,
 /// so that output pixel `(x, y)` reads padded pixels `(x..x+k, y..y+k)` with no bounds tests.
-fn padded_plane(image: &Image, c: usize, border: Border, ow: usize, oh: usize, r: usize) -> Vec<f32> {
+/// Rows are built in parallel when `parallel`.
+fn padded_plane(
+    image: &Image,
+    c: usize,
+    border: Border,
+    ow: usize,
+    oh: usize,
+    r: usize,
+    parallel: bool,
+) -> Vec<f32> {
     let (pw, ph) = (ow + 2 * r, oh + 2 * r);
     let (w, h, ch) = (image.width(), image.height(), image.channels());
     // The valid border's output is centred r pixels in, so its padded plane is the image itself.
     let shift = if border == Border::Valid { 0 } else { r as isize };
     let columns: Vec<Option<usize>> = (0..pw).map(|px| border.source(px as isize - shift, w)).collect();
-    let mut plane = vec![0.0f32; pw * ph];
-    for (py, row) in plane.chunks_mut(pw).enumerate() {
+    let samples = image.samples();
+    let fill = |(py, row): (usize, &mut [f32])| {
         let Some(yy) = border.source(py as isize - shift, h) else {
-            continue;
+            return;
         };
-        for (v, col) in row.iter_mut().zip(&columns) {
-            if let Some(xx) = col {
-                *v = image.samples().value_f32((yy * w + xx) * ch + c);
-            }
+        let base = yy * w * ch + c;
+        // One match per row, not per sample: the loops below are specialized per sample type.
+        match samples {
+            Samples::F32(v) => fill_row(row, &columns, |x| v[base + x * ch]),
+            Samples::U8(v) => fill_row(row, &columns, |x| f32::from(v[base + x * ch]) * (1.0 / 255.0)),
+            Samples::U16(v) => fill_row(row, &columns, |x| f32::from(v[base + x * ch]) * (1.0 / 65535.0)),
         }
+    };
+    let mut plane = vec![0.0f32; pw * ph];
+    if parallel {
+        plane.par_chunks_mut(pw).enumerate().for_each(fill);
+    } else {
+        plane.chunks_mut(pw).enumerate().for_each(fill);
     }
     plane
 }
 
+/// Fills one padded row: column `n` reads source column `columns[n]` through `value`, or stays 0.
+#[inline(always)]
+fn fill_row(row: &mut [f32], columns: &[Option<usize>], value: impl Fn(usize) -> f32) {
+    for (v, col) in row.iter_mut().zip(columns) {
+        if let Some(x) = *col {
+            *v = value(x);
+        }
+    }
+}
+
 /// One output row from a padded plane: for each tap, a contiguous slice of a padded row is scaled
-/// and added to the output row, so the inner loop has no branches and vectorizes.
+/// and added to the output row, so the inner loop has no branches and vectorizes. Uses AVX2 and
+/// FMA when the CPU has them (detected at run time), else the baseline instruction set.
 fn f32_row(plane: &[f32], pw: usize, filter: &Filter, y: usize, out: &mut [f32]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
+        // SAFETY: the CPU supports AVX2 and FMA, checked just above.
+        return unsafe { f32_row_avx2(plane, pw, filter, y, out) };
+    }
+    f32_row_generic(plane, pw, filter, y, out)
+}
+
+/// [`f32_row_generic`] compiled for AVX2 + FMA (8-wide fused multiply-adds).
+///
+/// # Safety
+/// The CPU must support AVX2 and FMA.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn f32_row_avx2(plane: &[f32], pw: usize, filter: &Filter, y: usize, out: &mut [f32]) {
+    f32_row_generic(plane, pw, filter, y, out)
+}
+
+#[inline(always)]
+fn f32_row_generic(plane: &[f32], pw: usize, filter: &Filter, y: usize, out: &mut [f32]) {
     let k = filter.size();
     out.fill(0.0);
     for i in 0..k {
@@ -126,35 +174,44 @@ fn f32_impl(image: &Image, filter: &Filter, border: Border, clamp: bool, paralle
     let r = filter.radius();
     let (ow, oh) = border.output_size(image.width(), image.height(), r)?;
     let ch = image.channels();
-    let mut values = vec![0.0f32; ow * oh * ch];
-    let mut channel = vec![0.0f32; ow * oh];
     let off = if border == Border::Valid { r } else { 0 };
-    for c in 0..ch {
+    let pw = ow + 2 * r;
+    // Computes one channel into `plane_out` (ow × oh, row-major).
+    let channel_into = |c: usize, plane_out: &mut [f32]| {
         if is_alpha(ch, c) {
-            for (n, v) in channel.iter_mut().enumerate() {
+            for (n, v) in plane_out.iter_mut().enumerate() {
                 let (x, y) = (n % ow + off, n / ow + off);
                 *v = image.samples().value_f32((y * image.width() + x) * ch + c);
             }
+            return;
+        }
+        let plane = padded_plane(image, c, border, ow, oh, r, parallel);
+        let row = |(y, o): (usize, &mut [f32])| f32_row(&plane, pw, filter, y, o);
+        if parallel {
+            plane_out.par_chunks_mut(ow).enumerate().for_each(row);
         } else {
-            let plane = padded_plane(image, c, border, ow, oh, r);
-            let pw = ow + 2 * r;
-            let row = |(y, o): (usize, &mut [f32])| f32_row(&plane, pw, filter, y, o);
-            if parallel {
-                channel.par_chunks_mut(ow).enumerate().for_each(row);
-            } else {
-                channel.chunks_mut(ow).enumerate().for_each(row);
+            plane_out.chunks_mut(ow).enumerate().for_each(row);
+        }
+    };
+    let mut values = vec![0.0f32; ow * oh * ch];
+    if ch == 1 {
+        // One channel: the planar result is already the interleaved one.
+        channel_into(0, &mut values);
+    } else {
+        let mut channel = vec![0.0f32; ow * oh];
+        for c in 0..ch {
+            channel_into(c, &mut channel);
+            for (n, &v) in channel.iter().enumerate() {
+                values[n * ch + c] = v;
             }
         }
-        for (n, &v) in channel.iter().enumerate() {
-            values[n * ch + c] = v;
-        }
     }
-    Image::new(
-        ow,
-        oh,
-        ch,
-        Samples::from_values(image.dtype(), &values, ch, clamp),
-    )
+    let samples = match image.dtype() {
+        // f32 without clamping keeps the buffer as it is.
+        crate::DType::F32 if !clamp => Samples::F32(values),
+        dtype => Samples::from_values(dtype, &values, ch, clamp),
+    };
+    Image::new(ow, oh, ch, samples)
 }
 
 /// The sequential `f32` CPU convolution (one core): the baseline the GPU speed-ups are against.
