@@ -11,6 +11,7 @@ pub mod check;
 pub mod cpu;
 pub mod driver;
 pub mod error;
+pub mod fault;
 pub mod files;
 pub mod filter;
 pub mod gpu;

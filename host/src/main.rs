@@ -740,6 +740,7 @@ fn run_files(args: &MainArgs) -> Result<()> {
             channels: args.channels,
         },
         max_mem: f.max_gpu_mem,
+        inject: conv::fault::Injection::from_env()?,
     };
     let progress = ProgressBar::with_draw_target(Some(items.len() as u64), ProgressDrawTarget::hidden());
     progress.set_style(
@@ -818,6 +819,12 @@ fn run_files(args: &MainArgs) -> Result<()> {
                 Some((g, _)) => format!("{} on {}", engine.name(), g.info().name),
                 None => "cpu-par on the CPU".to_string(),
             }
+        );
+    }
+    if summary.skipped > 0 {
+        eprintln!(
+            "error: the batch stopped at a device fault; {} image(s) not processed",
+            summary.skipped
         );
     }
     if summary.failed > 0 {
