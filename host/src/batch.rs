@@ -196,6 +196,13 @@ impl Engine<'_> {
         }
     }
 
+    /// Frees the engine's device buffers (a no-op on the CPU).
+    pub fn release(&mut self) {
+        if let Engine::Gpu { cached, .. } = self {
+            *cached = None;
+        }
+    }
+
     /// Convolves `image` (in strips when it exceeds the budget); returns the result, the number of
     /// strips and the times. `fault` makes that stage fail (fault injection).
     pub fn convolve(

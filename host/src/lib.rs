@@ -17,6 +17,8 @@ pub mod filter;
 pub mod gpu;
 pub mod image;
 pub mod jobs;
+pub mod sanitize;
+pub mod soak;
 pub mod stats;
 pub mod strips;
 mod texture;
