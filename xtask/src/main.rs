@@ -26,7 +26,7 @@ tasks:
   verify [ARGS...]           build the host in release mode and run `host verify ARGS...`
   bench [ARGS...]            build the host in release mode and run `host bench ARGS...` (needs a
                              GPU; writes target/bench/bench.csv and bench.md)
-  sanitize [ARGS...]          build the host in release mode and run `host sanitize ARGS...`
+  sanitize [ARGS...]         build the host in release mode and run `host sanitize ARGS...`
                              (needs a GPU and compute-sanitizer)
   soak [ARGS...]             build the host in release mode and run `host soak ARGS...` (GPU)
   fuzz [--seconds N]         run each cargo-fuzz target for N seconds (default 30); installs
