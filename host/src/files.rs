@@ -133,7 +133,12 @@ fn decode_from<R: BufRead + Seek>(source: R, path: &Path) -> Result<Image, FileE
         path: path.to_path_buf(),
         source,
     };
-    let mut reader = ImageReader::new(source).with_guessed_format().map_err(read_err)?;
+    let mut reader = ImageReader::new(source);
+    // The extension is the format unless the content says otherwise (as `ImageReader::open`).
+    if let Ok(format) = ImageFormat::from_path(path) {
+        reader.set_format(format);
+    }
+    let mut reader = reader.with_guessed_format().map_err(read_err)?;
     let Some(format) = reader.format() else {
         return Err(decode(
             "not a supported image (PNG, JPEG, TIFF, BMP, PGM/PPM/PNM/PAM; RAW needs .raw or .f32)".into(),
