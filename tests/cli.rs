@@ -158,3 +158,46 @@ fn bad_arguments_get_one_line_errors_and_nonzero_exit() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn soak_on_the_cpu_engine_passes_and_reports_its_numbers() {
+    let o = host(&[
+        "soak",
+        "--cpu",
+        "--small",
+        "40",
+        "--large",
+        "2",
+        "--large-side",
+        "300",
+    ]);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}\n{err}");
+    assert!(out.contains("images 42,"), "{out}");
+    assert!(out.contains("re-run checks 4;"), "{out}");
+    assert!(out.contains("soak PASS"), "{out}");
+}
+
+#[test]
+fn soak_without_a_gpu_says_skipped() {
+    if conv::gpu::Gpu::new().is_ok() {
+        return;
+    }
+    let o = host(&["soak", "--small", "1", "--large", "0"]);
+    let (out, err) = text(&o);
+    assert!(!o.status.success());
+    assert!(out.contains("SKIPPED: the soak run needs a GPU"), "{out}\n{err}");
+}
+
+#[test]
+fn sanitize_without_compute_sanitizer_is_a_one_line_error() {
+    let o = Command::new(env!("CARGO_BIN_EXE_host"))
+        .args(["sanitize", "--tools", "memcheck"])
+        .env("COMPUTE_SANITIZER", "/nonexistent/compute-sanitizer")
+        .output()
+        .expect("run host");
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}\n{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("compute-sanitizer not found"), "{err}");
+}

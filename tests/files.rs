@@ -788,3 +788,16 @@ fn asking_for_a_gpu_variant_without_a_gpu_is_an_error() {
     let (_, err) = run_ok(&["-i", s(&good), "-o", s(&out)]);
     assert!(err.starts_with("note: no usable GPU"), "{err}");
 }
+
+#[test]
+fn decoding_from_memory_checks_sizes_and_rejects_garbage() {
+    assert!(files::decode(b"").is_err());
+    assert!(files::decode(b"\x89PNG\r\n\x1a\n garbage").is_err());
+    let bomb = files::decode(&png_header_only(1 << 19, 1))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        bomb.contains("<memory>") && bomb.contains("at most 262144 pixels per side"),
+        "{bomb}"
+    );
+}

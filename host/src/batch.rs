@@ -4,6 +4,7 @@
 //! image exceeds the memory budget, and encoding threads; one bad file fails alone.
 
 use crate::autotune::Tuner;
+use crate::fault::{self, Injection, Stage};
 use crate::files::{self, EXTENSIONS, FileError, RawLayout};
 use crate::gpu::{DeviceJob, Gpu, Problem, Variant};
 use crate::image::DType;
@@ -147,6 +148,8 @@ pub struct Settings {
     /// Device memory one convolution may use, in bytes (`None`: 90% of the GPU's free memory; no
     /// limit on the CPU). Larger images are processed in strips.
     pub max_mem: Option<usize>,
+    /// A fault to inject (tests; see [`crate::fault`]).
+    pub inject: Option<Injection>,
 }
 
 /// Which GPU variant runs.
@@ -199,10 +202,23 @@ impl Engine<'_> {
         }
     }
 
+    /// Frees the engine's device buffers (a no-op on the CPU).
+    pub fn release(&mut self) {
+        if let Engine::Gpu { cached, .. } = self {
+            *cached = None;
+        }
+    }
+
     /// Convolves `image` (in strips when it exceeds the budget); returns the result, the number of
-    /// strips and the times.
-    pub fn convolve(&mut self, image: &Image, s: &Settings) -> Result<(Image, usize, ComputeTimes)> {
+    /// strips and the times. `fault` makes that stage fail (fault injection).
+    pub fn convolve(
+        &mut self,
+        image: &Image,
+        s: &Settings,
+        fault: Option<Stage>,
+    ) -> Result<(Image, usize, ComputeTimes)> {
         let start = Instant::now();
+        fault::strike(fault, Stage::Compute)?;
         let (r, border) = (s.filter.radius(), s.border);
         let problem = Problem::of(image, &s.filter, border, s.clamp);
         let mut times = ComputeTimes::default();
@@ -241,8 +257,11 @@ impl Engine<'_> {
                         *cached = Some(Box::new((strip_problem.clone(), variant, job)));
                     }
                     let job = &mut cached.as_mut().expect("allocated above").2;
+                    fault::strike(fault, Stage::Upload)?;
                     h2d_ms += gpu.upload(job, strip)?;
+                    fault::strike(fault, Stage::Launch)?;
                     kernel_ms += gpu.time(|g| g.launch(&kernel, job))?;
+                    fault::strike(fault, Stage::Download)?;
                     let (result, ms) = gpu.download(job)?;
                     d2h_ms += ms;
                     Ok(result)
@@ -273,6 +292,9 @@ pub struct Outcome {
     pub done: Option<Done>,
     /// Why it failed (one line), if it did.
     pub error: Option<String>,
+    /// Not processed because the batch stopped at a device fault on another image.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub skipped: bool,
 }
 
 /// Facts and times of an image that was processed.
@@ -314,8 +336,10 @@ fn decode(item: &Item, s: &Settings) -> std::result::Result<Image, String> {
 
 /// Processes every item: `threads` decoding and as many encoding threads run while `engine`
 /// convolves on this thread. `progress` counts finished images; it starts hidden and is drawn on
-/// stderr after a second if `show_progress`. `failed` sees each failure as it happens. Returns
-/// one outcome per item, in order.
+/// stderr after a second if `show_progress`. `failed` sees each failure as it happens. A device
+/// fault (a failed launch or copy, or an injected one) stops the batch cleanly: the failing image
+/// fails, results already computed are still written, and the images not yet convolved are
+/// reported as skipped (without a call to `failed`). Returns one outcome per item, in order.
 pub fn run(
     items: &[Item],
     settings: &Settings,
@@ -341,6 +365,7 @@ pub fn run(
             output: item.output.clone(),
             done,
             error,
+            skipped: false,
         };
         if outcome.error.is_some() {
             progress.suspend(|| failed(&outcome));
@@ -402,30 +427,56 @@ pub fn run(
         drop(done_tx);
         for mut decoded in decoded_rx {
             let mut computed = Computed::default();
+            let mut stop = false;
             if let Ok(image) = &decoded.image {
                 computed.input_bytes = image.byte_len();
-                decoded.image = match engine.convolve(image, settings) {
+                let fault = settings.inject.and_then(|i| i.at(decoded.index + 1));
+                decoded.image = match engine.convolve(image, settings, fault) {
                     Ok((out, strips, times)) => {
                         (computed.strips, computed.times) = (strips, times);
                         Ok(out)
                     }
-                    Err(e) => Err(FileError::Image {
-                        path: items[decoded.index].input.clone(),
-                        source: e,
+                    Err(e) => {
+                        stop = e.is_device_fault();
+                        let error = FileError::Image {
+                            path: items[decoded.index].input.clone(),
+                            source: e,
+                        };
+                        Err(if stop {
+                            format!("{error}; the batch stops here")
+                        } else {
+                            error.to_string()
+                        })
                     }
-                    .to_string()),
                 };
             }
-            if computed_tx.send((decoded, computed)).is_err() {
+            if computed_tx.send((decoded, computed)).is_err() || stop {
                 break;
             }
         }
         drop(computed_tx);
         let _ = stop_tx.send(());
     });
-    let mut outcomes: Vec<(usize, Outcome)> = done_rx.into_iter().collect();
-    outcomes.sort_by_key(|(i, _)| *i);
-    outcomes.into_iter().map(|(_, o)| o).collect()
+    let mut outcomes: Vec<Option<Outcome>> = vec![None; items.len()];
+    for (i, o) in done_rx {
+        outcomes[i] = Some(o);
+    }
+    outcomes
+        .into_iter()
+        .zip(items)
+        .map(|(o, item)| {
+            o.unwrap_or_else(|| Outcome {
+                input: item.input.clone(),
+                output: item.output.clone(),
+                done: None,
+                error: Some(format!(
+                    "{}: not processed: the batch stopped at a device fault",
+                    item.input.display()
+                )),
+                skipped: true,
+            })
+        })
+        .collect()
 }
 
 /// What the engine reports about one image.
@@ -456,7 +507,10 @@ fn done_facts(result: &Image, c: &Computed, decode_ms: f64, encode: Instant) -> 
 #[derive(Clone, Debug, Serialize)]
 pub struct Summary {
     pub images: usize,
+    /// Images that failed, skipped ones included.
     pub failed: usize,
+    /// Images not processed because the batch stopped at a device fault.
+    pub skipped: usize,
     pub seconds: f64,
     /// Megapixels of the images processed per second of wall time.
     pub megapixels_per_s: f64,
@@ -472,6 +526,7 @@ pub fn summarize(outcomes: &[Outcome], seconds: f64) -> Summary {
     Summary {
         images: outcomes.len(),
         failed: outcomes.iter().filter(|o| o.error.is_some()).count(),
+        skipped: outcomes.iter().filter(|o| o.skipped).count(),
         seconds,
         megapixels_per_s: pixels as f64 / 1e6 / seconds.max(1e-9),
     }

@@ -4,8 +4,9 @@
 //! where `o` is `r` for the valid border and 0 otherwise, pixels outside the image defined by the
 //! border mode; RGBA's alpha is copied from the input pixel the output is centred on.
 
+use crate::filter::Separable;
 use crate::image::{Image, Samples};
-use crate::{Border, Filter, Result};
+use crate::{Border, Error, Filter, Result};
 use rayon::prelude::*;
 
 /// The reference result: unrounded values (integers as value / max), interleaved like the image.
@@ -170,8 +171,28 @@ fn f32_row_generic(plane: &[f32], pw: usize, filter: &Filter, y: usize, out: &mu
     }
 }
 
-fn f32_impl(image: &Image, filter: &Filter, border: Border, clamp: bool, parallel: bool) -> Result<Image> {
-    let r = filter.radius();
+/// One output row of a 1D pass: `out[x] = Σ_t src[x + t·stride] · taps[t]` (stride 1 for the row
+/// pass along a padded row, the row width for the column pass down the row pass's output).
+fn taps_1d(src: &[f32], stride: usize, taps: &[f32], out: &mut [f32]) {
+    out.fill(0.0);
+    for (t, &tap) in taps.iter().enumerate() {
+        for (o, &p) in out.iter_mut().zip(&src[t * stride..]) {
+            *o += p * tap;
+        }
+    }
+}
+
+/// How the non-alpha channels are convolved: the 2D filter, or its two 1D passes.
+enum Method<'a> {
+    Direct(&'a Filter),
+    Separable(&'a Separable),
+}
+
+fn f32_impl(image: &Image, method: Method<'_>, border: Border, clamp: bool, parallel: bool) -> Result<Image> {
+    let r = match &method {
+        Method::Direct(f) => f.radius(),
+        Method::Separable(s) => s.row.len() / 2,
+    };
     let (ow, oh) = border.output_size(image.width(), image.height(), r)?;
     let ch = image.channels();
     let off = if border == Border::Valid { r } else { 0 };
@@ -186,11 +207,25 @@ fn f32_impl(image: &Image, filter: &Filter, border: Border, clamp: bool, paralle
             return;
         }
         let plane = padded_plane(image, c, border, ow, oh, r, parallel);
-        let row = |(y, o): (usize, &mut [f32])| f32_row(&plane, pw, filter, y, o);
-        if parallel {
-            plane_out.par_chunks_mut(ow).enumerate().for_each(row);
-        } else {
-            plane_out.chunks_mut(ow).enumerate().for_each(row);
+        match &method {
+            Method::Direct(filter) => {
+                let row = |(y, o): (usize, &mut [f32])| f32_row(&plane, pw, filter, y, o);
+                if parallel {
+                    plane_out.par_chunks_mut(ow).enumerate().for_each(row);
+                } else {
+                    plane_out.chunks_mut(ow).enumerate().for_each(row);
+                }
+            }
+            Method::Separable(sep) => {
+                // Row pass over every padded row, then the column pass over its output.
+                let mut tmp = vec![0.0f32; ow * (oh + 2 * r)];
+                for (py, o) in tmp.chunks_mut(ow).enumerate() {
+                    taps_1d(&plane[py * pw..(py + 1) * pw], 1, &sep.row, o);
+                }
+                for (y, o) in plane_out.chunks_mut(ow).enumerate() {
+                    taps_1d(&tmp[y * ow..], ow, &sep.column, o);
+                }
+            }
         }
     };
     let mut values = vec![0.0f32; ow * oh * ch];
@@ -216,10 +251,23 @@ fn f32_impl(image: &Image, filter: &Filter, border: Border, clamp: bool, paralle
 
 /// The sequential `f32` CPU convolution (one core): the baseline the GPU speed-ups are against.
 pub fn sequential(image: &Image, filter: &Filter, border: Border, clamp: bool) -> Result<Image> {
-    f32_impl(image, filter, border, clamp, false)
+    f32_impl(image, Method::Direct(filter), border, clamp, false)
 }
 
 /// The multi-threaded `f32` CPU convolution (rayon over rows; the reports' OpenMP version).
 pub fn parallel(image: &Image, filter: &Filter, border: Border, clamp: bool) -> Result<Image> {
-    f32_impl(image, filter, border, clamp, true)
+    f32_impl(image, Method::Direct(filter), border, clamp, true)
+}
+
+/// The sequential two-pass `f32` CPU convolution of a rank-1 filter: a row pass with
+/// [`Separable::row`] over the bordered image, then a column pass with [`Separable::column`], the
+/// same border rules as the 2D paths. Fails if the filter is not rank-1 (see [`Filter::rank1`]).
+pub fn separable(image: &Image, filter: &Filter, border: Border, clamp: bool) -> Result<Image> {
+    let sep = filter.rank1().ok_or_else(|| {
+        Error::Filter(format!(
+            "the {0}x{0} filter is not rank-1, so it has no separable form",
+            filter.size()
+        ))
+    })?;
+    f32_impl(image, Method::Separable(&sep), border, clamp, false)
 }

@@ -24,6 +24,17 @@ pub enum Error {
     /// Image dimensions that cannot be used.
     #[error("invalid image: {0}")]
     Image(String),
+    /// A fault injected for testing (see [`crate::fault`]), or a bad request for one.
+    #[error("{0}")]
+    Fault(String),
+}
+
+impl Error {
+    /// Whether this is a device (or injected) fault, after which a batch stops: the GPU context
+    /// may be unusable, unlike after a problem with one image.
+    pub fn is_device_fault(&self) -> bool {
+        matches!(self, Error::Cuda { .. } | Error::Fault(_))
+    }
 }
 
 /// Builds a `map_err` closure that tags a cust error with the step that failed.

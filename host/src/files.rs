@@ -10,7 +10,7 @@
 use crate::image::{DType, Image, MAX_PIXELS, MAX_SIDE, Samples, check_dims};
 use image::{ExtendedColorType, ImageDecoder, ImageFormat, ImageReader};
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Write};
+use std::io::{BufRead, BufReader, BufWriter, Cursor, Seek, Write};
 use std::path::{Path, PathBuf};
 
 /// Why a file could not be read or written; every message is one line.
@@ -106,6 +106,25 @@ pub struct RawLayout {
 /// Reads an image file: format from the content (or the extension for RAW), samples as stored
 /// (8-bit, 16-bit or `f32`); gray+alpha becomes RGBA.
 pub fn read(path: &Path, raw: &RawLayout) -> Result<Image, FileError> {
+    let read_err = |source| FileError::Read {
+        path: path.to_path_buf(),
+        source,
+    };
+    if Format::of(path) == Some(Format::Raw) {
+        return read_raw(path, raw);
+    }
+    let file = File::open(path).map_err(read_err)?;
+    decode_from(BufReader::new(file), path)
+}
+
+/// Decodes an image file held in memory (any format [`read`] detects by content; not RAW), with
+/// the same size checks; errors name the file `<memory>`.
+pub fn decode(bytes: &[u8]) -> Result<Image, FileError> {
+    decode_from(Cursor::new(bytes), Path::new("<memory>"))
+}
+
+/// Decodes from `source`, naming `path` in errors.
+fn decode_from<R: BufRead + Seek>(source: R, path: &Path) -> Result<Image, FileError> {
     let decode = |reason: String| FileError::Decode {
         path: path.to_path_buf(),
         reason,
@@ -114,20 +133,19 @@ pub fn read(path: &Path, raw: &RawLayout) -> Result<Image, FileError> {
         path: path.to_path_buf(),
         source,
     };
-    if Format::of(path) == Some(Format::Raw) {
-        return read_raw(path, raw);
+    let mut reader = ImageReader::new(source);
+    // The extension is the format unless the content says otherwise (as `ImageReader::open`).
+    if let Ok(format) = ImageFormat::from_path(path) {
+        reader.set_format(format);
     }
-    let mut reader = ImageReader::open(path)
-        .map_err(read_err)?
-        .with_guessed_format()
-        .map_err(read_err)?;
+    let mut reader = reader.with_guessed_format().map_err(read_err)?;
     let Some(format) = reader.format() else {
         return Err(decode(
             "not a supported image (PNG, JPEG, TIFF, BMP, PGM/PPM/PNM/PAM; RAW needs .raw or .f32)".into(),
         ));
     };
     if format == ImageFormat::Tiff {
-        return read_tiff(path);
+        return read_tiff(reader.into_inner(), path);
     }
     let mut limits = image::Limits::default();
     limits.max_image_width = Some(MAX_SIDE as u32);
@@ -177,21 +195,15 @@ fn from_dynamic(dynamic: image::DynamicImage) -> Result<Image, String> {
     Image::new(w, h, channels, samples).map_err(|e| e.to_string())
 }
 
-fn read_tiff(path: &Path) -> Result<Image, FileError> {
+fn read_tiff<R: BufRead + Seek>(source: R, path: &Path) -> Result<Image, FileError> {
     use tiff::decoder::{Decoder, DecodingResult, Limits};
     let decode = |e: tiff::TiffError| FileError::Decode {
         path: path.to_path_buf(),
         reason: e.to_string(),
     };
-    let file = File::open(path).map_err(|source| FileError::Read {
-        path: path.to_path_buf(),
-        source,
-    })?;
     let mut limits = Limits::default();
     limits.decoding_buffer_size = MAX_PIXELS * 4 * 4;
-    let mut decoder = Decoder::new(BufReader::new(file))
-        .map_err(decode)?
-        .with_limits(limits);
+    let mut decoder = Decoder::new(source).map_err(decode)?.with_limits(limits);
     let (w, h) = decoder.dimensions().map_err(decode)?;
     let (w, h) = (w as usize, h as usize);
     check_dims(w, h).map_err(|source| FileError::Image {

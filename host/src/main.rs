@@ -262,6 +262,39 @@ enum Command {
     /// Describe the GPU (name, compute capability, SMs, memory, driver), the embedded PTX's target
     /// and the largest filter; works without a GPU.
     Info,
+    /// Run every variant at awkward sizes under compute-sanitizer (memcheck, racecheck,
+    /// synccheck, initcheck); one PASS/FAIL line per tool; fails on any reported error.
+    Sanitize {
+        /// Tools to run, comma-separated.
+        #[arg(long, value_delimiter = ',', default_value = "memcheck,racecheck,synccheck,initcheck",
+              value_parser = clap::builder::PossibleValuesParser::new(conv::sanitize::TOOLS))]
+        tools: Vec<String>,
+        /// Image sizes every tool checks, as WIDTHxHEIGHT, comma-separated.
+        #[arg(long, default_value = conv::sanitize::SIZES)]
+        sizes: String,
+    },
+    /// Long run on the GPU: many small and some large random images through the batch engine in
+    /// one process; checks re-runs, device memory and throughput decay.
+    Soak {
+        /// Small images (64x64 to 256x256, random layouts).
+        #[arg(long, default_value_t = 2000)]
+        small: usize,
+        /// Large square images.
+        #[arg(long, default_value_t = 20)]
+        large: usize,
+        /// Side of the large images.
+        #[arg(long, default_value_t = 4096)]
+        large_side: usize,
+        /// GPU variant (default: fast).
+        #[arg(long, value_parser = parse_variant)]
+        variant: Option<Variant>,
+        /// Run on the CPU engine instead (no device memory check).
+        #[arg(long)]
+        cpu: bool,
+        /// Seed of the random images.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
 }
 
 fn parse_size(s: &str) -> Result<(usize, usize), String> {
@@ -309,6 +342,25 @@ fn main() -> ExitCode {
             info();
             Ok(())
         }
+        Some(Command::Sanitize { tools, sizes }) => sanitize(&tools, &sizes),
+        Some(Command::Soak {
+            small,
+            large,
+            large_side,
+            variant,
+            cpu,
+            seed,
+        }) => soak(
+            &conv::soak::SoakConfig {
+                small,
+                large,
+                large_side,
+                recheck_every: 25,
+                seed,
+            },
+            variant.unwrap_or(Variant::Fast),
+            cpu,
+        ),
         Some(Command::Verify {
             sizes,
             filters,
@@ -644,6 +696,137 @@ fn run_verify(
     Ok(())
 }
 
+/// `host sanitize`: re-runs this binary's `verify` under each compute-sanitizer tool.
+fn sanitize(tools: &[String], sizes: &str) -> Result<()> {
+    for size in sizes.split(',') {
+        let (w, h) = parse_size(size).map_err(anyhow::Error::msg).context("--sizes")?;
+        conv::image::check_dims(w, h).context("--sizes")?;
+    }
+    let Some(sanitizer) = conv::sanitize::find_sanitizer() else {
+        bail!(
+            "compute-sanitizer not found (set COMPUTE_SANITIZER, put it on PATH, or install the CUDA toolkit)"
+        );
+    };
+    let exe = std::env::current_exe().context("locating this binary")?;
+    let mut failed = Vec::new();
+    for tool in tools {
+        let started = Instant::now();
+        let output = std::process::Command::new(&sanitizer)
+            .args(["--tool", tool, "--error-exitcode", "9", "--print-limit", "20"])
+            .arg(&exe)
+            .args(["verify", "--sizes", sizes])
+            .args(conv::sanitize::VERIFY_ARGS)
+            .output()
+            .with_context(|| format!("running {}", sanitizer.display()))?;
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let errors = conv::sanitize::error_count(&text);
+        if text.contains("GPU variants skipped") {
+            bail!("{tool}: the GPU variants were skipped under compute-sanitizer: no usable GPU");
+        }
+        let pass = output.status.success() && errors == Some(0);
+        println!(
+            "{tool:<10} {}  {} errors  exit {}  {:.1} s",
+            if pass { "PASS" } else { "FAIL" },
+            errors.map_or("?".to_string(), |n| n.to_string()),
+            output
+                .status
+                .code()
+                .map_or("signal".to_string(), |c| c.to_string()),
+            started.elapsed().as_secs_f64()
+        );
+        if !pass {
+            // The sanitizer's reports (at most 20 errors) and the verify summary, for the record.
+            let log = std::env::temp_dir().join(format!("conv-sanitize-{tool}.log"));
+            std::fs::write(&log, &text).with_context(|| format!("writing {}", log.display()))?;
+            println!("           full output: {}", log.display());
+            failed.push(tool.as_str());
+        }
+    }
+    if !failed.is_empty() {
+        bail!("compute-sanitizer reported errors with: {}", failed.join(", "));
+    }
+    Ok(())
+}
+
+/// `host soak`: the long run, through the GPU engine (or the CPU one with `--cpu`).
+fn soak(config: &conv::soak::SoakConfig, variant: Variant, cpu: bool) -> Result<()> {
+    let gpu = if cpu {
+        None
+    } else {
+        match Gpu::new() {
+            Ok(gpu) => Some(gpu),
+            Err(e) => {
+                println!("SKIPPED: the soak run needs a GPU ({e}); --cpu soaks the CPU engine");
+                bail!("soak SKIPPED: no usable GPU");
+            }
+        }
+    };
+    let mut engine = match &gpu {
+        Some(gpu) => batch::Engine::Gpu {
+            gpu,
+            choice: batch::Choice::Fixed(variant),
+            cached: None,
+        },
+        None => batch::Engine::Cpu,
+    };
+    let filter = Filter::random_normalized(5, config.seed)?;
+    if variant == Variant::Separable && filter.rank1().is_none() {
+        bail!("the soak's 5x5 filter is not rank-1: use another --variant");
+    }
+    let settings = batch::Settings {
+        filter,
+        border: Border::Reflect,
+        clamp: false,
+        dtype: None,
+        raw: RawLayout::default(),
+        max_mem: None,
+        inject: None,
+    };
+    println!(
+        "Soak: {} small (64..256 square-ish) and {} large ({}x{}) random images, {} on {}",
+        config.small,
+        config.large,
+        config.large_side,
+        config.large_side,
+        engine.name(),
+        gpu.as_ref()
+            .map_or("the CPU".to_string(), |g| g.info().name.clone())
+    );
+    let free =
+        || -> conv::Result<Option<usize>> { gpu.as_ref().map(|g| g.memory().map(|m| m.0)).transpose() };
+    let report = conv::soak::run(&mut engine, &settings, config, &free, |done, total| {
+        if done % 500 == 0 || done == total {
+            println!("  {done}/{total} images");
+        }
+    })?;
+    let mib = |b: Option<usize>| b.map_or("-".to_string(), |b| format!("{:.1} MiB", b as f64 / 1048576.0));
+    println!(
+        "images {}, {:.1} megapixels, {:.2} s; re-run checks {}; free device memory before {}, after {}          (slack {} MiB); small-image throughput first tenth {:.1} MP/s, last tenth {:.1} MP/s (limit {}x decay)",
+        report.images,
+        report.megapixels,
+        report.seconds,
+        report.rechecked,
+        mib(report.memory_before),
+        mib(report.memory_after),
+        conv::soak::MEMORY_SLACK >> 20,
+        report.first_tenth_mpx_s,
+        report.last_tenth_mpx_s,
+        conv::soak::DECAY_FACTOR
+    );
+    for p in &report.problems {
+        println!("FAIL {p}");
+    }
+    if !report.passed() {
+        bail!("soak failed: {} problem(s)", report.problems.len());
+    }
+    println!("soak PASS");
+    Ok(())
+}
+
 /// `host info`: the GPU (or why there is none), the embedded PTX and the largest filter.
 fn info() {
     match Gpu::new() {
@@ -745,6 +928,7 @@ fn run_files(args: &MainArgs) -> Result<()> {
             channels: args.channels,
         },
         max_mem: f.max_gpu_mem,
+        inject: conv::fault::Injection::from_env()?,
     };
     let progress = ProgressBar::with_draw_target(Some(items.len() as u64), ProgressDrawTarget::hidden());
     progress.set_style(
@@ -836,6 +1020,12 @@ fn run_files(args: &MainArgs) -> Result<()> {
                 Some(g) => format!("{} on {}", engine.name(), g.info().name),
                 None => "cpu-par on the CPU".to_string(),
             }
+        );
+    }
+    if summary.skipped > 0 {
+        eprintln!(
+            "error: the batch stopped at a device fault; {} image(s) not processed",
+            summary.skipped
         );
     }
     if summary.failed > 0 {

@@ -1,4 +1,5 @@
-//! Project tasks, run as `cargo xtask <task>`: build-ptx, install-ptxas, verify, ci, doctor.
+//! Project tasks, run as `cargo xtask <task>`: build-ptx, install-ptxas, verify, bench, sanitize,
+//! soak, fuzz, ci, doctor.
 
 use anyhow::{Context, Result, bail};
 use std::path::{Path, PathBuf};
@@ -7,6 +8,13 @@ use std::process::Command;
 /// The NVIDIA wheel that provides `ptxas`; pinned to 13.0.x so the PTX it checks matches what
 /// driver 580 (PTX ISA <= 9.0) accepts.
 const NVCC_WHEEL: &str = "nvidia-cuda-nvcc==13.0.88";
+
+/// The cargo-fuzz release `cargo xtask fuzz` installs when it is missing.
+const CARGO_FUZZ_VERSION: &str = "0.13.1";
+/// The fuzz targets in fuzz/fuzz_targets/.
+const FUZZ_TARGETS: [&str; 2] = ["filter_file", "image_decode"];
+/// Seconds per fuzz target in `cargo xtask ci`.
+const CI_FUZZ_SECONDS: u64 = 20;
 
 const USAGE: &str = "usage: cargo xtask <task>
 
@@ -18,8 +26,14 @@ tasks:
   verify [ARGS...]           build the host in release mode and run `host verify ARGS...`
   bench [ARGS...]            build the host in release mode and run `host bench ARGS...` (needs a
                              GPU; writes target/bench/bench.csv and bench.md)
+  sanitize [ARGS...]         build the host in release mode and run `host sanitize ARGS...`
+                             (needs a GPU and compute-sanitizer)
+  soak [ARGS...]             build the host in release mode and run `host soak ARGS...` (GPU)
+  fuzz [--seconds N]         run each cargo-fuzz target for N seconds (default 30); installs
+                             cargo-fuzz {CARGO_FUZZ_VERSION} if missing
   ci                         everything CI checks: formatting, clippy (host and nvptx), tests,
-                             PTX build + ptxas check, and the main job on the CPU
+                             PTX build + ptxas check, the main job on the CPU, and fuzzing
+                             (20 s per target)
   doctor                     check the toolchain, rust-src, ptxas, the PTX build, the CUDA driver
                              and the PTX load, and say what to fix";
 
@@ -56,6 +70,24 @@ fn run() -> Result<()> {
             ]
             .concat(),
         ),
+        Some(task @ ("sanitize" | "soak")) => cargo(
+            &[
+                &["run", "--release", "--package", "host", "--", task],
+                &strs(&args[1..])[..],
+            ]
+            .concat(),
+        ),
+        Some("fuzz") => {
+            let seconds = match args.get(1).map(String::as_str) {
+                Some("--seconds") => args
+                    .get(2)
+                    .and_then(|s| s.parse().ok())
+                    .context("--seconds needs a whole number")?,
+                Some(other) => bail!("unknown argument {other}\n{}", usage()),
+                None => 30,
+            };
+            fuzz(seconds)
+        }
         Some("ci") => ci(),
         Some("doctor") => doctor(),
         _ => bail!("{}", usage()),
@@ -63,7 +95,9 @@ fn run() -> Result<()> {
 }
 
 fn usage() -> String {
-    USAGE.replace("{NVCC_WHEEL}", NVCC_WHEEL)
+    USAGE
+        .replace("{NVCC_WHEEL}", NVCC_WHEEL)
+        .replace("{CARGO_FUZZ_VERSION}", CARGO_FUZZ_VERSION)
 }
 
 fn strs(v: &[String]) -> Vec<&str> {
@@ -278,7 +312,45 @@ fn ci() -> Result<()> {
         "--mask",
         "5",
     ])?;
+    fuzz(CI_FUZZ_SECONDS)?;
     println!("ci: all checks passed");
+    Ok(())
+}
+
+/// Runs every fuzz target for `seconds` (libFuzzer's `-max_total_time`), installing cargo-fuzz
+/// if missing. A crash fails the task; libFuzzer leaves the input under fuzz/artifacts/.
+fn fuzz(seconds: u64) -> Result<()> {
+    let has_fuzz = Command::new("cargo")
+        .args(["fuzz", "--version"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_fuzz {
+        cargo(&[
+            "install",
+            "cargo-fuzz",
+            "--locked",
+            "--version",
+            CARGO_FUZZ_VERSION,
+        ])?;
+    }
+    let dir = workspace().join("fuzz");
+    for target in FUZZ_TARGETS {
+        let corpus = dir.join("corpus").join(target);
+        std::fs::create_dir_all(&corpus)?;
+        let time = format!("-max_total_time={seconds}");
+        let args = ["fuzz", "run", "-O", target, "--", &time, "-max_len=65536"];
+        println!("$ (cd fuzz && cargo {})", args.join(" "));
+        let status = Command::new("cargo")
+            .args(args)
+            .current_dir(&dir)
+            .status()
+            .context("running cargo fuzz")?;
+        if !status.success() {
+            bail!(
+                "fuzz target {target} failed ({status}); the crashing input is under fuzz/artifacts/{target}/"
+            );
+        }
+    }
     Ok(())
 }
 

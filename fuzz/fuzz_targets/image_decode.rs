@@ -1,0 +1,14 @@
+//! Fuzzes image decoding and the size checks: any bytes decode to a valid image or an error.
+#![no_main]
+
+use conv::image::{MAX_PIXELS, MAX_SIDE};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    if let Ok(image) = conv::files::decode(data) {
+        let (w, h, ch) = (image.width(), image.height(), image.channels());
+        assert!(w >= 1 && h >= 1 && w <= MAX_SIDE && h <= MAX_SIDE && w * h <= MAX_PIXELS);
+        assert!(matches!(ch, 1 | 3 | 4));
+        assert_eq!(image.samples().len(), w * h * ch);
+    }
+});

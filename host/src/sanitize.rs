@@ -1,0 +1,64 @@
+//! The sanitizer suite's pieces that need no GPU: which `verify` run each `compute-sanitizer`
+//! tool gets, and reading the error count from the sanitizer's summary line.
+
+use std::path::PathBuf;
+
+/// The `compute-sanitizer` tools the suite runs.
+pub const TOOLS: [&str; 4] = ["memcheck", "racecheck", "synccheck", "initcheck"];
+
+/// The image sizes every tool checks by default (`host sanitize --sizes` narrows them).
+pub const SIZES: &str = "1x1,7x5,257x129,1023x769";
+
+/// The other `host verify` arguments every tool runs: every variant, several filter sizes, a
+/// subset of borders and layouts.
+pub const VERIFY_ARGS: [&str; 10] = [
+    "--filters",
+    "1,3,7,17",
+    "--borders",
+    "zero,reflect,valid",
+    "--channels",
+    "1,4",
+    "--dtypes",
+    "f32,u8",
+    "--seed",
+    "11",
+];
+
+/// The number of errors in `compute-sanitizer`'s output: the `ERROR SUMMARY: N error(s)` line
+/// (the last one, if there are several), or `None` if there is none.
+pub fn error_count(output: &str) -> Option<usize> {
+    output
+        .lines()
+        .filter_map(|l| l.split_once("ERROR SUMMARY:"))
+        .filter_map(|(_, rest)| rest.split_whitespace().next()?.parse().ok())
+        .next_back()
+}
+
+/// `compute-sanitizer`: `$COMPUTE_SANITIZER`, else on `PATH`, else under `$CUDA_HOME/bin` or
+/// `/usr/local/cuda/bin`.
+pub fn find_sanitizer() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("COMPUTE_SANITIZER") {
+        return Some(PathBuf::from(p)).filter(|p| p.is_file());
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let cuda = std::env::var_os("CUDA_HOME").map(|h| PathBuf::from(h).join("bin"));
+    std::env::split_paths(&path)
+        .chain(cuda)
+        .chain([PathBuf::from("/usr/local/cuda/bin")])
+        .map(|d| d.join("compute-sanitizer"))
+        .find(|p| p.is_file())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_summary_line() {
+        assert_eq!(error_count("========= ERROR SUMMARY: 0 errors\n"), Some(0));
+        let out = "x\n========= Invalid __global__ read\n========= ERROR SUMMARY: 3 errors\n";
+        assert_eq!(error_count(out), Some(3));
+        assert_eq!(error_count("========= ERROR SUMMARY: 1 error"), Some(1));
+        assert_eq!(error_count("no summary"), None);
+    }
+}

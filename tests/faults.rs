@@ -1,0 +1,169 @@
+//! Fault injection through the real `host` binary (CPU path, no GPU needed): a fault on one image
+//! of a batch stops it cleanly, keeping finished results whole, leaving no partial file, naming
+//! the failing image and exiting non-zero; and the `CONV_INJECT_FAULT` syntax.
+
+use conv::fault::{Injection, Stage};
+use conv::files::{self, RawLayout};
+use conv::{Border, DType, Filter, Image, cpu};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// A fresh folder under the system's temporary folder, removed when dropped.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> Self {
+        let dir = std::env::temp_dir().join(format!("conv-faults-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Self(dir)
+    }
+
+    fn names(&self) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(&self.0)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn host(args: &[&str], fault: &str) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_host"))
+        .args(args)
+        .env("CONV_INJECT_FAULT", fault)
+        .env("RUST_BACKTRACE", "1")
+        .output()
+        .expect("run host")
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// Eight gray PNGs `img0.png` .. `img7.png` in `dir`; returns the images.
+fn make_inputs(dir: &TempDir) -> Vec<Image> {
+    (0..8)
+        .map(|n| {
+            let image = Image::random(40 + n, 30, 1, DType::U8, 100 + n as u64).unwrap();
+            files::write(&image, &dir.0.join(format!("img{n}.png"))).unwrap();
+            image
+        })
+        .collect()
+}
+
+#[test]
+fn an_injected_compute_fault_stops_the_batch_cleanly() {
+    let (inputs, outputs) = (TempDir::new("in"), TempDir::new("out"));
+    let images = make_inputs(&inputs);
+    let o = host(
+        &[
+            "--input",
+            s(&inputs.0),
+            "--output",
+            s(&outputs.0),
+            "--variant",
+            "cpu",
+            "--mask",
+            "3",
+        ],
+        "compute:3",
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(
+        err.lines()
+            .any(|l| l.contains("img2.png") && l.contains("injected compute fault")),
+        "the failing image is named:\n{err}"
+    );
+    assert!(err.contains("the batch stopped at a device fault"), "{err}");
+    let names = outputs.names();
+    assert!(
+        names.iter().all(|n| !n.ends_with(".tmp")),
+        "partial files: {names:?}"
+    );
+    assert!(!names.contains(&"img2.png".to_string()), "{names:?}");
+    // Images before the fault are finished; the batch stopped before the end.
+    assert!(names.contains(&"img0.png".to_string()) && names.contains(&"img1.png".to_string()));
+    assert!(
+        names.len() < images.len() - 1,
+        "the batch did not stop: {names:?}"
+    );
+    let filter = Filter::builtin(conv::filter::FilterKind::Box, 3, None).unwrap();
+    for name in &names {
+        let n: usize = name
+            .trim_start_matches("img")
+            .trim_end_matches(".png")
+            .parse()
+            .unwrap();
+        let got = files::read(&outputs.0.join(name), &RawLayout::default()).unwrap();
+        let want = cpu::parallel(&images[n], &filter, Border::Zero, false).unwrap();
+        assert_eq!(got, want, "{name} is complete and correct");
+    }
+}
+
+#[test]
+fn without_a_fault_the_same_batch_succeeds() {
+    let (inputs, outputs) = (TempDir::new("ok-in"), TempDir::new("ok-out"));
+    make_inputs(&inputs);
+    let o = host(
+        &[
+            "--input",
+            s(&inputs.0),
+            "--output",
+            s(&outputs.0),
+            "--variant",
+            "cpu",
+            "-q",
+        ],
+        "compute:99",
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(outputs.names().len(), 8);
+}
+
+#[test]
+fn a_malformed_fault_request_is_a_one_line_error() {
+    let (inputs, outputs) = (TempDir::new("bad-in"), TempDir::new("bad-out"));
+    make_inputs(&inputs);
+    let o = host(
+        &[
+            "--input",
+            s(&inputs.0),
+            "--output",
+            s(&outputs.0),
+            "--variant",
+            "cpu",
+        ],
+        "explode:x",
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("CONV_INJECT_FAULT='explode:x' is not STAGE:N"),
+        "{err}"
+    );
+    assert!(outputs.names().is_empty());
+}
+
+#[test]
+fn fault_requests_parse() {
+    let i = Injection::parse("launch:3").unwrap();
+    assert_eq!((i.stage, i.image), (Stage::Launch, 3));
+    assert_eq!(i.at(3), Some(Stage::Launch));
+    assert_eq!(i.at(2), None);
+    for stage in ["compute", "upload", "download"] {
+        assert!(Injection::parse(&format!("{stage}:1")).is_ok(), "{stage}");
+    }
+    for bad in ["", "launch", "launch:0", "launch:-1", "boom:1", "launch:1:2"] {
+        assert!(Injection::parse(bad).is_err(), "{bad}");
+    }
+}
