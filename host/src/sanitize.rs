@@ -24,13 +24,21 @@ pub const VERIFY_ARGS: [&str; 10] = [
     "11",
 ];
 
-/// The number of errors in `compute-sanitizer`'s output: the `ERROR SUMMARY: N error(s)` line
-/// (the last one, if there are several), or `None` if there is none.
+/// The number of errors in `compute-sanitizer`'s output (the last summary, if there are several),
+/// or `None` if there is none. memcheck, synccheck and initcheck end with
+/// `ERROR SUMMARY: N error(s)`; racecheck with
+/// `RACECHECK SUMMARY: H hazards displayed (E errors, W warnings)`, whose errors are E.
 pub fn error_count(output: &str) -> Option<usize> {
     output
         .lines()
-        .filter_map(|l| l.split_once("ERROR SUMMARY:"))
-        .filter_map(|(_, rest)| rest.split_whitespace().next()?.parse().ok())
+        .filter_map(|l| {
+            if let Some((_, rest)) = l.split_once("ERROR SUMMARY:") {
+                rest.split_whitespace().next()?.parse().ok()
+            } else {
+                let (_, rest) = l.split_once("RACECHECK SUMMARY:")?;
+                rest.split_once('(')?.1.split_whitespace().next()?.parse().ok()
+            }
+        })
         .next_back()
 }
 
@@ -60,5 +68,9 @@ mod tests {
         assert_eq!(error_count(out), Some(3));
         assert_eq!(error_count("========= ERROR SUMMARY: 1 error"), Some(1));
         assert_eq!(error_count("no summary"), None);
+        let race = "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)\n";
+        assert_eq!(error_count(race), Some(0));
+        let race = "========= RACECHECK SUMMARY: 7 hazards displayed (2 errors, 5 warnings)\n";
+        assert_eq!(error_count(race), Some(2));
     }
 }
