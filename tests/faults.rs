@@ -2,38 +2,13 @@
 //! of a batch stops it cleanly, keeping finished results whole, leaving no partial file, naming
 //! the failing image and exiting non-zero; and the `CONV_INJECT_FAULT` syntax.
 
+mod common;
+use common::{TempDir, s};
+
 use conv::fault::{Injection, Stage};
 use conv::files::{self, RawLayout};
 use conv::{Border, DType, Filter, Image, cpu};
-use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-
-/// A fresh folder under the system's temporary folder, removed when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> Self {
-        let dir = std::env::temp_dir().join(format!("conv-faults-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Self(dir)
-    }
-
-    fn names(&self) -> Vec<String> {
-        let mut names: Vec<String> = std::fs::read_dir(&self.0)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        names.sort();
-        names
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 fn host(args: &[&str], fault: &str) -> Output {
     Command::new(env!("CARGO_BIN_EXE_host"))
@@ -42,10 +17,6 @@ fn host(args: &[&str], fault: &str) -> Output {
         .env("RUST_BACKTRACE", "1")
         .output()
         .expect("run host")
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
 }
 
 /// Eight gray PNGs `img0.png` .. `img7.png` in `dir`; returns the images.

@@ -3,48 +3,15 @@
 //! checks batches, strips, JSON, and that every kind of bad input gets a one-line error, exit
 //! code 1 and no output file. Without a GPU the CLI falls back to the CPU; nothing here needs one.
 
+mod common;
+use common::{TempDir, s};
+
 use conv::files::{self, RawLayout};
 use conv::filter::FilterKind;
 use conv::image::Samples;
 use conv::{Border, DType, Filter, Image, check, cpu};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-
-/// A fresh folder under the system's temporary folder, removed when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> Self {
-        let dir = std::env::temp_dir().join(format!("conv-files-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Self(dir)
-    }
-
-    fn path(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-
-    /// Names of the files in the folder, sorted.
-    fn names(&self) -> Vec<String> {
-        let mut names: Vec<String> = std::fs::read_dir(&self.0)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        names.sort();
-        names
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
 
 /// Runs `host` with a backtrace requested, to show that no error path panics.
 fn host(args: &[&str]) -> Output {

@@ -1,0 +1,43 @@
+//! Helpers shared by the integration tests that work with files: temporary folders and paths.
+
+use std::path::{Path, PathBuf};
+
+/// A fresh folder under the system's temporary folder, removed when dropped. The name carries the
+/// test binary's process id, so test binaries running at the same time never share one.
+pub struct TempDir(pub PathBuf);
+
+impl TempDir {
+    pub fn new(name: &str) -> Self {
+        let dir = std::env::temp_dir().join(format!("conv-test-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Self(dir)
+    }
+
+    /// `name` inside the folder.
+    #[allow(dead_code)] // not every test binary that includes this module uses it
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+
+    /// Names of the files in the folder, sorted.
+    pub fn names(&self) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(&self.0)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A path as `&str` for a command line.
+pub fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
