@@ -10,9 +10,19 @@ use conv::files::{self, RawLayout};
 use conv::{Border, DType, Filter, Image, cpu};
 use std::process::{Command, Output};
 
-fn host(args: &[&str], fault: &str) -> Output {
+/// Runs `host` on the batch `inputs` -> `outputs` on the CPU engine, with `extra` arguments and
+/// `CONV_INJECT_FAULT=fault`.
+fn batch(inputs: &TempDir, outputs: &TempDir, extra: &[&str], fault: &str) -> Output {
     Command::new(env!("CARGO_BIN_EXE_host"))
-        .args(args)
+        .args([
+            "--input",
+            s(&inputs.0),
+            "--output",
+            s(&outputs.0),
+            "--variant",
+            "cpu",
+        ])
+        .args(extra)
         .env("CONV_INJECT_FAULT", fault)
         .env("RUST_BACKTRACE", "1")
         .output()
@@ -34,19 +44,7 @@ fn make_inputs(dir: &TempDir) -> Vec<Image> {
 fn an_injected_compute_fault_stops_the_batch_cleanly() {
     let (inputs, outputs) = (TempDir::new("in"), TempDir::new("out"));
     let images = make_inputs(&inputs);
-    let o = host(
-        &[
-            "--input",
-            s(&inputs.0),
-            "--output",
-            s(&outputs.0),
-            "--variant",
-            "cpu",
-            "--mask",
-            "3",
-        ],
-        "compute:3",
-    );
+    let o = batch(&inputs, &outputs, &["--mask", "3"], "compute:3");
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(!err.contains("panicked"), "{err}");
@@ -85,18 +83,7 @@ fn an_injected_compute_fault_stops_the_batch_cleanly() {
 fn without_a_fault_the_same_batch_succeeds() {
     let (inputs, outputs) = (TempDir::new("ok-in"), TempDir::new("ok-out"));
     make_inputs(&inputs);
-    let o = host(
-        &[
-            "--input",
-            s(&inputs.0),
-            "--output",
-            s(&outputs.0),
-            "--variant",
-            "cpu",
-            "-q",
-        ],
-        "compute:99",
-    );
+    let o = batch(&inputs, &outputs, &["-q"], "compute:99");
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(outputs.names().len(), 8);
 }
@@ -105,17 +92,7 @@ fn without_a_fault_the_same_batch_succeeds() {
 fn a_malformed_fault_request_is_a_one_line_error() {
     let (inputs, outputs) = (TempDir::new("bad-in"), TempDir::new("bad-out"));
     make_inputs(&inputs);
-    let o = host(
-        &[
-            "--input",
-            s(&inputs.0),
-            "--output",
-            s(&outputs.0),
-            "--variant",
-            "cpu",
-        ],
-        "explode:x",
-    );
+    let o = batch(&inputs, &outputs, &[], "explode:x");
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(
