@@ -512,3 +512,51 @@ macro_rules! param_taps {
         }
     }};
 }
+
+/// `unroll!(N < bound; [0, 1, ...] { body })` pastes `body` once per listed literal, with the
+/// constant `N` set to it, each copy guarded by `N < bound`. With `bound` known at compile time the
+/// surplus copies vanish, so every register-array index in `body` is a constant: LLVM alone stops
+/// unrolling long loops and would otherwise move such arrays to local memory.
+macro_rules! unroll {
+    ($n:ident < $bound:expr; [$($v:literal),*] $body:block) => {$({
+        const $n: usize = $v;
+        if $n < $bound $body
+    })*};
+}
+
+/// Writes a thread's 4 × 4 patch of outputs with top-left `(x, y)` in channel `c`: one vector
+/// store per row where the 4 samples are aligned and inside a single-channel output, else sample by
+/// sample, skipping samples outside the output. RGBA's alpha is stored as it is.
+///
+/// # Safety
+/// `output` points to the output `g` describes and `(x, y)` is inside it.
+#[inline(always)]
+pub unsafe fn store_patch<T: Sample>(
+    output: *mut T,
+    g: &Geometry,
+    x: u32,
+    y: u32,
+    c: u32,
+    acc: &[[f32; 4]; 4],
+) {
+    let clamp = g.clamp != 0 && !is_alpha(g, c);
+    let vector_store = g.channels == 1 && g.out_width.is_multiple_of(4) && x + 3 < g.out_width;
+    unroll!(OY < 4; [0, 1, 2, 3] {
+        let yy = y + OY as u32;
+        if yy < g.out_height {
+            if vector_store {
+                // SAFETY: 4 pixels of one channel inside the output, 4-aligned (x and the row
+                // width are multiples of 4).
+                unsafe { T::store4(output.add(out_index(g, x, yy, c)), acc[OY], clamp) };
+            } else {
+                unroll!(OX < 4; [0, 1, 2, 3] {
+                    let xx = x + OX as u32;
+                    if xx < g.out_width {
+                        // SAFETY: (xx, yy, c) is inside the output.
+                        unsafe { *output.add(out_index(g, xx, yy, c)) = T::store(acc[OY][OX], clamp) };
+                    }
+                });
+            }
+        }
+    });
+}

@@ -22,8 +22,8 @@
 //! z = `channels`; `g.radius == R`; buffers and taps as for `constant`.
 
 use crate::device::{
-    F32x4, Global, ParamTaps, Sample, block_x, block_y, block_z, fetch_or_zero, fma, is_alpha, out_index,
-    shared_tile, shared_tile_x4, sync_threads, thread_x, thread_y,
+    F32x4, Global, ParamTaps, Sample, block_x, block_y, block_z, fetch_or_zero, fma, is_alpha, shared_tile,
+    shared_tile_x4, store_patch, sync_threads, thread_x, thread_y,
 };
 use crate::launch::{
     FAST_BLOCK, FAST_PER_THREAD, FAST_TILE, Geometry, MAX_FILTER_SIZE, Taps, fast_halo, fast_stride,
@@ -31,17 +31,6 @@ use crate::launch::{
 
 /// Longest input run a thread reads per row (4 outputs plus the largest aligned halo), in `f32`.
 const SEGMENT: usize = (FAST_PER_THREAD.0 + 2 * fast_halo(MAX_FILTER_SIZE / 2)) as usize;
-
-/// `unroll!(N < bound; [0, 1, ...] { body })` pastes `body` once per listed literal, with the
-/// constant `N` set to it, each copy guarded by `N < bound`. With `bound` known at compile time the
-/// surplus copies vanish, so every register-array index in `body` is a constant: LLVM alone stops
-/// unrolling long loops and would otherwise move such arrays to local memory.
-macro_rules! unroll {
-    ($n:ident < $bound:expr; [$($v:literal),*] $body:block) => {$({
-        const $n: usize = $v;
-        if $n < $bound $body
-    })*};
-}
 
 #[inline(always)]
 unsafe fn fast<T: Sample, const R: usize>(input: *const T, output: *mut T, g: &Geometry, taps: ParamTaps) {
@@ -126,26 +115,8 @@ unsafe fn fast<T: Sample, const R: usize>(input: *const T, output: *mut T, g: &G
             });
         }
     }
-    let clamp = g.clamp != 0 && !alpha;
-    let vector_store = g.channels == 1 && g.out_width.is_multiple_of(4) && x + 3 < g.out_width;
-    unroll!(OY < 4; [0, 1, 2, 3] {
-        let yy = y + OY as u32;
-        if yy < g.out_height {
-            if vector_store {
-                // SAFETY: 4 pixels of one channel inside the output, 4-aligned (x and the row
-                // width are multiples of 4).
-                unsafe { T::store4(output.add(out_index(g, x, yy, c)), acc[OY], clamp) };
-            } else {
-                unroll!(OX < 4; [0, 1, 2, 3] {
-                    let xx = x + OX as u32;
-                    if xx < g.out_width {
-                        // SAFETY: (xx, yy, c) is inside the output.
-                        unsafe { *output.add(out_index(g, xx, yy, c)) = T::store(acc[OY][OX], clamp) };
-                    }
-                });
-            }
-        }
-    });
+    // SAFETY: the launch contract; (x, y) is inside the output (checked above).
+    unsafe { store_patch(output, g, x, y, c, &acc) };
 }
 
 macro_rules! fast_entries {

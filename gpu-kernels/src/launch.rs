@@ -136,6 +136,9 @@ pub mod names {
     /// Register-blocked, radius known at compile time: the entry point for samples of type `t`
     /// and radius `r` is `conv_fast_<t>_r<r>` (not in [`ALL`], which has one entry per type).
     pub const FAST: &str = "conv_fast";
+    /// Fused separable filter (row pass into shared memory, then column pass): the entry point for
+    /// samples of type `t` and radius `r` is `conv_sep_fused_<t>_r<r>` (not in [`ALL`]).
+    pub const SEP_FUSED: &str = "conv_sep_fused";
     /// Every kernel base name.
     pub const ALL: [&str; 9] = [
         NAIVE,
@@ -171,4 +174,17 @@ pub const fn fast_stride(radius: u32) -> u32 {
 /// Shared memory of the `fast` kernel.
 pub const fn fast_shared_bytes(radius: u32) -> u32 {
     fast_stride(radius) * (FAST_TILE.1 + 2 * radius) * 4
+}
+
+/// Block shape of the fused separable kernel: 32 × 8 threads.
+pub const FUSED_BLOCK: (u32, u32) = (32, 8);
+/// Output tile of one fused separable block: 128 × 32 pixels (4 × 4 per thread).
+pub const FUSED_TILE: (u32, u32) = (
+    FUSED_BLOCK.0 * FAST_PER_THREAD.0,
+    FUSED_BLOCK.1 * FAST_PER_THREAD.1,
+);
+
+/// Shared memory of the fused separable kernel: the row-filtered `128 × (32 + 2r)` tile.
+pub const fn fused_shared_bytes(radius: u32) -> u32 {
+    FUSED_TILE.0 * (FUSED_TILE.1 + 2 * radius) * 4
 }

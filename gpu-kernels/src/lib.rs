@@ -41,6 +41,8 @@ mod readonly;
 #[cfg(target_arch = "nvptx64")]
 mod sep_cols;
 #[cfg(target_arch = "nvptx64")]
+mod sep_fused;
+#[cfg(target_arch = "nvptx64")]
 mod sep_rows;
 #[cfg(target_arch = "nvptx64")]
 mod texture;

@@ -132,7 +132,7 @@ pub fn key(gpu: &Gpu, p: &Problem) -> String {
 }
 
 /// The candidates: `fast`, the three `tiled-output` block shapes and, for rank-1 filters,
-/// `separable`.
+/// `separable` and `separable-fused`.
 pub fn candidates(problem: &Problem) -> Vec<Variant> {
     let mut v = vec![
         Variant::Fast,
@@ -141,7 +141,7 @@ pub fn candidates(problem: &Problem) -> Vec<Variant> {
         Variant::TiledOutput(2),
     ];
     if problem.filter.rank1().is_some() {
-        v.push(Variant::Separable);
+        v.extend([Variant::Separable, Variant::SeparableFused]);
     }
     v
 }

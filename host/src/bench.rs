@@ -3,6 +3,7 @@
 
 use crate::gpu::{DeviceJob, Gpu, GpuInfo, Problem, Variant};
 use crate::image::Samples;
+use crate::pipeline::{Pipeline, Timings};
 use crate::{Border, DType, Filter, Image, Result, filter::FilterKind, stats};
 use std::fmt::Write as _;
 
@@ -18,6 +19,11 @@ pub struct BenchConfig {
     pub variants: Vec<Variant>,
     /// Timed runs per configuration (after 3 warm-ups).
     pub runs: usize,
+    /// The end-to-end part: filter size, strips and streams of the pipelined whole-image runs
+    /// (`fast`, every size and sample type).
+    pub e2e_filter: usize,
+    pub strips: usize,
+    pub streams: usize,
 }
 
 /// The machine the numbers were taken on, and its two ceilings.
@@ -86,7 +92,7 @@ pub fn run(
             let image = Image::random(width, height, 1, dtype, 1)?;
             for &k in &config.filter_sizes {
                 for &variant in &config.variants {
-                    let filter = if variant == Variant::Separable {
+                    let filter = if variant.needs_rank1() {
                         Filter::builtin(FilterKind::Gaussian, k, None)?
                     } else {
                         Filter::random_normalized(k, k as u64)?
@@ -111,6 +117,89 @@ pub fn run(
         }
     }
     Ok((machine, rows))
+}
+
+/// One pipelined whole-image configuration (see [`crate::pipeline`]).
+#[derive(Clone, Debug)]
+pub struct E2eRow {
+    pub width: usize,
+    pub height: usize,
+    pub dtype: DType,
+    pub filter_size: usize,
+    pub strips: usize,
+    pub streams: usize,
+    pub timings: Timings,
+}
+
+/// Column headers of the end-to-end table.
+pub const E2E_HEADERS: [&str; 10] = [
+    "size",
+    "dtype",
+    "k",
+    "strips",
+    "streams",
+    "copy in ms",
+    "copy out ms",
+    "both copies ms",
+    "end-to-end ms",
+    "x slower copy",
+];
+
+/// The cells of `row`, in [`E2E_HEADERS`] order.
+pub fn e2e_cells(row: &E2eRow) -> Vec<String> {
+    let t = &row.timings;
+    vec![
+        format!("{}x{}", row.width, row.height),
+        row.dtype.suffix().to_string(),
+        row.filter_size.to_string(),
+        row.strips.to_string(),
+        row.streams.to_string(),
+        format!("{:.3}", t.h2d),
+        format!("{:.3}", t.d2h),
+        format!("{:.3}", t.duplex),
+        format!("{:.3}", t.pipelined),
+        format!("{:.3}", t.ratio()),
+    ]
+}
+
+/// Times the pipelined whole-image convolution (pinned memory, `config.strips` strips over
+/// `config.streams` streams, variant `fast`) for every size and sample type, after checking that
+/// its result equals the single-launch result byte for byte.
+pub fn end_to_end(gpu: &Gpu, config: &BenchConfig, mut progress: impl FnMut(&E2eRow)) -> Result<Vec<E2eRow>> {
+    let filter = Filter::random_normalized(config.e2e_filter, 5)?;
+    let mut rows = Vec::new();
+    for &(width, height) in &config.sizes {
+        for &dtype in &config.dtypes {
+            let image = Image::random(width, height, 1, dtype, 2)?;
+            let problem = Problem::of(&image, &filter, Border::Zero, false);
+            let kernel = gpu.kernel(Variant::Fast, dtype)?;
+            let mut pipeline = Pipeline::new(gpu, &problem, Variant::Fast, config.strips, config.streams)?;
+            pipeline.load(&image)?;
+            let timings = pipeline.time(gpu, &kernel, config.runs.max(1))?;
+            let mut job = gpu.alloc(Variant::Fast, &problem)?;
+            gpu.upload(&mut job, &image)?;
+            gpu.launch(&kernel, &mut job)?;
+            let (whole, _) = gpu.download(&mut job)?;
+            if pipeline.output()?.samples().as_bytes() != whole.samples().as_bytes() {
+                return Err(crate::Error::Image(format!(
+                    "the pipelined result differs from the single launch at {width}x{height} {}",
+                    dtype.suffix()
+                )));
+            }
+            let row = E2eRow {
+                width,
+                height,
+                dtype,
+                filter_size: config.e2e_filter,
+                strips: pipeline.strips(),
+                streams: config.streams,
+                timings,
+            };
+            progress(&row);
+            rows.push(row);
+        }
+    }
+    Ok(rows)
 }
 
 /// Times `variant` on `copies` jobs used in turn (1: warm), after checking on the first that every
@@ -168,7 +257,7 @@ fn roofline_row(
     // GFLOP/s is reported as 2k² per sample for every variant (effective for separable); its
     // roofline uses the work it really does: 2k per pass, two passes.
     let flops = 2.0 * (k * k) as f64 * samples;
-    let work = if variant == Variant::Separable {
+    let work = if variant.needs_rank1() {
         4.0 * k as f64 * samples
     } else {
         flops
@@ -264,8 +353,8 @@ pub fn csv(rows: &[BenchRow]) -> String {
     s
 }
 
-/// A Markdown report: the machine, the command, and the table.
-pub fn markdown(machine: &Machine, command: &str, rows: &[BenchRow]) -> String {
+/// A Markdown report: the machine, the command, the kernel table and the end-to-end table.
+pub fn markdown(machine: &Machine, command: &str, rows: &[BenchRow], e2e: &[E2eRow]) -> String {
     let mut s = String::from("# Benchmark results\n\n");
     for line in machine_lines(machine) {
         let _ = writeln!(s, "- {line}");
@@ -281,6 +370,29 @@ pub fn markdown(machine: &Machine, command: &str, rows: &[BenchRow]) -> String {
     let _ = writeln!(s, "|{}", "---|".repeat(HEADERS.len()));
     for r in rows {
         let _ = writeln!(s, "| {} |", cells(r).join(" | "));
+    }
+    if !e2e.is_empty() {
+        let _ = writeln!(
+            s,
+            "\n## End to end\n\nWhole image from page-locked host memory and back: strips round-robin over \
+             streams, each strip's copy in, `fast` kernel and copy out queued on its stream (CUDA events, \
+             first copy in to last copy out, median). The copies alone are one whole-image copy each way \
+             through the same pinned memory, and both at once on two streams. The result is checked byte for byte against a single launch.\n"
+        );
+        let _ = writeln!(s, "| {} |", E2E_HEADERS.join(" | "));
+        let _ = writeln!(s, "|{}", "---|".repeat(E2E_HEADERS.len()));
+        for r in e2e {
+            let _ = writeln!(s, "| {} |", e2e_cells(r).join(" | "));
+        }
+    }
+    s
+}
+
+/// The end-to-end rows as CSV with a header line.
+pub fn e2e_csv(rows: &[E2eRow]) -> String {
+    let mut s = E2E_HEADERS.join(",") + "\n";
+    for r in rows {
+        s += &(e2e_cells(r).join(",") + "\n");
     }
     s
 }

@@ -39,13 +39,15 @@ pub enum Variant {
     TiledCache,
     /// Row pass then column pass (rank-1 filters only).
     Separable,
+    /// Row pass into shared memory then column pass, in one kernel (rank-1 filters only).
+    SeparableFused,
     /// Register-blocked (4 × 4 outputs per thread), radius fixed at compile time.
     Fast,
 }
 
 impl Variant {
     /// Every variant.
-    pub const ALL: [Variant; 11] = [
+    pub const ALL: [Variant; 12] = [
         Variant::Naive,
         Variant::Constant,
         Variant::Readonly,
@@ -56,6 +58,7 @@ impl Variant {
         Variant::TiledOutput(2),
         Variant::TiledCache,
         Variant::Separable,
+        Variant::SeparableFused,
         Variant::Fast,
     ];
 
@@ -72,8 +75,14 @@ impl Variant {
             Variant::TiledOutput(_) => "tiled-output-32x32",
             Variant::TiledCache => "tiled-cache",
             Variant::Separable => "separable",
+            Variant::SeparableFused => "separable-fused",
             Variant::Fast => "fast",
         }
+    }
+
+    /// Whether the variant only works with rank-1 (separable) filters.
+    pub fn needs_rank1(self) -> bool {
+        matches!(self, Variant::Separable | Variant::SeparableFused)
     }
 
     /// The variant called `name`.
@@ -82,13 +91,18 @@ impl Variant {
     }
 
     /// The kernels' entry points for samples of type `dtype`: two for the separable passes, one
-    /// per radius (index = radius) for `fast`.
+    /// per radius (index = radius) for `fast` and `separable-fused`.
     fn entries(self, dtype: DType) -> Vec<String> {
         let t = dtype.suffix();
         let bases: &[&str] = match self {
-            Variant::Fast => {
+            Variant::Fast | Variant::SeparableFused => {
+                let base = if self == Variant::Fast {
+                    names::FAST
+                } else {
+                    names::SEP_FUSED
+                };
                 return (0..=launch::MAX_RADIUS)
-                    .map(|r| format!("{}_{t}_r{r}", names::FAST))
+                    .map(|r| format!("{base}_{t}_r{r}"))
                     .collect();
             }
             Variant::Naive => &[names::NAIVE],
@@ -142,6 +156,11 @@ impl Variant {
             Variant::Fast => {
                 let (w, h) = launch::FAST_TILE;
                 f64::from(launch::fast_stride(radius as u32)) * (f64::from(h) + 2.0 * r) / f64::from(w * h)
+            }
+            Variant::SeparableFused => {
+                // Every row-pass item reads its 4 + 2r pixels, once per row of the haloed tile.
+                let h = f64::from(launch::FUSED_TILE.1);
+                (4.0 + 2.0 * r) / 4.0 * (h + 2.0 * r) / h
             }
         }
     }
@@ -274,6 +293,14 @@ impl DeviceJob {
         let g = &self.geometry;
         (g.in_width * g.in_height * g.channels) as usize * self.dtype.size()
     }
+
+    /// Device addresses of the input and output buffers, or `None` for a texture input.
+    pub(crate) fn linear_buffers(&self) -> Option<(u64, u64)> {
+        match &self.input {
+            Input::Linear(buf) => Some((buf.as_device_ptr().as_raw(), self.output.as_device_ptr().as_raw())),
+            Input::Texture(_) => None,
+        }
+    }
 }
 
 impl Kernel<'_> {
@@ -380,10 +407,23 @@ impl Gpu {
         let output =
             unsafe { DeviceBuffer::uninitialized(out_bytes) }.map_err(cuda("allocate the output"))?;
         let filter = DeviceBuffer::from_slice(problem.filter.taps()).map_err(cuda("upload the filter"))?;
-        let separable = if variant == Variant::Separable {
-            let Separable { column, row, .. } = problem.filter.rank1().ok_or_else(|| {
-                Error::Filter("the separable variant needs a rank-1 (separable) filter".into())
-            })?;
+        let rank1 = if variant.needs_rank1() {
+            Some(problem.filter.rank1().ok_or_else(|| {
+                Error::Filter(format!(
+                    "the {} variant needs a rank-1 (separable) filter",
+                    variant.name()
+                ))
+            })?)
+        } else {
+            None
+        };
+        let taps = match &rank1 {
+            Some(Separable { column, row, .. }) if variant == Variant::SeparableFused => {
+                taps_param(&[row.as_slice(), column.as_slice()].concat())
+            }
+            _ => problem.filter.to_param(),
+        };
+        let separable = if let (Variant::Separable, Some(Separable { column, row, .. })) = (variant, rank1) {
             // SAFETY: the row pass writes every element before the column pass reads it.
             let tmp = unsafe { DeviceBuffer::uninitialized(ow * problem.height * problem.channels) }
                 .map_err(cuda("allocate the separable intermediate"))?;
@@ -402,7 +442,7 @@ impl Gpu {
             input,
             output,
             filter,
-            taps: problem.filter.to_param(),
+            taps,
             separable,
             staging: None,
         })
@@ -519,12 +559,39 @@ impl Gpu {
 
     /// Queues `kernel` on the job (does not wait).
     pub fn launch(&self, kernel: &Kernel<'_>, job: &mut DeviceJob) -> Result<()> {
+        self.launch_on(kernel, job, job.geometry, &self.stream)
+    }
+
+    /// Queues `kernel` on `stream` over the job's first `in_height` input rows, as if the image
+    /// were that tall (the output shrinks to match); for strips of a larger image.
+    pub(crate) fn launch_rows(
+        &self,
+        kernel: &Kernel<'_>,
+        job: &DeviceJob,
+        in_height: usize,
+        stream: &Stream,
+    ) -> Result<()> {
+        let mut g = job.geometry;
+        let rows = u32::try_from(in_height)
+            .ok()
+            .filter(|&h| h <= g.in_height && h > 2 * g.offset);
+        let Some(rows) = rows else {
+            return Err(Error::Image(format!(
+                "a strip of {in_height} rows does not fit a job of {} rows",
+                g.in_height
+            )));
+        };
+        g.in_height = rows;
+        g.out_height = rows - 2 * g.offset;
+        self.launch_on(kernel, job, g, stream)
+    }
+
+    fn launch_on(&self, kernel: &Kernel<'_>, job: &DeviceJob, g: Geometry, stream: &Stream) -> Result<()> {
         if (kernel.variant, kernel.dtype) != (job.variant, job.dtype) {
             return Err(Error::Image(
                 "kernel and job are for different variants or sample types".into(),
             ));
         }
-        let g = job.geometry;
         let (ow, oh, ch, r) = (g.out_width, g.out_height, g.channels, g.radius);
         let input = match &job.input {
             Input::Linear(buf) => buf.as_device_ptr().as_raw(),
@@ -543,36 +610,60 @@ impl Gpu {
             Variant::Naive => {
                 let filter = job.filter.as_device_ptr().as_raw();
                 let args = [common[0], common[1], common[2], arg(&filter)];
-                self.raw_launch(&f[0], pixel_grid, launch::PIXEL_BLOCK, 0, &args)
+                raw_launch(stream, &f[0], pixel_grid, launch::PIXEL_BLOCK, 0, &args)
             }
             Variant::Constant | Variant::Readonly | Variant::Texture => {
-                self.raw_launch(&f[0], pixel_grid, launch::PIXEL_BLOCK, 0, &with_taps)
+                raw_launch(stream, &f[0], pixel_grid, launch::PIXEL_BLOCK, 0, &with_taps)
             }
             Variant::Tiled => {
                 let out = launch::tiled_out(r);
                 let grid = (ow.div_ceil(out), oh.div_ceil(out), ch);
                 let block = (launch::TILED_IN, launch::TILED_IN);
-                self.raw_launch(&f[0], grid, block, launch::TILED_SHARED_BYTES, &with_taps)
+                raw_launch(stream, &f[0], grid, block, launch::TILED_SHARED_BYTES, &with_taps)
             }
             Variant::TiledOutput(i) => {
                 let block = launch::TILED_OUTPUT_BLOCKS[i];
                 let grid = (ow.div_ceil(block.0), oh.div_ceil(block.1), ch);
                 let shared = launch::tiled_output_shared_bytes(block, r);
-                self.raw_launch(&f[0], grid, block, shared, &with_taps)
+                raw_launch(stream, &f[0], grid, block, shared, &with_taps)
             }
             Variant::TiledCache => {
                 let block = launch::TILED_CACHE_BLOCK;
                 let grid = (ow.div_ceil(block.0), oh.div_ceil(block.1), ch);
-                self.raw_launch(&f[0], grid, block, launch::TILED_CACHE_SHARED_BYTES, &with_taps)
+                raw_launch(
+                    stream,
+                    &f[0],
+                    grid,
+                    block,
+                    launch::TILED_CACHE_SHARED_BYTES,
+                    &with_taps,
+                )
             }
             Variant::Fast => {
-                let grid = (
-                    ow.div_ceil(launch::FAST_TILE.0),
-                    oh.div_ceil(launch::FAST_TILE.1),
-                    ch,
-                );
+                let tile = launch::FAST_TILE;
+                let grid = (ow.div_ceil(tile.0), oh.div_ceil(tile.1), ch);
                 let shared = launch::fast_shared_bytes(r);
-                self.raw_launch(&f[r as usize], grid, launch::FAST_BLOCK, shared, &with_taps)
+                raw_launch(
+                    stream,
+                    &f[r as usize],
+                    grid,
+                    launch::FAST_BLOCK,
+                    shared,
+                    &with_taps,
+                )
+            }
+            Variant::SeparableFused => {
+                let tile = launch::FUSED_TILE;
+                let grid = (ow.div_ceil(tile.0), oh.div_ceil(tile.1), ch);
+                let shared = launch::fused_shared_bytes(r);
+                raw_launch(
+                    stream,
+                    &f[r as usize],
+                    grid,
+                    launch::FUSED_BLOCK,
+                    shared,
+                    &with_taps,
+                )
             }
             Variant::Separable => {
                 let sep = job
@@ -586,14 +677,28 @@ impl Gpu {
                     g.in_height.div_ceil(launch::ROW_BLOCK.1),
                     ch,
                 );
-                self.raw_launch(&f[0], grid, launch::ROW_BLOCK, launch::row_shared_bytes(r), &rows)?;
+                raw_launch(
+                    stream,
+                    &f[0],
+                    grid,
+                    launch::ROW_BLOCK,
+                    launch::row_shared_bytes(r),
+                    &rows,
+                )?;
                 let cols = [arg(&tmp), arg(&output), arg(&g), arg(&*sep.column)];
                 let grid = (
                     ow.div_ceil(launch::COL_BLOCK.0),
                     oh.div_ceil(launch::COL_SPAN),
                     ch,
                 );
-                self.raw_launch(&f[1], grid, launch::COL_BLOCK, launch::col_shared_bytes(r), &cols)
+                raw_launch(
+                    stream,
+                    &f[1],
+                    grid,
+                    launch::COL_BLOCK,
+                    launch::col_shared_bytes(r),
+                    &cols,
+                )
             }
         }
     }
@@ -642,35 +747,32 @@ impl Gpu {
         Ok(2.0 * 8.0 * f64::from(iters) * threads as f64 / ms / 1e6)
     }
 
-    fn raw_launch(
-        &self,
-        function: &Function<'_>,
-        grid: (u32, u32, u32),
-        block: (u32, u32),
-        shared_bytes: u32,
-        args: &[*mut c_void],
-    ) -> Result<()> {
-        if grid.1 > 65_535 {
-            return Err(Error::Image(format!(
-                "the image is too tall for this kernel ({} block rows, at most 65535)",
-                grid.1
-            )));
-        }
-        // SAFETY: `args` matches the kernel's PTX signature in number, order and type (each arm of
-        // `launch` mirrors the kernel's Rust signature in gpu-kernels), the buffers were sized
-        // from the same Geometry the kernel receives, and block and shared-memory sizes are those
-        // the kernel documents.
-        unsafe {
-            self.stream
-                .launch(function, grid, (block.0, block.1, 1), shared_bytes, args)
-        }
-        .map_err(cuda("launch a kernel"))
-    }
-
     /// Free and total device memory in bytes.
     pub fn memory(&self) -> Result<(usize, usize)> {
         cust::memory::mem_get_info().map_err(cuda("read the free memory"))
     }
+}
+
+fn raw_launch(
+    stream: &Stream,
+    function: &Function<'_>,
+    grid: (u32, u32, u32),
+    block: (u32, u32),
+    shared_bytes: u32,
+    args: &[*mut c_void],
+) -> Result<()> {
+    if grid.1 > 65_535 {
+        return Err(Error::Image(format!(
+            "the image is too tall for this kernel ({} block rows, at most 65535)",
+            grid.1
+        )));
+    }
+    // SAFETY: `args` matches the kernel's PTX signature in number, order and type (each arm of
+    // `launch` mirrors the kernel's Rust signature in gpu-kernels), the buffers were sized
+    // from the same Geometry the kernel receives, and block and shared-memory sizes are those
+    // the kernel documents.
+    unsafe { stream.launch(function, grid, (block.0, block.1, 1), shared_bytes, args) }
+        .map_err(cuda("launch a kernel"))
 }
 
 /// A kernel argument: a pointer to the value, as `cuLaunchKernel` takes it.

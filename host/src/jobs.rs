@@ -37,7 +37,7 @@ pub fn gpu_variants(requested: &[Variant], filter: &Filter, mode: SeparableMode)
     Ok(requested
         .iter()
         .copied()
-        .filter(|&v| v != Variant::Separable || keep_separable)
+        .filter(|&v| !v.needs_rank1() || keep_separable)
         .collect())
 }
 
@@ -80,7 +80,7 @@ fn checked_runs(
 
 /// The tolerance of `variant` for this image and filter.
 fn tolerance_for(variant: Option<Variant>, image: &Image, filter: &Filter) -> f64 {
-    let sep = if variant == Some(Variant::Separable) {
+    let sep = if variant.is_some_and(Variant::needs_rank1) {
         filter.rank1()
     } else {
         None
@@ -352,7 +352,7 @@ pub fn verify(
                             let problem = Problem::of(&image, filter, border, clamp);
                             for kernel in &kernels {
                                 let v = kernel.variant();
-                                if v == Variant::Separable && !is_rank1 {
+                                if v.needs_rank1() && !is_rank1 {
                                     continue;
                                 }
                                 let mut dev = gpu.alloc(v, &problem)?;

@@ -18,6 +18,7 @@ pub mod filter;
 pub mod gpu;
 pub mod image;
 pub mod jobs;
+pub mod pipeline;
 pub mod sanitize;
 pub mod soak;
 pub mod stats;

@@ -219,12 +219,21 @@ enum Command {
         dtypes: Vec<DType>,
         /// GPU variants, comma-separated.
         #[arg(long, value_delimiter = ',', value_parser = parse_variant,
-              default_value = "fast,tiled-output-32x16,tiled,constant,separable")]
+              default_value = "fast,tiled-output-32x16,tiled,constant,separable,separable-fused")]
         variants: Vec<Variant>,
         /// Timed runs per configuration (after 3 warm-ups).
         #[arg(long, default_value_t = 10)]
         runs: usize,
-        /// Folder for bench.csv and bench.md.
+        /// Filter size of the end-to-end (pinned, multi-stream) runs.
+        #[arg(long, default_value_t = 5)]
+        e2e_filter: usize,
+        /// Strips the end-to-end runs split the image into.
+        #[arg(long, default_value_t = 16)]
+        strips: usize,
+        /// Streams the end-to-end runs spread the strips over (at least 2 to overlap).
+        #[arg(long, default_value_t = 2)]
+        streams: usize,
+        /// Folder for bench.csv, bench-e2e.csv and bench.md.
         #[arg(long, default_value = "target/bench")]
         out: std::path::PathBuf,
     },
@@ -327,6 +336,9 @@ fn main() -> ExitCode {
             dtypes,
             variants,
             runs,
+            e2e_filter,
+            strips,
+            streams,
             out,
         }) => {
             let config = conv::bench::BenchConfig {
@@ -335,6 +347,9 @@ fn main() -> ExitCode {
                 dtypes,
                 variants,
                 runs,
+                e2e_filter,
+                strips,
+                streams,
             };
             run_bench(&config, &out)
         }
@@ -585,6 +600,10 @@ fn run_bench(config: &conv::bench::BenchConfig, out: &std::path::Path) -> Result
     for &k in &config.filter_sizes {
         conv::filter::check_size(k).context("--filters")?;
     }
+    conv::filter::check_size(config.e2e_filter).context("--e2e-filter")?;
+    if config.strips == 0 || config.streams == 0 {
+        bail!("--strips and --streams must be at least 1");
+    }
     std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
     let gpu = Gpu::new().context("the benchmark needs a GPU")?;
     let command = std::env::args().collect::<Vec<_>>().join(" ");
@@ -597,12 +616,23 @@ fn run_bench(config: &conv::bench::BenchConfig, out: &std::path::Path) -> Result
     }
     let table: Vec<Vec<String>> = rows.iter().map(conv::bench::cells).collect();
     print_table(&conv::bench::HEADERS, &table);
-    let (csv, md) = (out.join("bench.csv"), out.join("bench.md"));
-    std::fs::write(&csv, conv::bench::csv(&rows))
-        .with_context(|| format!("cannot write {}", csv.display()))?;
-    std::fs::write(&md, conv::bench::markdown(&machine, &command, &rows))
-        .with_context(|| format!("cannot write {}", md.display()))?;
-    println!("wrote {} and {}", csv.display(), md.display());
+    let e2e = conv::bench::end_to_end(&gpu, config, |r| {
+        eprintln!("{}", conv::bench::e2e_cells(r).join("  "));
+    })
+    .context("running the end-to-end benchmark")?;
+    println!();
+    let table: Vec<Vec<String>> = e2e.iter().map(conv::bench::e2e_cells).collect();
+    print_table(&conv::bench::E2E_HEADERS, &table);
+    let files = [
+        ("bench.csv", conv::bench::csv(&rows)),
+        ("bench-e2e.csv", conv::bench::e2e_csv(&e2e)),
+        ("bench.md", conv::bench::markdown(&machine, &command, &rows, &e2e)),
+    ];
+    for (name, text) in files {
+        let path = out.join(name);
+        std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
+        println!("wrote {}", path.display());
+    }
     Ok(())
 }
 
@@ -774,7 +804,7 @@ fn soak(config: &conv::soak::SoakConfig, variant: Variant, cpu: bool) -> Result<
         None => batch::Engine::Cpu,
     };
     let filter = Filter::random_normalized(5, config.seed)?;
-    if variant == Variant::Separable && filter.rank1().is_none() {
+    if variant.needs_rank1() && filter.rank1().is_none() {
         bail!("the soak's 5x5 filter is not rank-1: use another --variant");
     }
     let settings = batch::Settings {
@@ -880,9 +910,13 @@ fn run_files(args: &MainArgs) -> Result<()> {
     let inputs = batch::expand_inputs(&f.input).map_err(anyhow::Error::msg)?;
     let items =
         batch::plan_outputs(&inputs, output, f.format.as_deref(), f.force).map_err(anyhow::Error::msg)?;
-    if matches!(f.variant, Some(FileVariant::Gpu(Variant::Separable))) && filter.rank1().is_none() {
+    if let Some(FileVariant::Gpu(v)) = f.variant
+        && v.needs_rank1()
+        && filter.rank1().is_none()
+    {
         bail!(
-            "the separable variant needs a rank-1 filter (box, gaussian, sobel, identity, or a file with one)"
+            "the {} variant needs a rank-1 filter (box, gaussian, sobel, identity, or a file with one)",
+            v.name()
         );
     }
     let mut gpu_note = None;

@@ -1,0 +1,190 @@
+//! The fused separable kernel: row pass into shared memory, then the column pass, in one launch,
+//! so the image is read once and the result written once (no intermediate image in global memory).
+//!
+//! # Tiling
+//! A block of [`FUSED_BLOCK`](crate::launch::FUSED_BLOCK) = 32 × 8 threads produces a 128 × 32
+//! output tile of one channel. The row pass computes the row-filtered values of the
+//! tile's 128 columns on `32 + 2R` rows (the tile plus the column filter's halo) straight from
+//! global memory, 4 columns per work item: one warp covers one row, and where the block lies
+//! inside a single-channel image each item reads its `4 + 2RA` input pixels with 16-byte vector
+//! loads (neighbouring items' overlap hits L1). Measured on an H100, 8 columns per item (fewer
+//! overlapping loads, more registers) and 128 × 64 tiles (fewer halo rows, fewer blocks per SM)
+//! were both slower at k = 17. The results go to a
+//! `128 × (32 + 2R)` `f32` shared tile ([`fused_shared_bytes`](crate::launch::fused_shared_bytes)).
+//! After a barrier, each thread computes a 4 × 4 patch of outputs from the `4 + 2R` shared rows
+//! above and below it, one 16-byte shared load per row, with the column taps in registers.
+//!
+//! Work per output: `2k` FMAs plus a `2R / 32` share of extra row-pass work, instead of `k²`.
+//!
+//! # Thread mapping
+//! Row pass: work item `e` (stride 256) is shared row `e / 32`, columns `4·(e % 32) .. + 4`.
+//! Column pass: block `(bx, by, c)`, thread `(tx, ty)` writes output pixels
+//! `(bx·128 + 4·tx + ox, by·32 + 4·ty + oy)`, `ox, oy < 4`, of channel `c`, where inside the output.
+//!
+//! # Safety
+//! Launch with block `FUSED_BLOCK`, `fused_shared_bytes(R)` bytes of dynamic shared memory and grid
+//! z = `channels`; `g.radius == R`; `taps` holds the `k` row taps then the `k` column taps.
+
+use crate::device::{
+    F32x4, Global, ParamTaps, Sample, block_x, block_y, block_z, fetch_or_zero, fma, is_alpha,
+    shared_tile_x4, store_patch, sync_threads, thread_x, thread_y,
+};
+use crate::launch::{
+    FAST_PER_THREAD, FUSED_BLOCK, FUSED_TILE, Geometry, MAX_FILTER_SIZE, MAX_RADIUS, Taps, fast_halo,
+};
+
+/// Row-filtered values one row-pass work item computes (consecutive columns).
+const ROW_ITEM: usize = 4;
+/// Row-pass work items per shared row.
+const ITEMS_PER_ROW: usize = FUSED_TILE.0 as usize / ROW_ITEM;
+/// Longest input run a row-pass item reads (its outputs plus the largest aligned halo), in `f32`.
+const SEGMENT: usize = ROW_ITEM + 2 * fast_halo(MAX_FILTER_SIZE / 2) as usize;
+
+#[inline(always)]
+unsafe fn sep_fused<T: Sample, const R: usize>(
+    input: *const T,
+    output: *mut T,
+    g: &Geometry,
+    taps: ParamTaps,
+) {
+    let k = 2 * R + 1;
+    let ra = fast_halo(R as u32) as usize;
+    let (tx, ty, c) = (thread_x(), thread_y(), block_z());
+    let alpha = is_alpha(g, c);
+    let src = Global::new(input, g);
+    let rows = vectors_per_row();
+    let tile_h = FUSED_TILE.1 as usize + 2 * R;
+    // Input column of output column bx·128, and input row of shared row 0.
+    let xc = (block_x() * FUSED_TILE.0 + g.offset) as i32;
+    let y0 = (block_y() * FUSED_TILE.1 + g.offset) as i32 - R as i32;
+    let interior = xc >= ra as i32
+        && y0 >= 0
+        && (xc + (FUSED_TILE.0 as usize + ra) as i32) as u32 <= g.in_width
+        && y0 as u32 + tile_h as u32 <= g.in_height
+        && g.channels == 1
+        && g.in_width.is_multiple_of(4)
+        && xc % 4 == 0;
+    let shared = shared_tile_x4();
+
+    let mut row_taps = [0.0f32; MAX_FILTER_SIZE as usize];
+    unroll!(J < k; [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30] {
+        row_taps[J] = taps.get(J as u32);
+    });
+    let mut e = (ty * FUSED_BLOCK.0 + tx) as usize;
+    while e < tile_h * ITEMS_PER_ROW {
+        let (row, q) = (e / ITEMS_PER_ROW, e % ITEMS_PER_ROW);
+        let (x, y) = (xc + (ROW_ITEM * q) as i32, y0 + row as i32);
+        // seg[m] holds input column x - RA + m.
+        let mut seg = [0.0f32; SEGMENT];
+        if interior {
+            let at = y as usize * g.in_width as usize + (x as usize - ra);
+            unroll!(Q < (ROW_ITEM + 2 * ra) / 4; [0, 1, 2, 3, 4, 5, 6, 7, 8, 9] {
+                // SAFETY: inside the image (interior) and 4-aligned (x, RA and the row width are
+                // multiples of 4).
+                seg[4 * Q..4 * Q + 4].copy_from_slice(&unsafe { T::load4(input.add(at + 4 * Q)) });
+            });
+        } else {
+            unroll!(M < ROW_ITEM + 2 * R; [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37] {
+                seg[M + ra - R] = fetch_or_zero(g, &src, x - R as i32 + M as i32, y);
+            });
+        }
+        let mut out = [0.0f32; ROW_ITEM];
+        if alpha {
+            unroll!(OX < ROW_ITEM; [0, 1, 2, 3, 4, 5, 6, 7] { out[OX] = seg[OX + ra]; });
+        } else {
+            unroll!(OX < ROW_ITEM; [0, 1, 2, 3, 4, 5, 6, 7] {
+                unroll!(J < k; [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30] {
+                    out[OX] = fma(seg[OX + J + ra - R], row_taps[J], out[OX]);
+                });
+            });
+        }
+        unroll!(H < ROW_ITEM / 4; [0, 1] {
+            // SAFETY: vector (row, q·ROW_ITEM/4 + H) of the tile: row < tile_h, and the vector
+            // column < 32 per row, inside the shared size the host allocates for this radius.
+            unsafe {
+                *shared.add(row * rows + (ROW_ITEM / 4) * q + H) = F32x4([out[4 * H], out[4 * H + 1], out[4 * H + 2], out[4 * H + 3]])
+            };
+        });
+        e += (FUSED_BLOCK.0 * FUSED_BLOCK.1) as usize;
+    }
+    sync_threads();
+
+    let (px, py) = (FAST_PER_THREAD.0 * tx, FAST_PER_THREAD.1 * ty);
+    let (x, y) = (block_x() * FUSED_TILE.0 + px, block_y() * FUSED_TILE.1 + py);
+    if x >= g.out_width || y >= g.out_height {
+        return;
+    }
+    // Sized for every shared row a thread reads (4 + 2R), so the unrolled index below is in range
+    // even in the copies that `M - OY < k` discards.
+    let mut col_taps = [0.0f32; 4 + 2 * MAX_RADIUS as usize];
+    unroll!(J < k; [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30] {
+        col_taps[J] = taps.get((k + J) as u32);
+    });
+    let mut acc = [[0.0f32; 4]; 4];
+    if alpha {
+        // The row pass kept the centre samples: take the centre row's.
+        unroll!(OY < 4; [0, 1, 2, 3] {
+            // SAFETY: shared row py + OY + R < 32 + 2R, vector column tx < rows: inside the tile.
+            acc[OY] = unsafe { *shared.add((py as usize + OY + R) * rows + tx as usize) }.0;
+        });
+    } else {
+        unroll!(M < 4 + 2 * R; [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33] {
+            // SAFETY: shared row py + M < 32 + 2R, vector column tx < rows: inside the tile.
+            let v = unsafe { *shared.add((py as usize + M) * rows + tx as usize) }.0;
+            unroll!(OY < 4; [0, 1, 2, 3] {
+                // Shared row py + M is tap M - OY of output row py + OY.
+                if M >= OY && M - OY < k {
+                    unroll!(OX < 4; [0, 1, 2, 3] {
+                        acc[OY][OX] = fma(v[OX], col_taps[M - OY], acc[OY][OX]);
+                    });
+                }
+            });
+        });
+    }
+    // SAFETY: the launch contract; (x, y) is inside the output (checked above).
+    unsafe { store_patch(output, g, x, y, c, &acc) };
+}
+
+/// 16-byte vectors per shared row: the tile's 128 columns.
+#[inline(always)]
+const fn vectors_per_row() -> usize {
+    FUSED_TILE.0 as usize / 4
+}
+
+macro_rules! sep_fused_entries {
+    ($t:ty: $($name:ident = $r:literal),* $(,)?) => {$(
+        /// The fused separable kernel for this sample type and radius (see the module
+        /// documentation).
+        #[unsafe(no_mangle)]
+        pub unsafe extern "ptx-kernel" fn $name(input: *const $t, output: *mut $t, g: Geometry, _taps: Taps) {
+            let taps = param_taps!($name, 3);
+            // SAFETY: the caller follows the module documentation's launch contract.
+            unsafe { sep_fused::<$t, $r>(input, output, &g, taps) }
+        }
+    )*};
+}
+
+sep_fused_entries!(f32:
+    conv_sep_fused_f32_r0 = 0, conv_sep_fused_f32_r1 = 1, conv_sep_fused_f32_r2 = 2,
+    conv_sep_fused_f32_r3 = 3, conv_sep_fused_f32_r4 = 4, conv_sep_fused_f32_r5 = 5,
+    conv_sep_fused_f32_r6 = 6, conv_sep_fused_f32_r7 = 7, conv_sep_fused_f32_r8 = 8,
+    conv_sep_fused_f32_r9 = 9, conv_sep_fused_f32_r10 = 10, conv_sep_fused_f32_r11 = 11,
+    conv_sep_fused_f32_r12 = 12, conv_sep_fused_f32_r13 = 13, conv_sep_fused_f32_r14 = 14,
+    conv_sep_fused_f32_r15 = 15,
+);
+sep_fused_entries!(u8:
+    conv_sep_fused_u8_r0 = 0, conv_sep_fused_u8_r1 = 1, conv_sep_fused_u8_r2 = 2,
+    conv_sep_fused_u8_r3 = 3, conv_sep_fused_u8_r4 = 4, conv_sep_fused_u8_r5 = 5,
+    conv_sep_fused_u8_r6 = 6, conv_sep_fused_u8_r7 = 7, conv_sep_fused_u8_r8 = 8,
+    conv_sep_fused_u8_r9 = 9, conv_sep_fused_u8_r10 = 10, conv_sep_fused_u8_r11 = 11,
+    conv_sep_fused_u8_r12 = 12, conv_sep_fused_u8_r13 = 13, conv_sep_fused_u8_r14 = 14,
+    conv_sep_fused_u8_r15 = 15,
+);
+sep_fused_entries!(u16:
+    conv_sep_fused_u16_r0 = 0, conv_sep_fused_u16_r1 = 1, conv_sep_fused_u16_r2 = 2,
+    conv_sep_fused_u16_r3 = 3, conv_sep_fused_u16_r4 = 4, conv_sep_fused_u16_r5 = 5,
+    conv_sep_fused_u16_r6 = 6, conv_sep_fused_u16_r7 = 7, conv_sep_fused_u16_r8 = 8,
+    conv_sep_fused_u16_r9 = 9, conv_sep_fused_u16_r10 = 10, conv_sep_fused_u16_r11 = 11,
+    conv_sep_fused_u16_r12 = 12, conv_sep_fused_u16_r13 = 13, conv_sep_fused_u16_r14 = 14,
+    conv_sep_fused_u16_r15 = 15,
+);
