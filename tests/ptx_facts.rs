@@ -22,11 +22,12 @@ fn each_type(base: &str) -> impl Iterator<Item = (String, &'static str)> {
     })
 }
 
-/// Every entry point of the `fast` kernel: one per sample type and radius.
-fn fast_entries() -> impl Iterator<Item = (String, &'static str)> {
-    DTYPES.iter().flat_map(|t| {
+/// Every entry point of a kernel compiled per radius (`fast`, `separable-fused`): one per sample
+/// type and radius.
+fn radius_entries(base: &'static str) -> impl Iterator<Item = (String, &'static str)> {
+    DTYPES.iter().flat_map(move |t| {
         (0..=MAX_RADIUS).map(move |r| {
-            let name = format!("{}_{t}_r{r}", names::FAST);
+            let name = format!("{base}_{t}_r{r}");
             let body = kernel(&name);
             (name, body)
         })
@@ -45,7 +46,8 @@ fn ptx_has_every_kernel_for_every_type_and_targets_sm_90() {
         .iter()
         .flat_map(|n| DTYPES.iter().map(move |t| format!("{n}_{t}")))
         .collect();
-    expected.extend(fast_entries().map(|(name, _)| name));
+    expected.extend(radius_entries(names::FAST).map(|(name, _)| name));
+    expected.extend(radius_entries(names::SEP_FUSED).map(|(name, _)| name));
     expected.push(names::FMA_PROBE.to_string());
     expected.sort_unstable();
     assert_eq!(entries, expected);
@@ -65,18 +67,20 @@ fn ptx_has_every_kernel_for_every_type_and_targets_sm_90() {
 
 #[test]
 fn tiled_kernels_really_use_shared_memory() {
-    for base in [
+    let bases = [
         names::TILED,
         names::TILED_OUTPUT,
         names::TILED_CACHE,
         names::SEP_ROWS,
         names::SEP_COLS,
-    ] {
-        for (name, body) in each_type(base) {
-            assert!(body.contains("st.shared"), "{name}: no shared-memory store");
-            assert!(body.contains("ld.shared"), "{name}: no shared-memory load");
-            assert!(body.contains("bar.sync"), "{name}: no barrier");
-        }
+    ];
+    let per_radius = [names::FAST, names::SEP_FUSED]
+        .into_iter()
+        .flat_map(radius_entries);
+    for (name, body) in bases.into_iter().flat_map(each_type).chain(per_radius) {
+        assert!(body.contains("st.shared"), "{name}: no shared-memory store");
+        assert!(body.contains("ld.shared"), "{name}: no shared-memory load");
+        assert!(body.contains("bar.sync"), "{name}: no barrier");
     }
 }
 
@@ -98,7 +102,10 @@ fn constant_bank_kernels_never_read_taps_from_global_memory() {
     let all = bases
         .into_iter()
         .flat_map(|(base, pointers)| each_type(base).map(move |e| (e, pointers)));
-    for ((name, body), pointers) in all.chain(fast_entries().map(|e| (e, 2))) {
+    let per_radius = [names::FAST, names::SEP_FUSED]
+        .into_iter()
+        .flat_map(radius_entries);
+    for ((name, body), pointers) in all.chain(per_radius.map(|e| (e, 2))) {
         {
             assert_eq!(
                 pointer_params(body),

@@ -85,88 +85,153 @@ pub fn reference_parallel(image: &Image, filter: &Filter, border: Border) -> Res
     reference_impl(image, filter, border, true)
 }
 
-/// One channel of the image with the border materialized: `(ow + 2r) × (oh + 2r)` `f32` values,
-/// so that output pixel `(x, y)` reads padded pixels `(x..x+k, y..y+k)` with no bounds tests.
-/// Rows are built in parallel when `parallel`.
-fn padded_plane(
-    image: &Image,
-    c: usize,
+/// One channel of the image as seen through the border: rows of the padded plane (the output's
+/// `(ow + 2r) × (oh + 2r)` window of the bordered image, so output pixel `(x, y)` reads padded
+/// pixels `(x..x+k, y..y+k)` with no bounds tests), built on demand as `f32`.
+struct Padding<'a> {
+    image: &'a Image,
+    channel: usize,
     border: Border,
+    /// Source column of each padded column (`None`: outside the image, reads 0).
+    columns: Vec<Option<usize>>,
+    /// Padded row `py` is image row `border.source(py - shift)`.
+    shift: isize,
     ow: usize,
-    oh: usize,
-    r: usize,
-    parallel: bool,
-) -> Vec<f32> {
-    let (pw, ph) = (ow + 2 * r, oh + 2 * r);
-    let (w, h, ch) = (image.width(), image.height(), image.channels());
-    // The valid border's output is centred r pixels in, so its padded plane is the image itself.
-    let shift = if border == Border::Valid { 0 } else { r as isize };
-    let columns: Vec<Option<usize>> = (0..pw).map(|px| border.source(px as isize - shift, w)).collect();
-    let samples = image.samples();
-    let fill = |(py, row): (usize, &mut [f32])| {
-        let Some(yy) = border.source(py as isize - shift, h) else {
-            return;
-        };
-        let base = yy * w * ch + c;
-        // One match per row, not per sample: the loops below are specialized per sample type.
-        match samples {
-            Samples::F32(v) => fill_row(row, &columns, |x| v[base + x * ch]),
-            Samples::U8(v) => fill_row(row, &columns, |x| f32::from(v[base + x * ch]) * (1.0 / 255.0)),
-            Samples::U16(v) => fill_row(row, &columns, |x| f32::from(v[base + x * ch]) * (1.0 / 65535.0)),
-        }
-    };
-    let mut plane = vec![0.0f32; pw * ph];
-    if parallel {
-        plane.par_chunks_mut(pw).enumerate().for_each(fill);
-    } else {
-        plane.chunks_mut(pw).enumerate().for_each(fill);
-    }
-    plane
+    pw: usize,
 }
 
-/// Fills one padded row: column `n` reads source column `columns[n]` through `value`, or stays 0.
+impl<'a> Padding<'a> {
+    fn new(image: &'a Image, channel: usize, border: Border, ow: usize, r: usize) -> Self {
+        let pw = ow + 2 * r;
+        // The valid border's output is centred r pixels in, so its padded plane is the image itself.
+        let shift = if border == Border::Valid { 0 } else { r as isize };
+        let columns = (0..pw)
+            .map(|px| border.source(px as isize - shift, image.width()))
+            .collect();
+        Self {
+            image,
+            channel,
+            border,
+            columns,
+            shift,
+            ow,
+            pw,
+        }
+    }
+
+    /// Fills `band` with padded rows `y0 .. y0 + rows + 2r` (`r` = (pw - ow) / 2), overwriting
+    /// every value (no zeroing pass: the buffer is reused band after band).
+    fn fill(&self, y0: usize, rows: usize, band: &mut Vec<f32>) {
+        let height = rows + self.pw - self.ow;
+        band.resize(height * self.pw, 0.0);
+        for (n, row) in band.chunks_exact_mut(self.pw).enumerate() {
+            self.fill_row(y0 + n, row);
+        }
+    }
+
+    /// Padded row `py` into `row` (every value written).
+    fn fill_row(&self, py: usize, row: &mut [f32]) {
+        let (w, h, ch) = (self.image.width(), self.image.height(), self.image.channels());
+        let Some(yy) = self.border.source(py as isize - self.shift, h) else {
+            row.fill(0.0);
+            return;
+        };
+        let base = yy * w * ch + self.channel;
+        // One match per row, not per sample: the loops below are specialized per sample type.
+        match self.image.samples() {
+            Samples::F32(v) if ch == 1 => {
+                // Gray f32: the image columns are one copy; only the border columns are mapped.
+                let first = self.shift.max(0) as usize;
+                let n = w.min(self.pw - first);
+                let (left, rest) = row.split_at_mut(first);
+                let (middle, right) = rest.split_at_mut(n);
+                middle.copy_from_slice(&v[base..base + n]);
+                fill_row(left, &self.columns, |x| v[base + x]);
+                fill_row(right, &self.columns[first + n..], |x| v[base + x]);
+            }
+            Samples::F32(v) => fill_row(row, &self.columns, |x| v[base + x * ch]),
+            Samples::U8(v) => fill_row(row, &self.columns, |x| {
+                f32::from(v[base + x * ch]) * (1.0 / 255.0)
+            }),
+            Samples::U16(v) => fill_row(row, &self.columns, |x| {
+                f32::from(v[base + x * ch]) * (1.0 / 65535.0)
+            }),
+        }
+    }
+}
+
+/// Fills one padded row: column `n` reads source column `columns[n]` through `value`, or is 0.
 #[inline(always)]
 fn fill_row(row: &mut [f32], columns: &[Option<usize>], value: impl Fn(usize) -> f32) {
     for (v, col) in row.iter_mut().zip(columns) {
-        if let Some(x) = *col {
-            *v = value(x);
-        }
+        *v = col.map_or(0.0, &value);
     }
 }
 
-/// One output row from a padded plane: for each tap, a contiguous slice of a padded row is scaled
-/// and added to the output row, so the inner loop has no branches and vectorizes. Uses AVX2 and
-/// FMA when the CPU has them (detected at run time), else the baseline instruction set.
-fn f32_row(plane: &[f32], pw: usize, filter: &Filter, y: usize, out: &mut [f32]) {
+/// Output rows one band task computes (parallel work item of the direct `f32` paths).
+const BAND: usize = 16;
+/// Output pixels of a row computed together, each in its own accumulator (8 AVX registers):
+/// enough independent fused multiply-adds in flight to hide their latency.
+const BLOCK: usize = 64;
+
+/// Convolves output rows `y0 .. y0 + out.len() / ow` of one channel: builds their padded band
+/// (the rows plus the halo, border applied) in `band`, then computes each row from it. Uses AVX2
+/// and FMA when the CPU has them (detected at run time), else the baseline instruction set.
+fn direct_band(source: &Padding<'_>, filter: &Filter, y0: usize, out: &mut [f32], band: &mut Vec<f32>) {
+    let rows = out.len() / source.ow;
+    source.fill(y0, rows, band);
     #[cfg(target_arch = "x86_64")]
     if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
         // SAFETY: the CPU supports AVX2 and FMA, checked just above.
-        return unsafe { f32_row_avx2(plane, pw, filter, y, out) };
+        return unsafe { direct_rows_avx2(band, source.pw, filter, out) };
     }
-    f32_row_generic(plane, pw, filter, y, out)
+    direct_rows::<false>(band, source.pw, filter, out)
 }
 
-/// [`f32_row_generic`] compiled for AVX2 + FMA (8-wide fused multiply-adds).
+/// [`direct_rows`] compiled for AVX2 + FMA (8-wide fused multiply-adds).
 ///
 /// # Safety
 /// The CPU must support AVX2 and FMA.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-unsafe fn f32_row_avx2(plane: &[f32], pw: usize, filter: &Filter, y: usize, out: &mut [f32]) {
-    f32_row_generic(plane, pw, filter, y, out)
+unsafe fn direct_rows_avx2(band: &[f32], pw: usize, filter: &Filter, out: &mut [f32]) {
+    direct_rows::<true>(band, pw, filter, out)
 }
 
+/// Every output row of `out` (rows of `out.len() / rows` pixels) from the padded `band` (rows
+/// `pw` apart): [`BLOCK`] pixels at a time with all `k²` taps accumulated in registers, then
+/// the row's tail pixel by pixel. `FMA`: fused multiply-adds (only where the CPU has them).
 #[inline(always)]
-fn f32_row_generic(plane: &[f32], pw: usize, filter: &Filter, y: usize, out: &mut [f32]) {
-    let k = filter.size();
-    out.fill(0.0);
-    for i in 0..k {
-        let src = &plane[(y + i) * pw..(y + i + 1) * pw];
-        for j in 0..k {
-            let tap = filter.taps()[i * k + j];
-            for (o, &p) in out.iter_mut().zip(&src[j..]) {
-                *o += p * tap;
+fn direct_rows<const FMA: bool>(band: &[f32], pw: usize, filter: &Filter, out: &mut [f32]) {
+    let (k, taps) = (filter.size(), filter.taps());
+    let ow = pw + 1 - k;
+    let madd = |a: f32, b: f32, c: f32| if FMA { a.mul_add(b, c) } else { a * b + c };
+    for (y, row) in out.chunks_mut(ow).enumerate() {
+        let mut blocks = row.chunks_exact_mut(BLOCK);
+        let mut x = 0;
+        for block in &mut blocks {
+            let mut acc = [0.0f32; BLOCK];
+            for i in 0..k {
+                let src = &band[(y + i) * pw + x..];
+                for (j, &tap) in taps[i * k..(i + 1) * k].iter().enumerate() {
+                    let src = &src[j..j + BLOCK];
+                    for (a, &p) in acc.iter_mut().zip(src) {
+                        *a = madd(p, tap, *a);
+                    }
+                }
             }
+            block.copy_from_slice(&acc);
+            x += BLOCK;
+        }
+        for (o, x) in blocks.into_remainder().iter_mut().zip(x..) {
+            let mut acc = 0.0f32;
+            for i in 0..k {
+                let src = &band[(y + i) * pw + x..];
+                for (&p, &tap) in src.iter().zip(&taps[i * k..(i + 1) * k]) {
+                    acc = madd(p, tap, acc);
+                }
+            }
+            *o = acc;
         }
     }
 }
@@ -206,18 +271,29 @@ fn f32_impl(image: &Image, method: Method<'_>, border: Border, clamp: bool, para
             }
             return;
         }
-        let plane = padded_plane(image, c, border, ow, oh, r, parallel);
+        let padding = Padding::new(image, c, border, ow, r);
         match &method {
             Method::Direct(filter) => {
-                let row = |(y, o): (usize, &mut [f32])| f32_row(&plane, pw, filter, y, o);
+                let band = |band: &mut Vec<f32>, (n, o): (usize, &mut [f32])| {
+                    direct_band(&padding, filter, n * BAND, o, band)
+                };
                 if parallel {
-                    plane_out.par_chunks_mut(ow).enumerate().for_each(row);
+                    plane_out
+                        .par_chunks_mut(ow * BAND)
+                        .enumerate()
+                        .for_each_init(Vec::new, band);
                 } else {
-                    plane_out.chunks_mut(ow).enumerate().for_each(row);
+                    let mut buffer = Vec::new();
+                    plane_out
+                        .chunks_mut(ow * BAND)
+                        .enumerate()
+                        .for_each(|item| band(&mut buffer, item));
                 }
             }
             Method::Separable(sep) => {
                 // Row pass over every padded row, then the column pass over its output.
+                let mut plane = Vec::new();
+                padding.fill(0, oh, &mut plane);
                 let mut tmp = vec![0.0f32; ow * (oh + 2 * r)];
                 for (py, o) in tmp.chunks_mut(ow).enumerate() {
                     taps_1d(&plane[py * pw..(py + 1) * pw], 1, &sep.row, o);
