@@ -202,6 +202,54 @@ pub fn end_to_end(gpu: &Gpu, config: &BenchConfig, mut progress: impl FnMut(&E2e
     Ok(rows)
 }
 
+/// The multi-threaded CPU path's time for one configuration (the speed-up baseline).
+#[derive(Clone, Debug)]
+pub struct CpuRow {
+    pub width: usize,
+    pub height: usize,
+    pub filter_size: usize,
+    /// `cpu-par`, whole call (host clock), median of 3 runs after a warm-up.
+    pub ms: f64,
+}
+
+/// Largest image (in pixels) the CPU is timed on: beyond it the CPU runs take too long.
+const CPU_MAX_PIXELS: usize = 2048 * 2048;
+
+/// Times `cpu-par` on f32 gray images for every size up to 2048 x 2048 and every filter size, the
+/// same random filter as the GPU rows.
+pub fn cpu_times(config: &BenchConfig) -> Result<Vec<CpuRow>> {
+    let mut rows = Vec::new();
+    for &(width, height) in config.sizes.iter().filter(|(w, h)| w * h <= CPU_MAX_PIXELS) {
+        let image = Image::random(width, height, 1, DType::F32, 1)?;
+        for &k in &config.filter_sizes {
+            let filter = Filter::random_normalized(k, k as u64)?;
+            crate::cpu::parallel(&image, &filter, Border::Zero, false)?;
+            let timing = stats::repeat(3, || {
+                let t = std::time::Instant::now();
+                crate::cpu::parallel(&image, &filter, Border::Zero, false)?;
+                Ok(t.elapsed().as_secs_f64() * 1e3)
+            })?;
+            let ms = timing.map_or(f64::NAN, |t| t.median);
+            rows.push(CpuRow {
+                width,
+                height,
+                filter_size: k,
+                ms,
+            });
+        }
+    }
+    Ok(rows)
+}
+
+/// The CPU rows as CSV with a header line.
+pub fn cpu_csv(rows: &[CpuRow]) -> String {
+    let mut s = String::from("size,k,cpu-par ms\n");
+    for r in rows {
+        let _ = writeln!(s, "{}x{},{},{:.4}", r.width, r.height, r.filter_size, r.ms);
+    }
+    s
+}
+
 /// Times `variant` on `copies` jobs used in turn (1: warm), after checking on the first that every
 /// output sample is written (f32 outputs are poisoned with NaN first).
 fn time_variant(

@@ -233,7 +233,7 @@ enum Command {
         /// Streams the end-to-end runs spread the strips over (at least 2 to overlap).
         #[arg(long, default_value_t = 2)]
         streams: usize,
-        /// Folder for bench.csv, bench-e2e.csv and bench.md.
+        /// Folder for bench.csv, bench-e2e.csv, bench-cpu.csv and bench.md.
         #[arg(long, default_value = "target/bench")]
         out: std::path::PathBuf,
     },
@@ -272,7 +272,9 @@ enum Command {
     /// and the largest filter; works without a GPU.
     Info,
     /// Run every variant at awkward sizes under compute-sanitizer (memcheck, racecheck,
-    /// synccheck, initcheck); one PASS/FAIL line per tool; fails on any reported error.
+    /// synccheck, initcheck); one PASS/FAIL line per tool and case set (sizes over 100,000 pixels
+    /// run a reduced set: k 3 and 17, zero and reflect, gray and RGBA, f32); fails on any
+    /// reported error.
     Sanitize {
         /// Tools to run, comma-separated.
         #[arg(long, value_delimiter = ',', default_value = "memcheck,racecheck,synccheck,initcheck",
@@ -623,8 +625,18 @@ fn run_bench(config: &conv::bench::BenchConfig, out: &std::path::Path) -> Result
     println!();
     let table: Vec<Vec<String>> = e2e.iter().map(conv::bench::e2e_cells).collect();
     print_table(&conv::bench::E2E_HEADERS, &table);
+    let cpu = conv::bench::cpu_times(config).context("timing the CPU")?;
+    println!(
+        "\ncpu-par ({} threads), f32, whole call: {}",
+        rayon::current_num_threads(),
+        cpu.iter()
+            .map(|r| format!("{}x{} k={} {:.3} ms", r.width, r.height, r.filter_size, r.ms))
+            .collect::<Vec<_>>()
+            .join("; ")
+    );
     let files = [
         ("bench.csv", conv::bench::csv(&rows)),
+        ("bench-cpu.csv", conv::bench::cpu_csv(&cpu)),
         ("bench-e2e.csv", conv::bench::e2e_csv(&e2e)),
         ("bench.md", conv::bench::markdown(&machine, &command, &rows, &e2e)),
     ];
@@ -726,12 +738,17 @@ fn run_verify(
     Ok(())
 }
 
-/// `host sanitize`: re-runs this binary's `verify` under each compute-sanitizer tool.
+/// `host sanitize`: re-runs this binary's `verify` under each compute-sanitizer tool (see
+/// [`conv::sanitize::verify_runs`] for the cases).
 fn sanitize(tools: &[String], sizes: &str) -> Result<()> {
-    for size in sizes.split(',') {
-        let (w, h) = parse_size(size).map_err(anyhow::Error::msg).context("--sizes")?;
-        conv::image::check_dims(w, h).context("--sizes")?;
-    }
+    let sizes = sizes
+        .split(',')
+        .map(|size| {
+            let (w, h) = parse_size(size).map_err(anyhow::Error::msg).context("--sizes")?;
+            conv::image::check_dims(w, h).context("--sizes")?;
+            Ok((w, h))
+        })
+        .collect::<Result<Vec<_>>>()?;
     let Some(sanitizer) = conv::sanitize::find_sanitizer() else {
         bail!(
             "compute-sanitizer not found (set COMPUTE_SANITIZER, put it on PATH, or install the CUDA toolkit)"
@@ -740,40 +757,47 @@ fn sanitize(tools: &[String], sizes: &str) -> Result<()> {
     let exe = std::env::current_exe().context("locating this binary")?;
     let mut failed = Vec::new();
     for tool in tools {
-        let started = Instant::now();
-        let output = std::process::Command::new(&sanitizer)
-            .args(["--tool", tool, "--error-exitcode", "9", "--print-limit", "20"])
-            .arg(&exe)
-            .args(["verify", "--sizes", sizes])
-            .args(conv::sanitize::VERIFY_ARGS)
-            .output()
-            .with_context(|| format!("running {}", sanitizer.display()))?;
-        let text = format!(
-            "{}{}",
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        );
-        let errors = conv::sanitize::error_count(&text);
-        if text.contains("GPU variants skipped") {
-            bail!("{tool}: the GPU variants were skipped under compute-sanitizer: no usable GPU");
-        }
-        let pass = output.status.success() && errors == Some(0);
-        println!(
-            "{tool:<10} {}  {} errors  exit {}  {:.1} s",
-            if pass { "PASS" } else { "FAIL" },
-            errors.map_or("?".to_string(), |n| n.to_string()),
-            output
-                .status
-                .code()
-                .map_or("signal".to_string(), |c| c.to_string()),
-            started.elapsed().as_secs_f64()
-        );
-        if !pass {
-            // The sanitizer's reports (at most 20 errors) and the verify summary, for the record.
-            let log = std::env::temp_dir().join(format!("conv-sanitize-{tool}.log"));
-            std::fs::write(&log, &text).with_context(|| format!("writing {}", log.display()))?;
-            println!("           full output: {}", log.display());
-            failed.push(tool.as_str());
+        for args in conv::sanitize::verify_runs(&sizes) {
+            let started = Instant::now();
+            let output = std::process::Command::new(&sanitizer)
+                .args(["--tool", tool, "--error-exitcode", "9", "--print-limit", "20"])
+                .arg(&exe)
+                .arg("verify")
+                .args(&args)
+                .output()
+                .with_context(|| format!("running {}", sanitizer.display()))?;
+            let text = format!(
+                "{}{}",
+                String::from_utf8_lossy(&output.stdout),
+                String::from_utf8_lossy(&output.stderr)
+            );
+            if text.contains("GPU variants skipped") {
+                bail!("{tool}: the GPU variants were skipped under compute-sanitizer: no usable GPU");
+            }
+            let errors = conv::sanitize::error_count(&text);
+            let pass = output.status.success() && errors == Some(0);
+            let cases = text
+                .lines()
+                .find(|l| l.contains(" passed, "))
+                .unwrap_or("no verify summary");
+            println!(
+                "{tool:<10} {}  {} errors  exit {}  {:.1} s  sizes {}: {cases}",
+                if pass { "PASS" } else { "FAIL" },
+                errors.map_or("?".to_string(), |n| n.to_string()),
+                output
+                    .status
+                    .code()
+                    .map_or("signal".to_string(), |c| c.to_string()),
+                started.elapsed().as_secs_f64(),
+                args[1],
+            );
+            if !pass {
+                // The sanitizer's reports (at most 20 errors) and the verify summary, for the record.
+                let log = std::env::temp_dir().join(format!("conv-sanitize-{tool}.log"));
+                std::fs::write(&log, &text).with_context(|| format!("writing {}", log.display()))?;
+                println!("           full output: {}", log.display());
+                failed.push(tool.as_str());
+            }
         }
     }
     if !failed.is_empty() {

@@ -24,6 +24,49 @@ pub const VERIFY_ARGS: [&str; 10] = [
     "11",
 ];
 
+/// Images with more pixels than this run the reduced [`LARGE_VERIFY_ARGS`] case set (the
+/// sanitizers slow every memory access down by orders of magnitude).
+pub const LARGE_PIXELS: usize = 100_000;
+
+/// The `host verify` arguments for the large sizes: every variant, a small and a large filter, the
+/// zero and reflect borders, gray and RGBA, f32.
+pub const LARGE_VERIFY_ARGS: [&str; 10] = [
+    "--filters",
+    "3,17",
+    "--borders",
+    "zero,reflect",
+    "--channels",
+    "1,4",
+    "--dtypes",
+    "f32",
+    "--seed",
+    "11",
+];
+
+/// The `verify` runs one tool gets for `sizes`: the small sizes with [`VERIFY_ARGS`], the large
+/// ones (over [`LARGE_PIXELS`]) with [`LARGE_VERIFY_ARGS`]; each run is `--sizes LIST` plus the
+/// arguments.
+pub fn verify_runs(sizes: &[(usize, usize)]) -> Vec<Vec<String>> {
+    let list = |large: bool| {
+        sizes
+            .iter()
+            .filter(|(w, h)| (w * h > LARGE_PIXELS) == large)
+            .map(|(w, h)| format!("{w}x{h}"))
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    [(list(false), &VERIFY_ARGS), (list(true), &LARGE_VERIFY_ARGS)]
+        .into_iter()
+        .filter(|(list, _)| !list.is_empty())
+        .map(|(list, args)| {
+            ["--sizes".to_string(), list]
+                .into_iter()
+                .chain(args.iter().map(|a| a.to_string()))
+                .collect()
+        })
+        .collect()
+}
+
 /// The number of errors in `compute-sanitizer`'s output (the last summary, if there are several),
 /// or `None` if there is none. memcheck, synccheck and initcheck end with
 /// `ERROR SUMMARY: N error(s)`; racecheck with
@@ -60,6 +103,17 @@ pub fn find_sanitizer() -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn large_sizes_get_the_reduced_case_set() {
+        let runs = verify_runs(&[(1, 1), (257, 129), (1023, 769)]);
+        assert_eq!(runs.len(), 2);
+        assert_eq!(runs[0][..2], ["--sizes", "1x1,257x129"]);
+        assert_eq!(runs[0][2..], VERIFY_ARGS);
+        assert_eq!(runs[1][..2], ["--sizes", "1023x769"]);
+        assert_eq!(runs[1][2..], LARGE_VERIFY_ARGS);
+        assert_eq!(verify_runs(&[(7, 5)]).len(), 1);
+    }
 
     #[test]
     fn reads_the_summary_line() {

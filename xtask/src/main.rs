@@ -1,5 +1,5 @@
 //! Project tasks, run as `cargo xtask <task>`: build-ptx, install-ptxas, verify, bench, sanitize,
-//! soak, fuzz, ci, doctor.
+//! plot, soak, fuzz, ci, doctor.
 
 use anyhow::{Context, Result, bail};
 use std::path::{Path, PathBuf};
@@ -25,7 +25,9 @@ tasks:
   install-ptxas              install ptxas from PyPI ({NVCC_WHEEL}) under target/tools/
   verify [ARGS...]           build the host in release mode and run `host verify ARGS...`
   bench [ARGS...]            build the host in release mode and run `host bench ARGS...` (needs a
-                             GPU; writes target/bench/bench.csv and bench.md)
+                             GPU; writes target/bench/bench*.csv and bench.md), then plot them
+  plot [DIR]                 SVG plots (time vs size, % roofline, speed-up over the CPU) from a
+                             bench run's CSV files in DIR (default target/bench)
   sanitize [ARGS...]         build the host in release mode and run `host sanitize ARGS...`
                              (needs a GPU and compute-sanitizer)
   soak [ARGS...]             build the host in release mode and run `host soak ARGS...` (GPU)
@@ -36,6 +38,16 @@ tasks:
                              (20 s per target)
   doctor                     check the toolchain, rust-src, ptxas, the PTX build, the CUDA driver
                              and the PTX load, and say what to fix";
+
+mod plot;
+
+/// `cargo xtask plot DIR`.
+fn plot_task(dir: &Path) -> Result<()> {
+    for path in plot::plot(dir)? {
+        println!("wrote {path}");
+    }
+    Ok(())
+}
 
 fn main() {
     if let Err(e) = run() {
@@ -63,12 +75,25 @@ fn run() -> Result<()> {
             ]
             .concat(),
         ),
-        Some("bench") => cargo(
-            &[
-                &["run", "--release", "--package", "host", "--", "bench"],
-                &strs(&args[1..])[..],
-            ]
-            .concat(),
+        Some("bench") => {
+            cargo(
+                &[
+                    &["run", "--release", "--package", "host", "--", "bench"],
+                    &strs(&args[1..])[..],
+                ]
+                .concat(),
+            )?;
+            let out = args
+                .iter()
+                .position(|a| a == "--out")
+                .and_then(|i| args.get(i + 1))
+                .map_or_else(|| workspace().join("target/bench"), PathBuf::from);
+            plot_task(&out)
+        }
+        Some("plot") => plot_task(
+            &args
+                .get(1)
+                .map_or_else(|| workspace().join("target/bench"), PathBuf::from),
         ),
         Some(task @ ("sanitize" | "soak")) => cargo(
             &[
