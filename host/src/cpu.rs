@@ -8,6 +8,8 @@ use crate::filter::Separable;
 use crate::image::{Image, Samples};
 use crate::{Border, Error, Filter, Result};
 use rayon::prelude::*;
+use std::cell::RefCell;
+use std::mem::MaybeUninit;
 
 /// The reference result: unrounded values (integers as value / max), interleaved like the image.
 #[derive(Clone, Debug, PartialEq)]
@@ -174,10 +176,55 @@ const BAND: usize = 16;
 /// enough independent fused multiply-adds in flight to hide their latency.
 const BLOCK: usize = 64;
 
+/// An output sample the direct paths write: an `f32`, or memory not yet initialized.
+trait Store: Send {
+    fn put(&mut self, v: f32);
+}
+
+impl Store for f32 {
+    #[inline(always)]
+    fn put(&mut self, v: f32) {
+        *self = v;
+    }
+}
+
+impl Store for MaybeUninit<f32> {
+    #[inline(always)]
+    fn put(&mut self, v: f32) {
+        self.write(v);
+    }
+}
+
+thread_local! {
+    /// Each thread's padded band, reused band after band and call after call (no allocation, no
+    /// page faults once warm).
+    static BAND_BUFFER: RefCell<Vec<f32>> = const { RefCell::new(Vec::new()) };
+}
+
+/// One channel's direct convolution into `plane_out` (`ow × oh`, row-major), in bands of [`BAND`]
+/// rows, spread over threads when `parallel`. Writes every sample of `plane_out`.
+fn direct_plane<O: Store>(padding: &Padding<'_>, filter: &Filter, plane_out: &mut [O], parallel: bool) {
+    let run = |(n, out): (usize, &mut [O])| {
+        BAND_BUFFER.with_borrow_mut(|band| direct_band(padding, filter, n * BAND, out, band))
+    };
+    let chunk = padding.ow * BAND;
+    if parallel {
+        plane_out.par_chunks_mut(chunk).enumerate().for_each(run);
+    } else {
+        plane_out.chunks_mut(chunk).enumerate().for_each(run);
+    }
+}
+
 /// Convolves output rows `y0 .. y0 + out.len() / ow` of one channel: builds their padded band
 /// (the rows plus the halo, border applied) in `band`, then computes each row from it. Uses AVX2
 /// and FMA when the CPU has them (detected at run time), else the baseline instruction set.
-fn direct_band(source: &Padding<'_>, filter: &Filter, y0: usize, out: &mut [f32], band: &mut Vec<f32>) {
+fn direct_band<O: Store>(
+    source: &Padding<'_>,
+    filter: &Filter,
+    y0: usize,
+    out: &mut [O],
+    band: &mut Vec<f32>,
+) {
     let rows = out.len() / source.ow;
     source.fill(y0, rows, band);
     #[cfg(target_arch = "x86_64")]
@@ -185,7 +232,7 @@ fn direct_band(source: &Padding<'_>, filter: &Filter, y0: usize, out: &mut [f32]
         // SAFETY: the CPU supports AVX2 and FMA, checked just above.
         return unsafe { direct_rows_avx2(band, source.pw, filter, out) };
     }
-    direct_rows::<false>(band, source.pw, filter, out)
+    direct_rows::<false, O>(band, source.pw, filter, out)
 }
 
 /// [`direct_rows`] compiled for AVX2 + FMA (8-wide fused multiply-adds).
@@ -194,15 +241,16 @@ fn direct_band(source: &Padding<'_>, filter: &Filter, y0: usize, out: &mut [f32]
 /// The CPU must support AVX2 and FMA.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-unsafe fn direct_rows_avx2(band: &[f32], pw: usize, filter: &Filter, out: &mut [f32]) {
-    direct_rows::<true>(band, pw, filter, out)
+unsafe fn direct_rows_avx2<O: Store>(band: &[f32], pw: usize, filter: &Filter, out: &mut [O]) {
+    direct_rows::<true, O>(band, pw, filter, out)
 }
 
-/// Every output row of `out` (rows of `out.len() / rows` pixels) from the padded `band` (rows
-/// `pw` apart): [`BLOCK`] pixels at a time with all `k²` taps accumulated in registers, then
-/// the row's tail pixel by pixel. `FMA`: fused multiply-adds (only where the CPU has them).
+/// Every output row of `out` (rows of `pw - 2r` pixels) from the padded `band` (rows `pw`
+/// apart): [`BLOCK`] pixels at a time with all `k²` taps accumulated in registers, then the
+/// row's tail pixel by pixel; every sample of `out` is written. `FMA`: fused multiply-adds (only
+/// where the CPU has them).
 #[inline(always)]
-fn direct_rows<const FMA: bool>(band: &[f32], pw: usize, filter: &Filter, out: &mut [f32]) {
+fn direct_rows<const FMA: bool, O: Store>(band: &[f32], pw: usize, filter: &Filter, out: &mut [O]) {
     let (k, taps) = (filter.size(), filter.taps());
     let ow = pw + 1 - k;
     let madd = |a: f32, b: f32, c: f32| if FMA { a.mul_add(b, c) } else { a * b + c };
@@ -220,7 +268,9 @@ fn direct_rows<const FMA: bool>(band: &[f32], pw: usize, filter: &Filter, out: &
                     }
                 }
             }
-            block.copy_from_slice(&acc);
+            for (o, a) in block.iter_mut().zip(acc) {
+                o.put(a);
+            }
             x += BLOCK;
         }
         for (o, x) in blocks.into_remainder().iter_mut().zip(x..) {
@@ -231,7 +281,7 @@ fn direct_rows<const FMA: bool>(band: &[f32], pw: usize, filter: &Filter, out: &
                     acc = madd(p, tap, acc);
                 }
             }
-            *o = acc;
+            o.put(acc);
         }
     }
 }
@@ -273,23 +323,7 @@ fn f32_impl(image: &Image, method: Method<'_>, border: Border, clamp: bool, para
         }
         let padding = Padding::new(image, c, border, ow, r);
         match &method {
-            Method::Direct(filter) => {
-                let band = |band: &mut Vec<f32>, (n, o): (usize, &mut [f32])| {
-                    direct_band(&padding, filter, n * BAND, o, band)
-                };
-                if parallel {
-                    plane_out
-                        .par_chunks_mut(ow * BAND)
-                        .enumerate()
-                        .for_each_init(Vec::new, band);
-                } else {
-                    let mut buffer = Vec::new();
-                    plane_out
-                        .chunks_mut(ow * BAND)
-                        .enumerate()
-                        .for_each(|item| band(&mut buffer, item));
-                }
-            }
+            Method::Direct(filter) => direct_plane(&padding, filter, plane_out, parallel),
             Method::Separable(sep) => {
                 // Row pass over every padded row, then the column pass over its output.
                 let mut plane = Vec::new();
@@ -304,11 +338,23 @@ fn f32_impl(image: &Image, method: Method<'_>, border: Border, clamp: bool, para
             }
         }
     };
-    let mut values = vec![0.0f32; ow * oh * ch];
-    if ch == 1 {
-        // One channel: the planar result is already the interleaved one.
-        channel_into(0, &mut values);
+    let values = if let (1, Method::Direct(filter)) = (ch, &method) {
+        // Gray, direct: the planar result is the image, written straight into fresh memory with no
+        // zeroing pass first.
+        let mut values = Vec::with_capacity(ow * oh);
+        let padding = Padding::new(image, 0, border, ow, r);
+        direct_plane(
+            &padding,
+            filter,
+            &mut values.spare_capacity_mut()[..ow * oh],
+            parallel,
+        );
+        // SAFETY: `direct_plane` wrote all `ow · oh` samples (every row of every band: its blocks
+        // and its tail).
+        unsafe { values.set_len(ow * oh) };
+        values
     } else {
+        let mut values = vec![0.0f32; ow * oh * ch];
         let mut channel = vec![0.0f32; ow * oh];
         for c in 0..ch {
             channel_into(c, &mut channel);
@@ -316,7 +362,8 @@ fn f32_impl(image: &Image, method: Method<'_>, border: Border, clamp: bool, para
                 values[n * ch + c] = v;
             }
         }
-    }
+        values
+    };
     let samples = match image.dtype() {
         // f32 without clamping keeps the buffer as it is.
         crate::DType::F32 if !clamp => Samples::F32(values),
