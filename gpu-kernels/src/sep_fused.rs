@@ -7,14 +7,14 @@
 //! tile's 128 columns on `32 + 2R` rows (the tile plus the column filter's halo) straight from
 //! global memory, 4 columns per work item: one warp covers one row, and where the block lies
 //! inside a single-channel image each item reads its `4 + 2RA` input pixels with 16-byte vector
-//! loads (neighbouring items' overlap hits L1). Measured on an H100, 8 columns per item (fewer
-//! overlapping loads, more registers) and 128 × 64 tiles (fewer halo rows, fewer blocks per SM)
-//! were both slower at k = 17. The results go to a
-//! `128 × (32 + 2R)` `f32` shared tile ([`fused_shared_bytes`](crate::launch::fused_shared_bytes)).
-//! After a barrier, each thread computes a 4 × 4 patch of outputs from the `4 + 2R` shared rows
-//! above and below it, one 16-byte shared load per row, with the column taps in registers.
+//! loads (neighbouring items' overlap hits L1). The results go to a `128 × (32 + 2R)` `f32` shared
+//! tile ([`fused_shared_bytes`](crate::launch::fused_shared_bytes)). After a barrier, each thread
+//! computes a 4 × 4 patch of outputs from the `4 + 2R` shared rows above and below it, one 16-byte
+//! shared load per row, with the column taps in registers.
 //!
 //! Work per output: `2k` FMAs plus a `2R / 32` share of extra row-pass work, instead of `k²`.
+//! Measured on an H100, 8 columns per row-pass item (fewer overlapping loads, 96 registers) and
+//! 128 × 64 tiles (fewer halo rows, fewer blocks per SM) were both slower at k = 17.
 //!
 //! # Thread mapping
 //! Row pass: work item `e` (stride 256) is shared row `e / 32`, columns `4·(e % 32) .. + 4`.
@@ -33,13 +33,11 @@ use crate::launch::{
     FAST_PER_THREAD, FUSED_BLOCK, FUSED_TILE, Geometry, MAX_FILTER_SIZE, MAX_RADIUS, Taps, fast_halo,
 };
 
-/// Row-filtered values one row-pass work item computes (consecutive columns).
-const ROW_ITEM: usize = 4;
-/// Row-pass work items per shared row.
-const ITEMS_PER_ROW: usize = FUSED_TILE.0 as usize / ROW_ITEM;
-/// Longest input run a row-pass item reads (its outputs plus the largest aligned halo), in `f32`.
-const SEGMENT: usize = ROW_ITEM + 2 * fast_halo(MAX_FILTER_SIZE / 2) as usize;
+/// Longest input run a row-pass item reads (its 4 outputs plus the largest aligned halo), in `f32`.
+const SEGMENT: usize = 4 + 2 * fast_halo(MAX_FILTER_SIZE / 2) as usize;
 
+// The unrolled column pass tests `M >= OY` with both constants; for OY = 0 clippy calls it absurd.
+#[allow(clippy::absurd_extreme_comparisons)]
 #[inline(always)]
 unsafe fn sep_fused<T: Sample, const R: usize>(
     input: *const T,
@@ -52,7 +50,7 @@ unsafe fn sep_fused<T: Sample, const R: usize>(
     let (tx, ty, c) = (thread_x(), thread_y(), block_z());
     let alpha = is_alpha(g, c);
     let src = Global::new(input, g);
-    let rows = vectors_per_row();
+    let per_row = vectors_per_row();
     let tile_h = FUSED_TILE.1 as usize + 2 * R;
     // Input column of output column bx·128, and input row of shared row 0.
     let xc = (block_x() * FUSED_TILE.0 + g.offset) as i32;
@@ -71,40 +69,37 @@ unsafe fn sep_fused<T: Sample, const R: usize>(
         row_taps[J] = taps.get(J as u32);
     });
     let mut e = (ty * FUSED_BLOCK.0 + tx) as usize;
-    while e < tile_h * ITEMS_PER_ROW {
-        let (row, q) = (e / ITEMS_PER_ROW, e % ITEMS_PER_ROW);
-        let (x, y) = (xc + (ROW_ITEM * q) as i32, y0 + row as i32);
+    // One work item per 16-byte vector of the shared tile: 4 columns.
+    while e < tile_h * per_row {
+        let (row, q) = (e / per_row, e % per_row);
+        let (x, y) = (xc + 4 * q as i32, y0 + row as i32);
         // seg[m] holds input column x - RA + m.
         let mut seg = [0.0f32; SEGMENT];
         if interior {
             let at = y as usize * g.in_width as usize + (x as usize - ra);
-            unroll!(Q < (ROW_ITEM + 2 * ra) / 4; [0, 1, 2, 3, 4, 5, 6, 7, 8, 9] {
+            unroll!(Q < (4 + 2 * ra) / 4; [0, 1, 2, 3, 4, 5, 6, 7, 8] {
                 // SAFETY: inside the image (interior) and 4-aligned (x, RA and the row width are
                 // multiples of 4).
                 seg[4 * Q..4 * Q + 4].copy_from_slice(&unsafe { T::load4(input.add(at + 4 * Q)) });
             });
         } else {
-            unroll!(M < ROW_ITEM + 2 * R; [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37] {
+            unroll!(M < 4 + 2 * R; [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33] {
                 seg[M + ra - R] = fetch_or_zero(g, &src, x - R as i32 + M as i32, y);
             });
         }
-        let mut out = [0.0f32; ROW_ITEM];
+        let mut out = [0.0f32; 4];
         if alpha {
-            unroll!(OX < ROW_ITEM; [0, 1, 2, 3, 4, 5, 6, 7] { out[OX] = seg[OX + ra]; });
+            unroll!(OX < 4; [0, 1, 2, 3] { out[OX] = seg[OX + ra]; });
         } else {
-            unroll!(OX < ROW_ITEM; [0, 1, 2, 3, 4, 5, 6, 7] {
+            unroll!(OX < 4; [0, 1, 2, 3] {
                 unroll!(J < k; [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30] {
                     out[OX] = fma(seg[OX + J + ra - R], row_taps[J], out[OX]);
                 });
             });
         }
-        unroll!(H < ROW_ITEM / 4; [0, 1] {
-            // SAFETY: vector (row, q·ROW_ITEM/4 + H) of the tile: row < tile_h, and the vector
-            // column < 32 per row, inside the shared size the host allocates for this radius.
-            unsafe {
-                *shared.add(row * rows + (ROW_ITEM / 4) * q + H) = F32x4([out[4 * H], out[4 * H + 1], out[4 * H + 2], out[4 * H + 3]])
-            };
-        });
+        // SAFETY: vector (row, q) of the tile: row < tile_h and q < 32 vectors per row, inside
+        // the shared size the host allocates for this radius.
+        unsafe { *shared.add(row * per_row + q) = F32x4(out) };
         e += (FUSED_BLOCK.0 * FUSED_BLOCK.1) as usize;
     }
     sync_threads();
@@ -124,13 +119,13 @@ unsafe fn sep_fused<T: Sample, const R: usize>(
     if alpha {
         // The row pass kept the centre samples: take the centre row's.
         unroll!(OY < 4; [0, 1, 2, 3] {
-            // SAFETY: shared row py + OY + R < 32 + 2R, vector column tx < rows: inside the tile.
-            acc[OY] = unsafe { *shared.add((py as usize + OY + R) * rows + tx as usize) }.0;
+            // SAFETY: shared row py + OY + R < 32 + 2R, vector column tx < per_row: inside the tile.
+            acc[OY] = unsafe { *shared.add((py as usize + OY + R) * per_row + tx as usize) }.0;
         });
     } else {
         unroll!(M < 4 + 2 * R; [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33] {
-            // SAFETY: shared row py + M < 32 + 2R, vector column tx < rows: inside the tile.
-            let v = unsafe { *shared.add((py as usize + M) * rows + tx as usize) }.0;
+            // SAFETY: shared row py + M < 32 + 2R, vector column tx < per_row: inside the tile.
+            let v = unsafe { *shared.add((py as usize + M) * per_row + tx as usize) }.0;
             unroll!(OY < 4; [0, 1, 2, 3] {
                 // Shared row py + M is tap M - OY of output row py + OY.
                 if M >= OY && M - OY < k {

@@ -639,31 +639,23 @@ impl Gpu {
                     &with_taps,
                 )
             }
-            Variant::Fast => {
-                let tile = launch::FAST_TILE;
+            Variant::Fast | Variant::SeparableFused => {
+                let (tile, block, shared) = if job.variant == Variant::Fast {
+                    (
+                        launch::FAST_TILE,
+                        launch::FAST_BLOCK,
+                        launch::fast_shared_bytes(r),
+                    )
+                } else {
+                    (
+                        launch::FUSED_TILE,
+                        launch::FUSED_BLOCK,
+                        launch::fused_shared_bytes(r),
+                    )
+                };
                 let grid = (ow.div_ceil(tile.0), oh.div_ceil(tile.1), ch);
-                let shared = launch::fast_shared_bytes(r);
-                raw_launch(
-                    stream,
-                    &f[r as usize],
-                    grid,
-                    launch::FAST_BLOCK,
-                    shared,
-                    &with_taps,
-                )
-            }
-            Variant::SeparableFused => {
-                let tile = launch::FUSED_TILE;
-                let grid = (ow.div_ceil(tile.0), oh.div_ceil(tile.1), ch);
-                let shared = launch::fused_shared_bytes(r);
-                raw_launch(
-                    stream,
-                    &f[r as usize],
-                    grid,
-                    launch::FUSED_BLOCK,
-                    shared,
-                    &with_taps,
-                )
+                // One entry point per radius: index r.
+                raw_launch(stream, &f[r as usize], grid, block, shared, &with_taps)
             }
             Variant::Separable => {
                 let sep = job
