@@ -17,38 +17,32 @@ use cust::memory::{DeviceBuffer, LockedBuffer};
 use cust::stream::{Stream, StreamFlags, StreamWaitEventFlags};
 use std::ops::Range;
 
-/// One strip: the output rows it produces, the input rows it reads, and how many leading rows of
-/// its own result to skip (the halo rows above `rows`).
+/// One strip: the output rows it produces and the input rows it reads.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Strip {
     pub rows: Range<usize>,
     pub input: Range<usize>,
-    pub skip: usize,
+}
+
+impl Strip {
+    /// Leading rows of the strip's own result to skip: the halo rows above `rows` (none for the
+    /// `valid` border, whose strip image starts at `rows.start`).
+    pub fn skip(&self) -> usize {
+        self.rows.start - self.input.start
+    }
 }
 
 /// Splits `out_height` output rows into `count` strips (fewer if there are fewer rows; one for
-/// the `wrap` border) for an image of `in_height` rows and a filter of radius `radius`.
+/// the `wrap` border) for an image of `in_height` rows and a filter of radius `radius`: the
+/// strips of [`crate::strips`], their halo rows clipped to the image.
 pub fn plan(in_height: usize, out_height: usize, radius: usize, border: Border, count: usize) -> Vec<Strip> {
-    let count = if border == Border::Wrap {
-        1
-    } else {
-        count.clamp(1, out_height.max(1))
-    };
-    let height = out_height.div_ceil(count).max(1);
-    (0..out_height)
-        .step_by(height)
-        .map(|y0| {
-            let y1 = (y0 + height).min(out_height);
-            let input = if border == Border::Valid {
-                y0..y1 + 2 * radius
-            } else {
-                y0.saturating_sub(radius)..(y1 + radius).min(in_height)
-            };
-            Strip {
-                skip: y0 - if border == Border::Valid { y0 } else { input.start },
-                rows: y0..y1,
-                input,
-            }
+    let count = if border == Border::Wrap { 1 } else { count };
+    crate::strips::split(out_height, count)
+        .into_iter()
+        .map(|rows| {
+            let wanted = crate::strips::input_rows(&rows, radius, border);
+            let input = wanted.start.max(0) as usize..(wanted.end as usize).min(in_height);
+            Strip { rows, input }
         })
         .collect()
 }
@@ -165,7 +159,7 @@ impl Pipeline {
                 )?;
                 gpu.launch_rows(kernel, job, strip.input.len(), stream)?;
                 let dst = &mut host_out[strip.rows.start * out_row..strip.rows.end * out_row];
-                copy_out(dst, output + (strip.skip * out_row) as u64, stream)?;
+                copy_out(dst, output + (strip.skip() * out_row) as u64, stream)?;
             }
             Ok(())
         })
@@ -289,7 +283,7 @@ mod tests {
                 assert_eq!(rows, (0..oh).collect::<Vec<_>>(), "{border:?} h={h} r={r} n={n}");
                 for s in &strips {
                     assert!(
-                        s.input.end <= h && s.skip + s.rows.len() <= s.input.len(),
+                        s.input.end <= h && s.skip() + s.rows.len() <= s.input.len(),
                         "{s:?}"
                     );
                 }
@@ -319,7 +313,7 @@ mod tests {
                     let strip = Image::new(9, s.input.len(), 3, samples).unwrap();
                     let result = cpu::sequential(&strip, &filter, border, false).unwrap();
                     out[s.rows.start * row..s.rows.end * row].copy_from_slice(
-                        &result.samples().as_bytes()[s.skip * row..(s.skip + s.rows.len()) * row],
+                        &result.samples().as_bytes()[s.skip() * row..(s.skip() + s.rows.len()) * row],
                     );
                 }
                 assert!(out == whole.samples().as_bytes(), "{border:?} k={k}");

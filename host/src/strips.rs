@@ -30,7 +30,7 @@ pub fn device_bytes(problem: &Problem, separable: bool) -> Result<usize> {
 }
 
 /// Rows of the strip image that gives output rows `rows` (before clipping to the image).
-fn input_rows(rows: &Range<usize>, radius: usize, border: Border) -> Range<isize> {
+pub(crate) fn input_rows(rows: &Range<usize>, radius: usize, border: Border) -> Range<isize> {
     let (y0, y1, r) = (rows.start as isize, rows.end as isize, radius as isize);
     if border == Border::Valid {
         y0..y1 + 2 * r
@@ -67,9 +67,17 @@ pub fn plan(problem: &Problem, separable: bool, budget: usize) -> Result<Vec<Ran
     // The cost is linear in the number of rows: one row's cost plus `per_row` for each more.
     let per_row = cost(2)? - one;
     let rows = 1 + (budget - one) / per_row.max(1);
-    let count = oh.div_ceil(rows);
-    let height = oh.div_ceil(count);
-    Ok((0..oh).step_by(height).map(|y| y..(y + height).min(oh)).collect())
+    Ok(split(oh, oh.div_ceil(rows)))
+}
+
+/// `rows` output rows in `count` strips of equal height (the last may be shorter; fewer strips
+/// when there are fewer rows).
+pub(crate) fn split(rows: usize, count: usize) -> Vec<Range<usize>> {
+    let height = rows.div_ceil(count.max(1)).max(1);
+    (0..rows)
+        .step_by(height)
+        .map(|y| y..(y + height).min(rows))
+        .collect()
 }
 
 fn human(bytes: usize) -> String {
