@@ -8,11 +8,11 @@ use crate::fault::{self, Injection, Stage};
 use crate::files::{self, EXTENSIONS, FileError, RawLayout};
 use crate::gpu::{DeviceJob, Gpu, Problem, Variant};
 use crate::image::DType;
-use crate::{Border, Filter, Image, Result, cpu, strips};
-use indicatif::{ProgressBar, ProgressDrawTarget};
+use crate::{Border, Filter, Image, Result, cpu, interrupt, strips};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, mpsc};
 use std::time::{Duration, Instant};
 
@@ -24,8 +24,18 @@ pub struct Item {
 }
 
 /// The files named by `inputs`: each a file, a folder (its image files, by extension, sorted) or a
-/// glob pattern (its matching files, sorted).
+/// glob pattern (its matching files, sorted). A file named more than once (`-i a.png -i .`) is
+/// taken once, where it first appears.
 pub fn expand_inputs(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+    let files = expand_each(inputs)?;
+    let mut seen = std::collections::HashSet::new();
+    Ok(files
+        .into_iter()
+        .filter(|f| seen.insert(f.canonicalize().unwrap_or_else(|_| f.clone())))
+        .collect())
+}
+
+fn expand_each(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     let mut files = Vec::new();
     for input in inputs {
         let text = input.to_string_lossy();
@@ -53,8 +63,13 @@ pub fn expand_inputs(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
             }
             found.sort();
             files.extend(found);
-        } else if input.exists() {
+        } else if input.is_dir() || input.is_file() {
             files.push(input.clone());
+        } else if input.exists() {
+            return Err(format!(
+                "input {} is not a regular file (a device, pipe or socket)",
+                input.display()
+            ));
         } else {
             return Err(format!("input {} does not exist", input.display()));
         }
@@ -79,7 +94,20 @@ pub fn plan_outputs(
     format: Option<&str>,
     force: bool,
 ) -> Result<Vec<Item>, String> {
+    let special = |path: &Path| {
+        files::not_a_regular_file(path).map(|kind| {
+            format!(
+                "{} is {kind}, not a regular file: refusing to write a result there, even with --force",
+                path.display()
+            )
+        })
+    };
+    // `--format .tif` means `--format tif`.
+    let format = format.map(|f| f.trim_start_matches('.'));
     let folder_mode = inputs.len() > 1 || output.is_dir() || output.to_string_lossy().ends_with('/');
+    if !folder_mode && let Some(e) = special(output) {
+        return Err(e);
+    }
     let items: Vec<Item> = if folder_mode {
         files::check_writable_dir(output)?;
         inputs
@@ -108,6 +136,24 @@ pub fn plan_outputs(
     };
     let canonical: Vec<PathBuf> = inputs.iter().filter_map(|p| p.canonicalize().ok()).collect();
     for (n, item) in items.iter().enumerate() {
+        if let Some(e) = special(&item.output) {
+            return Err(e);
+        }
+        if files::Format::of(&item.output).is_none() {
+            let list = EXTENSIONS.join(", ");
+            return Err(match item.output.extension() {
+                Some(e) => format!(
+                    "{}: unknown output extension '{}' (use one of: {list})",
+                    item.output.display(),
+                    e.to_string_lossy()
+                ),
+                None => format!(
+                    "{}: the output has no extension to choose its format: name it with one, or give \
+                     --format (one of: {list})",
+                    item.output.display()
+                ),
+            });
+        }
         if item.output.exists() {
             if item.output.canonicalize().is_ok_and(|c| canonical.contains(&c)) {
                 return Err(format!(
@@ -124,7 +170,7 @@ pub fn plan_outputs(
         }
         if let Some(other) = items[..n].iter().find(|o| o.output == item.output) {
             return Err(format!(
-                "{} and {} would both be written to {}",
+                "{} and {} would both be written to {}: rename one, or give them separate runs",
                 other.input.display(),
                 item.input.display(),
                 item.output.display()
@@ -282,23 +328,82 @@ fn same_shape(a: &Problem, b: &Problem) -> bool {
     (a.width, a.height, a.channels, a.dtype) == (b.width, b.height, b.channels, b.dtype)
 }
 
+/// What became of one image.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Processed and written whole.
+    Written,
+    /// It failed: a bad file, a filter too large for it, a write error, a device fault.
+    Failed,
+    /// Processed, but a signal stopped the batch while it was being written: nothing was left.
+    Discarded,
+    /// Not processed: the batch stopped (a device fault on another image, or a signal) first.
+    NotProcessed,
+}
+
 /// What happened to one image.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug)]
 pub struct Outcome {
     pub input: PathBuf,
+    /// Where the result goes (written there only when `status` is [`Status::Written`]).
     pub output: PathBuf,
+    pub status: Status,
     /// Present when the image was processed and written (it names the variant that ran).
-    #[serde(flatten)]
     pub done: Option<Done>,
-    /// Why it failed (one line), if it did.
+    /// Why it was not written (one line, starting with the input's path), unless it was.
     pub error: Option<String>,
-    /// Not processed because the batch stopped at a device fault on another image.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub skipped: bool,
+}
+
+impl Outcome {
+    /// [`Outcome::error`] without the input's path in front (the JSON has it in `input`).
+    pub fn reason(&self) -> Option<&str> {
+        let e = self.error.as_deref()?;
+        Some(
+            e.strip_prefix(&format!("{}: ", self.input.display()))
+                .unwrap_or(e),
+        )
+    }
+}
+
+/// Version of the JSON document `--json` prints (README, "JSON"); it changes when a field changes
+/// meaning or goes away.
+pub const JSON_SCHEMA: u32 = 2;
+
+/// One entry of the JSON document: every field always present, `null` where unknown or not
+/// applicable; `output` only when it was written; `error` without the input's path.
+impl Serialize for Outcome {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::{Error as _, SerializeMap as _};
+        let facts = match &self.done {
+            Some(d) => serde_json::to_value(d),
+            None => serde_json::to_value(Done::default()).map(|v| match v {
+                serde_json::Value::Object(m) => {
+                    m.into_iter().map(|(k, _)| (k, serde_json::Value::Null)).collect()
+                }
+                other => other,
+            }),
+        }
+        .map_err(S::Error::custom)?;
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("input", &self.input)?;
+        map.serialize_entry(
+            "output",
+            &(self.status == Status::Written).then_some(&self.output),
+        )?;
+        map.serialize_entry("status", &self.status)?;
+        if let serde_json::Value::Object(facts) = facts {
+            for (k, v) in facts {
+                map.serialize_entry(&k, &v)?;
+            }
+        }
+        map.serialize_entry("error", &self.reason())?;
+        map.end()
+    }
 }
 
 /// Facts and times of an image that was processed.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Default, Serialize)]
 pub struct Done {
     /// The result's size (smaller than the input's with the valid border).
     pub width: usize,
@@ -334,12 +439,24 @@ fn decode(item: &Item, s: &Settings) -> std::result::Result<Image, String> {
     })
 }
 
+/// The progress bar's look: bar, images done of all, images per second (one decimal), ETA.
+pub fn progress_style() -> ProgressStyle {
+    ProgressStyle::with_template("{bar:40} {pos}/{len} images  {rate}  ETA {eta}")
+        .expect("a valid template")
+        .with_key("rate", |state: &ProgressState, w: &mut dyn std::fmt::Write| {
+            let _ = write!(w, "{:.1}/s", state.per_sec());
+        })
+}
+
 /// Processes every item: `threads` decoding and as many encoding threads run while `engine`
 /// convolves on this thread. `progress` counts finished images; it starts hidden and is drawn on
-/// stderr after a second if `show_progress`. `failed` sees each failure as it happens. A device
-/// fault (a failed launch or copy, or an injected one) stops the batch cleanly: the failing image
-/// fails, results already computed are still written, and the images not yet convolved are
-/// reported as skipped (without a call to `failed`). Returns one outcome per item, in order.
+/// stderr after a second if `show_progress`. `report` sees each image's outcome (written, failed
+/// or discarded) as soon as it is final. A device fault (a failed launch or copy, or an injected
+/// one) stops the batch cleanly: the failing image fails, results already computed are still
+/// written, and the images not yet convolved are reported as not processed (without a call to
+/// `report`). A signal ([`crate::interrupt`]) stops it too: no new image is decoded or
+/// convolved, the results being written are discarded (no partial or temporary file is left),
+/// and the rest are not processed. Returns one outcome per item, in order.
 pub fn run(
     items: &[Item],
     settings: &Settings,
@@ -347,10 +464,11 @@ pub fn run(
     threads: usize,
     progress: &ProgressBar,
     show_progress: bool,
-    failed: &(dyn Fn(&Outcome) + Sync),
+    report: &(dyn Fn(&Outcome) + Sync),
 ) -> Vec<Outcome> {
     let threads = threads.max(1);
     let next = AtomicUsize::new(0);
+    let stopped_by_fault = AtomicBool::new(false);
     // One image waits in each queue: with the images being decoded, convolved and encoded, that
     // bounds the memory in use for big images while keeping every stage busy.
     let (decoded_tx, decoded_rx) = mpsc::sync_channel::<Decoded>(1);
@@ -358,18 +476,16 @@ pub fn run(
     let computed_rx = Mutex::new(computed_rx);
     let (done_tx, done_rx) = mpsc::channel::<(usize, Outcome)>();
     let (stop_tx, stop_rx) = mpsc::channel::<()>();
-    let finish = |index: usize, done: Option<Done>, error: Option<String>| {
+    let finish = |index: usize, status: Status, done: Option<Done>, error: Option<String>| {
         let item = &items[index];
         let outcome = Outcome {
             input: item.input.clone(),
             output: item.output.clone(),
+            status,
             done,
             error,
-            skipped: false,
         };
-        if outcome.error.is_some() {
-            progress.suspend(|| failed(&outcome));
-        }
+        progress.suspend(|| report(&outcome));
         progress.inc(1);
         outcome
     };
@@ -384,7 +500,7 @@ pub fn run(
             let decoded_tx = decoded_tx.clone();
             let next = &next;
             scope.spawn(move || {
-                loop {
+                while !interrupt::requested() {
                     let index = next.fetch_add(1, Ordering::Relaxed);
                     let Some(item) = items.get(index) else { break };
                     let t = Instant::now();
@@ -407,18 +523,26 @@ pub fn run(
                 loop {
                     let next = computed_rx.lock().expect("no encoder panics").recv();
                     let Ok((decoded, computed)) = next else { break };
+                    let item = &items[decoded.index];
                     let outcome = match decoded.image {
                         Ok(image) => {
                             let t = Instant::now();
-                            match files::write(&image, &items[decoded.index].output) {
+                            match files::write(&image, &item.output) {
                                 Ok(()) => {
                                     let done = done_facts(&image, &computed, decoded.decode_ms, t);
-                                    finish(decoded.index, Some(done), None)
+                                    finish(decoded.index, Status::Written, Some(done), None)
                                 }
-                                Err(e) => finish(decoded.index, None, Some(e.to_string())),
+                                Err(FileError::Interrupted { signal, .. }) => {
+                                    let why = format!(
+                                        "{}: discarded while being written: interrupted by {signal}",
+                                        item.input.display()
+                                    );
+                                    finish(decoded.index, Status::Discarded, None, Some(why))
+                                }
+                                Err(e) => finish(decoded.index, Status::Failed, None, Some(e.to_string())),
                             }
                         }
-                        Err(e) => finish(decoded.index, None, Some(e)),
+                        Err(e) => finish(decoded.index, Status::Failed, None, Some(e)),
                     };
                     let _ = done_tx.send((decoded.index, outcome));
                 }
@@ -426,6 +550,9 @@ pub fn run(
         }
         drop(done_tx);
         for mut decoded in decoded_rx {
+            if interrupt::requested() {
+                break;
+            }
             let mut computed = Computed::default();
             let mut stop = false;
             if let Ok(image) = &decoded.image {
@@ -450,7 +577,11 @@ pub fn run(
                     }
                 };
             }
-            if computed_tx.send((decoded, computed)).is_err() || stop {
+            if stop {
+                stopped_by_fault.store(true, Ordering::Relaxed);
+            }
+            // An image convolved when the signal came is not handed to an encoder.
+            if interrupt::requested() || computed_tx.send((decoded, computed)).is_err() || stop {
                 break;
             }
         }
@@ -461,6 +592,14 @@ pub fn run(
     for (i, o) in done_rx {
         outcomes[i] = Some(o);
     }
+    let why_not = if stopped_by_fault.load(Ordering::Relaxed) {
+        "the batch stopped at a device fault".to_string()
+    } else {
+        match interrupt::signal() {
+            Some(s) => format!("interrupted by {}", interrupt::name(s)),
+            None => "the batch stopped".to_string(),
+        }
+    };
     outcomes
         .into_iter()
         .zip(items)
@@ -468,12 +607,9 @@ pub fn run(
             o.unwrap_or_else(|| Outcome {
                 input: item.input.clone(),
                 output: item.output.clone(),
+                status: Status::NotProcessed,
                 done: None,
-                error: Some(format!(
-                    "{}: not processed: the batch stopped at a device fault",
-                    item.input.display()
-                )),
-                skipped: true,
+                error: Some(format!("{}: not processed: {why_not}", item.input.display())),
             })
         })
         .collect()
@@ -507,10 +643,14 @@ fn done_facts(result: &Image, c: &Computed, decode_ms: f64, encode: Instant) -> 
 #[derive(Clone, Debug, Serialize)]
 pub struct Summary {
     pub images: usize,
-    /// Images that failed, skipped ones included.
+    /// Images processed and written.
+    pub written: usize,
+    /// Images that failed on their own (bad file, write error, device fault).
     pub failed: usize,
-    /// Images not processed because the batch stopped at a device fault.
-    pub skipped: usize,
+    /// Images whose result was being written when a signal stopped the batch (nothing left).
+    pub discarded: usize,
+    /// Images not processed because the batch stopped (a device fault, or a signal) first.
+    pub not_processed: usize,
     pub seconds: f64,
     /// Megapixels of the images processed per second of wall time.
     pub megapixels_per_s: f64,
@@ -523,10 +663,13 @@ pub fn summarize(outcomes: &[Outcome], seconds: f64) -> Summary {
         .filter_map(|o| o.done.as_ref())
         .map(|d| d.width * d.height)
         .sum();
+    let count = |s: Status| outcomes.iter().filter(|o| o.status == s).count();
     Summary {
         images: outcomes.len(),
-        failed: outcomes.iter().filter(|o| o.error.is_some()).count(),
-        skipped: outcomes.iter().filter(|o| o.skipped).count(),
+        written: count(Status::Written),
+        failed: count(Status::Failed),
+        discarded: count(Status::Discarded),
+        not_processed: count(Status::NotProcessed),
         seconds,
         megapixels_per_s: pixels as f64 / 1e6 / seconds.max(1e-9),
     }

@@ -10,8 +10,9 @@
 use crate::image::{DType, Image, MAX_PIXELS, MAX_SIDE, Samples, check_dims};
 use image::{ExtendedColorType, ImageDecoder, ImageFormat, ImageReader};
 use std::fs::File;
-use std::io::{BufRead, BufReader, BufWriter, Cursor, Seek, Write};
+use std::io::{BufRead, BufReader, BufWriter, Cursor, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 /// Why a file could not be read or written; every message is one line.
 #[derive(Debug, thiserror::Error)]
@@ -28,6 +29,10 @@ pub enum FileError {
     Unsupported { path: PathBuf, reason: String },
     #[error("{}: {source}", .path.display())]
     Image { path: PathBuf, source: crate::Error },
+    /// A signal asked the process to stop while (or before) the result was written; nothing was
+    /// left at `path`.
+    #[error("{}: not written: interrupted by {signal}", .path.display())]
+    Interrupted { path: PathBuf, signal: String },
 }
 
 /// `text` with every run of whitespace, line breaks included, made one space.
@@ -286,7 +291,7 @@ pub fn convert(image: Image, dtype: DType) -> Image {
 }
 
 /// Encodes `image` into `writer` in the format of `path`'s extension.
-fn encode(image: &Image, path: &Path, writer: &mut BufWriter<File>) -> Result<(), FileError> {
+fn encode<W: Write + Seek>(image: &Image, path: &Path, writer: &mut W) -> Result<(), FileError> {
     let unsupported = |reason: String| FileError::Unsupported {
         path: path.to_path_buf(),
         reason,
@@ -361,7 +366,7 @@ fn color_type(channels: usize, dtype: DType) -> ExtendedColorType {
     }
 }
 
-fn write_tiff(image: &Image, writer: &mut BufWriter<File>) -> tiff::TiffResult<()> {
+fn write_tiff<W: Write + Seek>(image: &Image, writer: &mut W) -> tiff::TiffResult<()> {
     use tiff::encoder::{TiffEncoder, colortype as ct};
     let mut enc = TiffEncoder::new(writer)?;
     let (w, h) = (image.width() as u32, image.height() as u32);
@@ -378,40 +383,169 @@ fn write_tiff(image: &Image, writer: &mut BufWriter<File>) -> tiff::TiffResult<(
     }
 }
 
-/// The temporary name `path` is written under before it is renamed into place: hidden, in the
-/// same folder (so the rename is atomic), unique to this process.
-fn temporary_path(path: &Path) -> PathBuf {
-    let name = path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
-    path.with_file_name(format!(".{name}.{}.tmp", std::process::id()))
+/// The temporary files being written now; [`remove_temporaries_and_exit`] removes them when a
+/// signal ends the process. Creating, renaming and removing one happen under this lock.
+static LIVE_TEMPORARIES: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+fn live_temporaries() -> MutexGuard<'static, Vec<PathBuf>> {
+    LIVE_TEMPORARIES.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// Writes `image` to `path` in the format of its extension: to a temporary file in the same folder
-/// first, renamed over `path` only once complete; on any error the temporary file is removed, so
-/// an interruption or failure never leaves a truncated image.
-pub fn write(image: &Image, path: &Path) -> Result<(), FileError> {
-    let tmp = temporary_path(path);
-    let result = (|| {
-        let file = File::create(&tmp).map_err(|source| FileError::Write {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        let mut writer = BufWriter::new(file);
-        encode(image, path, &mut writer)?;
-        let file = writer.into_inner().map_err(|e| FileError::Write {
-            path: path.to_path_buf(),
-            source: e.into_error(),
-        })?;
-        file.sync_all()
-            .and_then(|()| std::fs::rename(&tmp, path))
-            .map_err(|source| FileError::Write {
-                path: path.to_path_buf(),
-                source,
-            })
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
+/// Removes every temporary file being written and ends the process with `code`, holding the list
+/// so that no new temporary file appears meanwhile (see [`crate::interrupt`]).
+pub fn remove_temporaries_and_exit(code: i32) -> ! {
+    let live = live_temporaries();
+    for path in live.iter() {
+        let _ = std::fs::remove_file(path);
     }
-    result
+    std::process::exit(code)
+}
+
+/// A result being written: a hidden file in the destination folder with an unpredictable name,
+/// created exclusively (never through a symlink, never over a file), listed in
+/// [`LIVE_TEMPORARIES`] while it exists, and removed on drop unless persisted.
+struct Temporary(Option<tempfile::NamedTempFile>);
+
+impl Temporary {
+    fn create(path: &Path) -> std::io::Result<Self> {
+        let dir = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        let name = path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
+        let mut live = live_temporaries();
+        let prefix = format!(".{name}.");
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(&prefix).suffix(".tmp");
+        // As `File::create` would: read-write for all, less the umask.
+        #[cfg(unix)]
+        builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+        let file = builder.tempfile_in(dir)?;
+        live.push(file.path().to_path_buf());
+        Ok(Self(Some(file)))
+    }
+
+    fn file(&self) -> &File {
+        self.0.as_ref().expect("present until persisted").as_file()
+    }
+
+    /// Renames the file to `path` (atomically, replacing what is there).
+    fn persist(mut self, path: &Path) -> std::io::Result<()> {
+        let file = self.0.take().expect("present until persisted");
+        let mut live = live_temporaries();
+        live.retain(|p| p != file.path());
+        // On failure the returned file is dropped here, which removes it.
+        file.persist(path).map(drop).map_err(|e| e.error)
+    }
+}
+
+impl Drop for Temporary {
+    fn drop(&mut self) {
+        if let Some(file) = self.0.take() {
+            let mut live = live_temporaries();
+            live.retain(|p| p != file.path());
+            drop(file);
+        }
+    }
+}
+
+/// A writer that fails once a signal asked the process to stop, so that an encoder gives up on
+/// the file it is writing.
+struct Cancellable<W>(W);
+
+fn check_not_interrupted() -> std::io::Result<()> {
+    match crate::interrupt::signal() {
+        Some(s) => Err(std::io::Error::other(format!(
+            "interrupted by {}",
+            crate::interrupt::name(s)
+        ))),
+        None => Ok(()),
+    }
+}
+
+impl<W: Write> Write for Cancellable<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        check_not_interrupted()?;
+        self.0.write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
+    }
+}
+
+impl<W: Seek> Seek for Cancellable<W> {
+    fn seek(&mut self, pos: SeekFrom) -> std::io::Result<u64> {
+        self.0.seek(pos)
+    }
+}
+
+/// What `metadata` describes, for a message about something that is not a regular file.
+fn file_kind(meta: &std::fs::Metadata) -> &'static str {
+    let t = meta.file_type();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt as _;
+        if t.is_char_device() || t.is_block_device() {
+            return "a device";
+        }
+        if t.is_fifo() {
+            return "a named pipe";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+    }
+    if t.is_dir() { "a folder" } else { "a special file" }
+}
+
+/// What `path` is when it exists (through symlinks) and is not a regular file: a device such as
+/// `/dev/full`, a pipe, a folder. Results are never written to those.
+pub fn not_a_regular_file(path: &Path) -> Option<&'static str> {
+    match std::fs::metadata(path) {
+        Ok(meta) if !meta.is_file() => Some(file_kind(&meta)),
+        _ => None,
+    }
+}
+
+/// Writes `image` to `path` in the format of its extension: to a hidden temporary file with an
+/// unpredictable name in the same folder first (created exclusively, so never through a planted
+/// symlink), renamed over `path` only once complete. On any error, or once a signal asked the
+/// process to stop ([`crate::interrupt`]), the temporary file is removed, so an interruption or
+/// failure never leaves a truncated image or a temporary file.
+pub fn write(image: &Image, path: &Path) -> Result<(), FileError> {
+    if let Some(kind) = not_a_regular_file(path) {
+        return Err(FileError::Unsupported {
+            path: path.to_path_buf(),
+            reason: format!("{kind}, not a regular file: refusing to write the result there"),
+        });
+    }
+    let write_err = |source| FileError::Write {
+        path: path.to_path_buf(),
+        source,
+    };
+    let interrupted = || {
+        crate::interrupt::signal().map(|s| FileError::Interrupted {
+            path: path.to_path_buf(),
+            signal: crate::interrupt::name(s),
+        })
+    };
+    if let Some(e) = interrupted() {
+        return Err(e);
+    }
+    let tmp = Temporary::create(path).map_err(write_err)?;
+    let mut writer = BufWriter::new(Cancellable(tmp.file()));
+    let encoded = encode(image, path, &mut writer).and_then(|()| {
+        writer
+            .into_inner()
+            .map_err(|e| write_err(e.into_error()))
+            .and_then(|_| tmp.file().sync_all().map_err(write_err))
+    });
+    if let Some(e) = interrupted() {
+        return Err(e);
+    }
+    encoded?;
+    tmp.persist(path).map_err(write_err)
 }
 
 /// Checks that `dir` is an existing folder this process can create files in, by creating and
@@ -425,8 +559,10 @@ pub fn check_writable_dir(dir: &Path) -> Result<(), String> {
     if !shown.is_dir() {
         return Err(format!("output folder {} does not exist", shown.display()));
     }
-    let probe = shown.join(format!(".conv-write-probe.{}", std::process::id()));
-    File::create(&probe).map_err(|e| format!("output folder {} is not writable: {e}", shown.display()))?;
-    let _ = std::fs::remove_file(&probe);
-    Ok(())
+    // An exclusively created probe with an unpredictable name, removed when dropped.
+    tempfile::Builder::new()
+        .prefix(".conv-write-probe.")
+        .tempfile_in(shown)
+        .map(drop)
+        .map_err(|e| format!("output folder {} is not writable: {e}", shown.display()))
 }

@@ -59,7 +59,7 @@ impl Filter {
     }
 
     /// The built-in filter `kind` of side `size`; `sigma` is the Gaussian's standard deviation
-    /// (`None`: OpenCV's default for the size, `0.3·((k-1)/2 - 1) + 0.8`).
+    /// (`None`: OpenCV's default, see [`gaussian_taps`]).
     pub fn builtin(kind: FilterKind, size: usize, sigma: Option<f64>) -> Result<Self> {
         check_size(size)?;
         let (k, r) = (size, (size / 2) as f64);
@@ -84,15 +84,7 @@ impl Filter {
             }
             FilterKind::Emboss => from_fn(&|i, j| if i == 0.0 && j == 0.0 { 1.0 } else { i + j }),
             FilterKind::Gaussian => {
-                let sigma = sigma.unwrap_or(0.3 * ((k as f64 - 1.0) * 0.5 - 1.0) + 0.8);
-                if !(sigma.is_finite() && sigma > 0.0) {
-                    return Err(Error::Filter(format!(
-                        "sigma must be a positive number, got {sigma}"
-                    )));
-                }
-                let g: Vec<f64> = (0..k)
-                    .map(|i| (-((i as f64 - r).powi(2)) / (2.0 * sigma * sigma)).exp())
-                    .collect();
+                let g = gaussian_taps(k, sigma)?;
                 let sum: f64 = g.iter().sum();
                 Self::new(
                     k,
@@ -121,6 +113,8 @@ impl Filter {
     /// a comment, blank lines ignored; the filter must be square with an odd size.
     pub fn parse(text: &str) -> Result<Self> {
         let mut rows: Vec<(usize, Vec<f32>)> = Vec::new();
+        // Editors on some systems start UTF-8 files with a byte order mark: it is not a number.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         for (n, line) in text.lines().enumerate() {
             let line = line.split('#').next().unwrap_or("");
             if line.trim().is_empty() {
@@ -282,6 +276,36 @@ pub fn check_size(size: usize) -> Result<()> {
         )));
     }
     Ok(())
+}
+
+/// OpenCV's fixed Gaussian kernels (`getGaussianKernel(k, 0)` for k = 1, 3, 5, 7).
+const OPENCV_SMALL_GAUSSIANS: [&[f64]; 4] = [
+    &[1.0],
+    &[0.25, 0.5, 0.25],
+    &[0.0625, 0.25, 0.375, 0.25, 0.0625],
+    &[0.03125, 0.109375, 0.21875, 0.28125, 0.21875, 0.109375, 0.03125],
+];
+
+/// The 1D Gaussian of `k` taps (not yet normalized): with `sigma`, `exp(-x²/2σ²)`; without, the
+/// taps of OpenCV's `getGaussianKernel(k, 0)`: its fixed kernels for k <= 7, else σ =
+/// `0.3·((k-1)/2 - 1) + 0.8`.
+pub fn gaussian_taps(k: usize, sigma: Option<f64>) -> Result<Vec<f64>> {
+    check_size(k)?;
+    if sigma.is_none()
+        && let Some(fixed) = OPENCV_SMALL_GAUSSIANS.get(k / 2)
+    {
+        return Ok(fixed.to_vec());
+    }
+    let sigma = sigma.unwrap_or(0.3 * ((k as f64 - 1.0) * 0.5 - 1.0) + 0.8);
+    if !(sigma.is_finite() && sigma > 0.0) {
+        return Err(Error::Filter(format!(
+            "sigma must be a positive number, got {sigma}"
+        )));
+    }
+    let r = (k / 2) as f64;
+    Ok((0..k)
+        .map(|i| (-((i as f64 - r).powi(2)) / (2.0 * sigma * sigma)).exp())
+        .collect())
 }
 
 /// Row-major `a ⊗ b` (`a` down, `b` across).

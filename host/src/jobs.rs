@@ -9,8 +9,10 @@ use crate::stats::{self, Timing};
 use crate::{Border, DType, Error, Filter, Image, Result};
 use std::time::Instant;
 
-/// Kernel launches before timing starts (module JIT, caches and clocks settle).
-const WARMUP_RUNS: usize = 3;
+/// Untimed runs of every row before timing starts: GPU kernel launches (module JIT, caches and
+/// clocks settle) and whole CPU calls (the thread pool wakes, the allocator keeps its pages, the
+/// caches fill), so that no row's times include a cold start.
+pub const WARMUP_RUNS: usize = 3;
 
 /// Whether runs include the separable variant.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -94,6 +96,8 @@ pub struct Row {
     pub name: &'static str,
     /// Compute time: the kernel(s) alone for GPU rows (CUDA events), the whole call for CPU rows.
     pub compute: Timing,
+    /// Untimed runs before the timed ones ([`WARMUP_RUNS`]).
+    pub warmups: usize,
     /// Host-to-device copy of the image (GPU rows; CUDA events).
     pub h2d_ms: Option<f64>,
     /// Device-to-host copy of the result (GPU rows; CUDA events).
@@ -145,7 +149,7 @@ pub struct MainJob {
     pub variants: Vec<Variant>,
     /// Timed kernel launches per GPU variant.
     pub runs: usize,
-    /// Timed runs per CPU variant (they are slow at large sizes).
+    /// Timed runs per CPU variant (they are slow at large sizes), after [`WARMUP_RUNS`] untimed.
     pub cpu_runs: usize,
 }
 
@@ -159,9 +163,17 @@ pub fn main_job(job: &MainJob, gpu: Option<&Gpu>) -> Result<Report> {
     type CpuVariant = fn(&Image, &Filter, Border, bool) -> Result<Image>;
     let cpu_variants: [(&'static str, CpuVariant); 2] =
         [("cpu-seq", cpu::sequential), ("cpu-par", cpu::parallel)];
+    if job.cpu_runs == 0 {
+        return Err(Error::Image(
+            "the CPU rows need at least one timed run (--cpu-runs)".into(),
+        ));
+    }
     for (name, run) in cpu_variants {
+        for _ in 0..WARMUP_RUNS {
+            run(image, filter, border, job.clamp)?;
+        }
         let mut out = None;
-        let compute = stats::repeat(job.cpu_runs.max(1), || -> Result<f64> {
+        let compute = stats::repeat(job.cpu_runs, || -> Result<f64> {
             let t = Instant::now();
             out = Some(run(image, filter, border, job.clamp)?);
             Ok(t.elapsed().as_secs_f64() * 1e3)
@@ -171,6 +183,7 @@ pub fn main_job(job: &MainJob, gpu: Option<&Gpu>) -> Result<Report> {
         rows.push(Row {
             name,
             compute,
+            warmups: WARMUP_RUNS,
             h2d_ms: None,
             d2h_ms: None,
             alloc_ms: None,
@@ -225,6 +238,7 @@ fn gpu_row(
     Ok(Row {
         name: variant.name(),
         compute,
+        warmups: WARMUP_RUNS,
         h2d_ms: Some(h2d_ms),
         d2h_ms: Some(d2h_ms),
         alloc_ms: Some(alloc_ms),

@@ -17,6 +17,7 @@ pub mod files;
 pub mod filter;
 pub mod gpu;
 pub mod image;
+pub mod interrupt;
 pub mod jobs;
 pub mod pipeline;
 pub mod sanitize;

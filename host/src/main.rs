@@ -3,17 +3,18 @@
 //! describes the GPU (`host info`).
 
 use anyhow::{Context as _, Result, bail};
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory as _, FromArgMatches as _, Parser, Subcommand};
 use conv::batch;
 use conv::files::RawLayout;
 use conv::filter::FilterKind;
 use conv::gpu::{Gpu, Variant};
 use conv::jobs::{self, MainJob, Report, SeparableMode, VerifyPlan};
 use conv::{Border, DType, Filter, Image};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{ProgressBar, ProgressDrawTarget};
 use std::io::IsTerminal as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 /// 2D image convolution on NVIDIA GPUs with kernels written in Rust.
@@ -33,24 +34,24 @@ struct Cli {
 #[derive(clap::Args, Debug)]
 struct MainArgs {
     /// Side of the square test image, in pixels.
-    #[arg(long, default_value_t = 2048)]
+    #[arg(long, default_value_t = 2048, allow_negative_numbers = true, value_parser = parse_count)]
     size: usize,
     /// Image width (overrides --size; with --input, the width of RAW f32 files).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, value_parser = parse_count)]
     width: Option<usize>,
     /// Image height (overrides --size; with --input, the height of RAW f32 files).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, value_parser = parse_count)]
     height: Option<usize>,
     /// Channels of the test image (with --input, of RAW f32 files): 1 (gray), 3 (RGB), 4 (RGBA;
     /// alpha is copied).
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, allow_negative_numbers = true, value_parser = parse_count)]
     channels: usize,
     /// Sample type of the test image (default f32; with --input, default: keep the file's);
     /// integer results are clamped to [0, 1] and rounded.
     #[arg(long, value_enum)]
     dtype: Option<DType>,
     /// Seed of the random test image.
-    #[arg(long, default_value_t = 42)]
+    #[arg(long, default_value_t = 42, allow_negative_numbers = true, value_parser = parse_seed)]
     seed: u64,
     #[command(flatten)]
     filter: FilterArgs,
@@ -66,13 +67,13 @@ struct MainArgs {
     /// GPU variants to run, comma-separated (default: all).
     #[arg(long, value_delimiter = ',', value_parser = parse_variant)]
     variants: Option<Vec<Variant>>,
-    /// Timed kernel launches per GPU variant (after 3 warm-up launches).
-    #[arg(long, default_value_t = 20)]
+    /// Timed kernel launches per GPU variant, at least 1 (after 3 warm-up launches).
+    #[arg(long, default_value_t = 20, allow_negative_numbers = true, value_parser = parse_count)]
     runs: usize,
-    /// Timed runs per CPU variant.
-    #[arg(long, default_value_t = 3)]
+    /// Timed runs per CPU variant, at least 1 (after 3 warm-up runs).
+    #[arg(long, default_value_t = 3, allow_negative_numbers = true, value_parser = parse_count)]
     cpu_runs: usize,
-    /// Skip the GPU even if one is present.
+    /// Skip the GPU even if one is present (with --input: the same as --variant cpu).
     #[arg(long)]
     cpu_only: bool,
     #[command(flatten)]
@@ -82,8 +83,9 @@ struct MainArgs {
 /// Processing image files instead of the main job.
 #[derive(clap::Args, Debug)]
 struct FileArgs {
-    /// Image file, folder of images, or glob pattern to process (repeatable).
-    #[arg(long, short)]
+    /// Image files, folders of images, or glob patterns to process (repeatable; one -i may be
+    /// followed by several, as a shell-expanded glob gives).
+    #[arg(long, short, num_args = 1.., action = clap::ArgAction::Append)]
     input: Vec<PathBuf>,
     /// Output file, or folder (which must exist) for many inputs. Never overwrites an input.
     #[arg(long, short, requires = "input")]
@@ -161,13 +163,14 @@ fn parse_bytes(s: &str) -> Result<usize, String> {
 #[derive(clap::Args, Debug)]
 struct FilterArgs {
     /// Filter side length: odd, 1 to 31.
-    #[arg(long, default_value_t = 5)]
+    #[arg(long, default_value_t = 5, allow_negative_numbers = true, value_parser = parse_count)]
     mask: usize,
     /// Which built-in filter to apply.
     #[arg(long, value_enum, default_value_t = FilterKind::Box)]
     filter: FilterKind,
-    /// Standard deviation of the gaussian filter (default: from the size, as OpenCV does).
-    #[arg(long)]
+    /// Standard deviation of the gaussian filter, a positive number (default: OpenCV's
+    /// getGaussianKernel(k, 0) taps for the size).
+    #[arg(long, allow_negative_numbers = true, value_parser = parse_sigma)]
     sigma: Option<f64>,
     /// Read the filter from a text file: one row per line, numbers separated by whitespace, `#`
     /// starts a comment; square with an odd size.
@@ -180,6 +183,13 @@ struct FilterArgs {
 
 impl FilterArgs {
     fn build(&self) -> Result<Filter> {
+        if self.sigma.is_some() && self.filter != FilterKind::Gaussian {
+            bail!(
+                "--sigma applies only to --filter gaussian, not to --filter {}",
+                clap::ValueEnum::to_possible_value(&self.filter)
+                    .map_or_else(String::new, |v| v.get_name().to_string())
+            );
+        }
         let filter = match &self.filter_file {
             Some(path) => {
                 let text = std::fs::read_to_string(path)
@@ -308,6 +318,32 @@ enum Command {
     },
 }
 
+/// Parses a whole number of at least 0, saying what is wrong with a negative or fractional one.
+fn parse_count(s: &str) -> Result<usize, String> {
+    let t = s.trim();
+    t.parse::<usize>().map_err(|_| match t.parse::<f64>() {
+        Ok(v) if v < 0.0 => "it is negative: give a whole number of at least 0".to_string(),
+        Ok(_) => "give a whole number, without a fraction".to_string(),
+        Err(_) => "not a number".to_string(),
+    })
+}
+
+/// Parses a seed: a whole number from 0 to 2^64 - 1.
+fn parse_seed(s: &str) -> Result<u64, String> {
+    s.trim()
+        .parse::<u64>()
+        .map_err(|_| "give a whole number from 0 to 18446744073709551615".to_string())
+}
+
+/// Parses a Gaussian's standard deviation: a positive, finite number.
+fn parse_sigma(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        Ok(_) => Err("sigma must be a positive number".to_string()),
+        Err(_) => Err("not a number".to_string()),
+    }
+}
+
 fn parse_size(s: &str) -> Result<(usize, usize), String> {
     let (w, h) = s
         .split_once(['x', 'X'])
@@ -327,85 +363,173 @@ fn parse_variant(s: &str) -> Result<Variant, String> {
     })
 }
 
+/// Which options the command line gave (not their defaults).
+struct Given<'a>(&'a clap::ArgMatches);
+
+impl Given<'_> {
+    fn has(&self, id: &str) -> bool {
+        self.0.value_source(id) == Some(clap::parser::ValueSource::CommandLine)
+    }
+}
+
+/// A command line the parser rejects: one `error:` line (with clap's tips) and exit code 2; with
+/// `--json`, also the failure document on stdout. Help and version print as usual.
+fn usage_error(e: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        e.exit();
+    }
+    let text = match (e.kind(), e.get(clap::error::ContextKind::InvalidSubcommand)) {
+        // A path after the options, as `host -i a.png -o out/ b.png`: not a subcommand.
+        (ErrorKind::InvalidSubcommand, Some(value)) => format!(
+            "error: '{value}' is not a subcommand (bench, verify, info, sanitize, soak): put every input \
+             after -i (-i a.png b.png) and the output after -o"
+        ),
+        _ => e.render().to_string(),
+    };
+    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+    let first = lines.next().unwrap_or("the command line could not be parsed");
+    let mut message = first.strip_prefix("error: ").unwrap_or(first).to_string();
+    for tip in lines.filter_map(|l| l.strip_prefix("tip: ")) {
+        message.push_str("; ");
+        message.push_str(tip);
+    }
+    message.push_str(" (see --help)");
+    if std::env::args().any(|a| a == "--json") {
+        print_json_failure(&message, None);
+    }
+    eprintln!("error: {message}");
+    ExitCode::from(2)
+}
+
+/// A batch stopped by a signal; the process exits with 128 + its number.
+#[derive(Debug, thiserror::Error)]
+#[error("interrupted by {}", conv::interrupt::name(*.0))]
+struct Interrupted(i32);
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    let outcome = match cli.command {
-        None if !cli.main.files.input.is_empty() => run_files(&cli.main),
-        None => run_main_job(&cli.main),
-        Some(Command::Bench {
-            sizes,
-            filters,
-            dtypes,
-            variants,
-            runs,
-            e2e_filter,
-            strips,
-            streams,
-            out,
-        }) => {
-            let config = conv::bench::BenchConfig {
+    let matches = match Cli::command().try_get_matches() {
+        Ok(m) => m,
+        Err(e) => return usage_error(e),
+    };
+    let cli = match Cli::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(e),
+    };
+    let given = Given(&matches);
+    let refused = match cli.command {
+        Some(_) => check_no_main_options(&given, &matches).err(),
+        None => None,
+    };
+    let outcome = if let Some(e) = refused {
+        Err(e)
+    } else {
+        match cli.command {
+            None if !cli.main.files.input.is_empty() => run_files(&cli.main, &given),
+            None => run_main_job(&cli.main, &given),
+            Some(Command::Bench {
                 sizes,
-                filter_sizes: filters,
+                filters,
                 dtypes,
                 variants,
                 runs,
                 e2e_filter,
                 strips,
                 streams,
-            };
-            run_bench(&config, &out)
-        }
-        Some(Command::Info) => {
-            info();
-            Ok(())
-        }
-        Some(Command::Sanitize { tools, sizes }) => sanitize(&tools, &sizes),
-        Some(Command::Soak {
-            small,
-            large,
-            large_side,
-            variant,
-            cpu,
-            seed,
-        }) => soak(
-            &conv::soak::SoakConfig {
+                out,
+            }) => {
+                let config = conv::bench::BenchConfig {
+                    sizes,
+                    filter_sizes: filters,
+                    dtypes,
+                    variants,
+                    runs,
+                    e2e_filter,
+                    strips,
+                    streams,
+                };
+                run_bench(&config, &out)
+            }
+            Some(Command::Info) => {
+                info();
+                Ok(())
+            }
+            Some(Command::Sanitize { tools, sizes }) => sanitize(&tools, &sizes),
+            Some(Command::Soak {
                 small,
                 large,
                 large_side,
-                recheck_every: 25,
+                variant,
+                cpu,
                 seed,
-            },
-            variant.unwrap_or(Variant::Fast),
-            cpu,
-        ),
-        Some(Command::Verify {
-            sizes,
-            filters,
-            borders,
-            channels,
-            dtypes,
-            variants,
-            seed,
-            verbose,
-            cpu_only,
-        }) => verify_plans(sizes, filters, borders, channels, dtypes).and_then(|plans| {
-            run_verify(
-                &plans,
-                &variants.unwrap_or_else(|| Variant::ALL.to_vec()),
+            }) => soak(
+                &conv::soak::SoakConfig {
+                    small,
+                    large,
+                    large_side,
+                    recheck_every: 25,
+                    seed,
+                },
+                variant.unwrap_or(Variant::Fast),
+                cpu,
+            ),
+            Some(Command::Verify {
+                sizes,
+                filters,
+                borders,
+                channels,
+                dtypes,
+                variants,
                 seed,
                 verbose,
                 cpu_only,
-            )
-        }),
+            }) => verify_plans(sizes, filters, borders, channels, dtypes).and_then(|plans| {
+                run_verify(
+                    &plans,
+                    &variants.unwrap_or_else(|| Variant::ALL.to_vec()),
+                    seed,
+                    verbose,
+                    cpu_only,
+                )
+            }),
+        }
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             // One line, even when a cause (such as a JIT log) spans several.
             eprintln!("error: {}", conv::files::one_line(&format!("{e:#}")));
-            ExitCode::FAILURE
+            match e.downcast_ref::<Interrupted>() {
+                Some(Interrupted(signal)) => {
+                    ExitCode::from(conv::interrupt::exit_code(*signal).clamp(1, 255) as u8)
+                }
+                None => ExitCode::FAILURE,
+            }
         }
     }
+}
+
+/// Refuses the main job's and the files' options before a subcommand (`host --mask 3 verify`),
+/// which does not read them.
+fn check_no_main_options(given: &Given, matches: &clap::ArgMatches) -> Result<()> {
+    let sub = matches.subcommand_name().unwrap_or("?");
+    let command = <MainArgs as clap::Args>::augment_args(clap::Command::new("host"));
+    for arg in command.get_arguments() {
+        if given.has(arg.get_id().as_str()) {
+            let name = arg
+                .get_long()
+                .map_or_else(|| arg.get_id().to_string(), |l| format!("--{l}"));
+            bail!(
+                "{name} applies to the main job and to image files, not to `host {sub}` (see host {sub} --help)"
+            );
+        }
+    }
+    Ok(())
 }
 
 /// Opens the GPU, or says in one line why the GPU variants are skipped.
@@ -437,7 +561,14 @@ fn open_gpu(cpu_only: bool) -> Option<Gpu> {
     }
 }
 
-fn run_main_job(args: &MainArgs) -> Result<()> {
+fn run_main_job(args: &MainArgs, given: &Given) -> Result<()> {
+    if args.runs == 0 || args.cpu_runs == 0 {
+        let name = if args.runs == 0 { "--runs" } else { "--cpu-runs" };
+        bail!("{name} must be at least 1 (timed runs per variant, after 3 warm-ups)");
+    }
+    if args.cpu_only && given.has("variants") {
+        bail!("--variants chooses GPU variants, but --cpu-only skips the GPU: give one of them");
+    }
     let (width, height) = (args.width.unwrap_or(args.size), args.height.unwrap_or(args.size));
     let filter = args.filter.build()?;
     let dtype = args.dtype.unwrap_or(DType::F32);
@@ -545,13 +676,16 @@ fn print_report(report: &Report) -> Result<()> {
         .rows
         .iter()
         .find(|r| r.h2d_ms.is_some())
-        .map(|r| r.compute.runs);
-    let cpu_runs = report.rows.first().map_or(0, |r| r.compute.runs);
-    let gpu_note = gpu_runs.map_or(String::new(), |n| {
-        format!("GPU median/min = kernel(s) only (CUDA events, {n} runs after 3 warm-ups); ")
+        .map(|r| (r.compute.runs, r.warmups));
+    let (cpu_runs, cpu_warmups) = report
+        .rows
+        .first()
+        .map_or((0, 0), |r| (r.compute.runs, r.warmups));
+    let gpu_note = gpu_runs.map_or(String::new(), |(n, w)| {
+        format!("GPU median/min = kernel(s) only (CUDA events, {n} runs after {w} warm-ups); ")
     });
     println!(
-        "Times: {gpu_note}CPU = whole call ({cpu_runs} runs). e2e = alloc + poison + H2D + 1 run + D2H on the \
+        "Times: {gpu_note}CPU = whole call ({cpu_runs} runs after {cpu_warmups} warm-ups). e2e = alloc + poison + H2D + 1 run + D2H on the \
          host clock. GB/s counts {:.1} MB in + out; GFLOP/s counts 2k² per output sample (effective for \
          separable). Tolerance {:.1e}.",
         bytes / 1e6,
@@ -859,7 +993,7 @@ fn soak(config: &conv::soak::SoakConfig, variant: Variant, cpu: bool) -> Result<
     })?;
     let mib = |b: Option<usize>| b.map_or("-".to_string(), |b| format!("{:.1} MiB", b as f64 / 1048576.0));
     println!(
-        "images {}, {:.1} megapixels, {:.2} s; re-run checks {}; free device memory before {}, after {}          (slack {} MiB); small-image throughput first tenth {:.1} MP/s, last tenth {:.1} MP/s (limit {}x decay)",
+        "images {}, {:.1} megapixels, {:.2} s; re-run checks {}; free device memory before {}, after {} (slack {} MiB); small-image throughput first tenth {:.1} MP/s, last tenth {:.1} MP/s (limit {}x decay)",
         report.images,
         report.megapixels,
         report.seconds,
@@ -922,19 +1056,158 @@ fn info() {
     println!("largest filter: {k}x{k}");
 }
 
-/// Processes image files (`--input`): one line per failure on stderr, a summary unless `--quiet`,
-/// a JSON document with `--json`; fails if any image failed.
-fn run_files(args: &MainArgs) -> Result<()> {
+/// Whether the `--json` document (or the failure document) was printed: exactly one is.
+static JSON_PRINTED: AtomicBool = AtomicBool::new(false);
+
+/// Prints `doc` as the `--json` document, unless one was printed already.
+fn print_json(doc: &serde_json::Value) {
+    if !JSON_PRINTED.swap(true, Ordering::SeqCst) {
+        let text = serde_json::to_string_pretty(doc).unwrap_or_else(|_| "null".into());
+        println!("{text}");
+    }
+}
+
+/// The `--json` document of a run that failed before (or instead of) processing images: the same
+/// fields as a full one, `error` set, the rest null or empty.
+fn print_json_failure(error: &str, interrupted: Option<i32>) {
+    print_json(&serde_json::json!({
+        "schema": batch::JSON_SCHEMA,
+        "error": error,
+        "interrupted": interrupted.map(conv::interrupt::name),
+        "gpu": null,
+        "gpu_unavailable": null,
+        "variant": null,
+        "auto_choices": [],
+        "filter": null,
+        "border": null,
+        "images": [],
+        "summary": null,
+    }));
+}
+
+/// Processes image files (`--input`); with `--json`, prints exactly one document on stdout, also
+/// when the run fails before any image is processed.
+fn run_files(args: &MainArgs, given: &Given) -> Result<()> {
+    let result = process_files(args, given);
+    if args.files.json
+        && let Err(e) = &result
+    {
+        let interrupted = e.downcast_ref::<Interrupted>().map(|i| i.0);
+        print_json_failure(&conv::files::one_line(&format!("{e:#}")), interrupted);
+    }
+    result
+}
+
+/// Refuses the main job's options that do nothing with files, naming the one that applies.
+fn check_file_options(args: &MainArgs, given: &Given) -> Result<()> {
+    let main_only = [
+        (
+            "size",
+            "--size sets the main job's random image; RAW files take --width and --height",
+        ),
+        ("seed", "--seed seeds the main job's random image"),
+        (
+            "variants",
+            "--variants lists the main job's GPU variants; for files use --variant NAME",
+        ),
+        (
+            "separable",
+            "--separable is the main job's; for files, --variant separable (or separable-fused) asks for it",
+        ),
+        ("runs", "--runs times the main job; files are processed once"),
+        (
+            "cpu_runs",
+            "--cpu-runs times the main job; files are processed once",
+        ),
+    ];
+    for (id, why) in main_only {
+        if given.has(id) {
+            bail!("{why}: it does nothing with --input");
+        }
+    }
+    if args.cpu_only
+        && let Some(v) = args.files.variant
+        && !matches!(v, FileVariant::Cpu)
+    {
+        bail!(
+            "--cpu-only means --variant cpu, which contradicts --variant {}: give one",
+            v.name()
+        );
+    }
+    Ok(())
+}
+
+impl FileVariant {
+    fn name(self) -> &'static str {
+        match self {
+            FileVariant::Cpu => "cpu",
+            FileVariant::Auto => "auto",
+            FileVariant::Gpu(v) => v.name(),
+        }
+    }
+}
+
+/// Processes image files: one line per failure on stderr as it happens (and with `-v` one per
+/// image written), a summary unless `--quiet`, a JSON document with `--json`; fails if any image
+/// failed. SIGINT or SIGTERM stops the batch cleanly ([`conv::interrupt`]): exit code 130 or 143.
+fn process_files(args: &MainArgs, given: &Given) -> Result<()> {
     let f = &args.files;
+    check_file_options(args, given)?;
+    let progress = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
+    {
+        let (progress, json) = (progress.clone(), f.json);
+        conv::interrupt::install(
+            move |signal| {
+                progress.suspend(|| {
+                    eprintln!(
+                        "interrupted by {}: no new image is started and the results being written are \
+                         discarded; a second Ctrl-C stops at once",
+                        conv::interrupt::name(signal)
+                    );
+                });
+            },
+            move |signal| {
+                let name = conv::interrupt::name(signal);
+                if json {
+                    print_json_failure(
+                        &format!("interrupted by a second signal ({name}): stopped at once"),
+                        Some(signal),
+                    );
+                }
+                eprintln!(
+                    "error: interrupted by a second signal ({name}): stopped at once, temporary files removed"
+                );
+            },
+        )
+        .context("installing the SIGINT/SIGTERM handler")?;
+    }
     let output = f
         .output
         .as_deref()
         .context("--input needs --output (a file, or a folder for many inputs)")?;
     let filter = args.filter.build()?;
     let inputs = batch::expand_inputs(&f.input).map_err(anyhow::Error::msg)?;
+    if !inputs
+        .iter()
+        .any(|p| conv::files::Format::of(p) == Some(conv::files::Format::Raw))
+    {
+        for id in ["width", "height", "channels"] {
+            if given.has(id) {
+                bail!(
+                    "--{id} gives the layout of RAW inputs (.raw, .f32, .bin), and there are none: it does \
+                     nothing here"
+                );
+            }
+        }
+    }
     let items =
         batch::plan_outputs(&inputs, output, f.format.as_deref(), f.force).map_err(anyhow::Error::msg)?;
-    if let Some(FileVariant::Gpu(v)) = f.variant
+    let variant = if args.cpu_only {
+        Some(FileVariant::Cpu)
+    } else {
+        f.variant
+    };
+    if let Some(FileVariant::Gpu(v)) = variant
         && v.needs_rank1()
         && filter.rank1().is_none()
     {
@@ -944,13 +1217,13 @@ fn run_files(args: &MainArgs) -> Result<()> {
         );
     }
     let mut gpu_note = None;
-    let gpu = match f.variant {
+    let gpu = match variant {
         Some(FileVariant::Cpu) => None,
         _ => match Gpu::new() {
             Ok(gpu) => Some(gpu),
-            Err(e) => match f.variant {
+            Err(e) => match variant {
                 Some(FileVariant::Gpu(v)) => bail!("--variant {} needs a usable GPU: {e}", v.name()),
-                Some(FileVariant::Auto) => bail!("--variant auto needs a usable GPU: {e}"),
+                // `auto`, given or not, falls back to the CPU.
                 _ => {
                     gpu_note = Some(e.to_string());
                     None
@@ -967,7 +1240,7 @@ fn run_files(args: &MainArgs) -> Result<()> {
     let mut engine = match &gpu {
         Some(gpu) => batch::Engine::Gpu {
             gpu,
-            choice: match f.variant {
+            choice: match variant {
                 Some(FileVariant::Gpu(v)) => batch::Choice::Fixed(v),
                 _ => batch::Choice::Auto(conv::autotune::Tuner::load()),
             },
@@ -988,16 +1261,37 @@ fn run_files(args: &MainArgs) -> Result<()> {
         max_mem: f.max_gpu_mem,
         inject: conv::fault::Injection::from_env()?,
     };
-    let progress = ProgressBar::with_draw_target(Some(items.len() as u64), ProgressDrawTarget::hidden());
-    progress.set_style(
-        ProgressStyle::with_template("{bar:40} {pos}/{len} images  {per_sec}  ETA {eta}")
-            .expect("a valid template"),
-    );
+    progress.set_length(items.len() as u64);
+    progress.set_style(batch::progress_style());
     let single = items.len() == 1;
-    let show_failure = |o: &batch::Outcome| {
-        if !single && let Some(e) = &o.error {
-            eprintln!("error: {e}");
+    let verbose = f.verbose && !f.quiet;
+    let report = |o: &batch::Outcome| match (o.status, &o.done) {
+        (batch::Status::Written, Some(d)) if verbose => {
+            let line = format!(
+                "{} -> {}: {}x{} x{} {}, {}, {} strip(s), {:.2} ms",
+                o.input.display(),
+                o.output.display(),
+                d.width,
+                d.height,
+                d.channels,
+                d.dtype,
+                d.compute.variant,
+                d.strips,
+                d.compute.compute_ms
+            );
+            // Stdout carries only the JSON document with --json.
+            if f.json {
+                eprintln!("{line}");
+            } else {
+                println!("{line}");
+            }
         }
+        (batch::Status::Failed, _) if !single => {
+            if let Some(e) = &o.error {
+                eprintln!("error: {e}");
+            }
+        }
+        _ => {}
     };
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get().div_ceil(2).min(8));
     let started = Instant::now();
@@ -1008,10 +1302,11 @@ fn run_files(args: &MainArgs) -> Result<()> {
         threads,
         &progress,
         !f.quiet && std::io::stderr().is_terminal(),
-        &show_failure,
+        &report,
     );
     progress.finish_and_clear();
     let summary = batch::summarize(&outcomes, started.elapsed().as_secs_f64());
+    let interrupted = conv::interrupt::signal();
     let auto_choices: Vec<String> = match &engine {
         batch::Engine::Gpu {
             choice: batch::Choice::Auto(tuner),
@@ -1030,7 +1325,10 @@ fn run_files(args: &MainArgs) -> Result<()> {
                 "driver_api": i.driver_version,
             })
         });
-        let doc = serde_json::json!({
+        print_json(&serde_json::json!({
+            "schema": batch::JSON_SCHEMA,
+            "error": null,
+            "interrupted": interrupted.map(conv::interrupt::name),
             "gpu": gpu_json,
             "gpu_unavailable": gpu_note,
             "variant": engine.name(),
@@ -1039,27 +1337,12 @@ fn run_files(args: &MainArgs) -> Result<()> {
             "border": args.border.name(),
             "images": outcomes,
             "summary": summary,
-        });
-        println!("{}", serde_json::to_string_pretty(&doc)?);
-    } else if f.verbose {
-        for o in &outcomes {
-            if let Some(d) = &o.done {
-                println!(
-                    "{} -> {}: {}x{} x{} {}, {}, {} strip(s), {:.2} ms",
-                    o.input.display(),
-                    o.output.display(),
-                    d.width,
-                    d.height,
-                    d.channels,
-                    d.dtype,
-                    d.compute.variant,
-                    d.strips,
-                    d.compute.compute_ms
-                );
-            }
-        }
+        }));
     }
-    if single && let Some(e) = &outcomes[0].error {
+    if single
+        && outcomes[0].status == batch::Status::Failed
+        && let Some(e) = &outcomes[0].error
+    {
         bail!("{e}");
     }
     if !f.quiet && !f.json {
@@ -1068,10 +1351,15 @@ fn run_files(args: &MainArgs) -> Result<()> {
         }
     }
     if !f.quiet {
+        let mut counts = format!("{} image(s), {} failed", summary.images, summary.failed);
+        if summary.discarded > 0 {
+            counts += &format!(", {} discarded", summary.discarded);
+        }
+        if summary.not_processed > 0 {
+            counts += &format!(", {} not processed", summary.not_processed);
+        }
         eprintln!(
-            "{} image(s), {} failed, {:.2} s, {:.1} megapixels/s, {}",
-            summary.images,
-            summary.failed,
+            "{counts}, {:.2} s, {:.1} megapixels/s, {}",
             summary.seconds,
             summary.megapixels_per_s,
             match &gpu {
@@ -1080,14 +1368,36 @@ fn run_files(args: &MainArgs) -> Result<()> {
             }
         );
     }
-    if summary.skipped > 0 {
+    if let Some(signal) = interrupted {
+        let unwritten: Vec<String> = outcomes
+            .iter()
+            .filter(|o| o.status != batch::Status::Written)
+            .map(|o| o.input.display().to_string())
+            .collect();
+        let listed = match unwritten.len() {
+            0 => String::new(),
+            n if n <= 5 => format!(": {}", unwritten.join(", ")),
+            n => format!(": {} and {} more", unwritten[..3].join(", "), n - 3),
+        };
+        eprintln!(
+            "interrupted by {}: {} image(s) written whole, {} discarded while being written (nothing left), \
+             {} not processed; not written{listed}",
+            conv::interrupt::name(signal),
+            summary.written,
+            summary.discarded,
+            summary.not_processed,
+        );
+        return Err(Interrupted(signal).into());
+    }
+    if summary.not_processed > 0 {
         eprintln!(
             "error: the batch stopped at a device fault; {} image(s) not processed",
-            summary.skipped
+            summary.not_processed
         );
     }
-    if summary.failed > 0 {
-        bail!("{} of {} image(s) failed", summary.failed, summary.images);
+    let unsuccessful = summary.failed + summary.not_processed + summary.discarded;
+    if unsuccessful > 0 {
+        bail!("{} of {} image(s) failed", unsuccessful, summary.images);
     }
     Ok(())
 }

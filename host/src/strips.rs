@@ -59,7 +59,7 @@ pub fn plan(problem: &Problem, separable: bool, budget: usize) -> Result<Vec<Ran
     let one = cost(1)?;
     if one > budget {
         return Err(Error::Image(format!(
-            "a strip of one output row needs {} of device memory, more than the budget of {}",
+            "a strip of one output row needs {} of memory, more than the budget of {} (--max-gpu-mem)",
             human(one),
             human(budget)
         )));
