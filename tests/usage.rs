@@ -650,3 +650,45 @@ fn the_soak_summary_has_no_run_of_spaces() {
         .expect("a summary line");
     assert!(!summary.contains("  "), "{summary}");
 }
+
+#[test]
+fn what_a_new_user_tried_gets_a_clear_answer() {
+    let dir = TempDir::new("new-user");
+    let input = dir.path("in.png");
+    save(&gray(8, 6, 1), &input);
+    let out = TempDir::new("new-user-out");
+    // `--format .png` means `--format png`, not `in..png`.
+    run_ok(&[
+        "-i",
+        s(&input),
+        "-o",
+        s(&out.0),
+        "--format",
+        ".tif",
+        "-q",
+        "--variant",
+        "cpu",
+    ]);
+    assert_eq!(out.names(), ["in.tif"]);
+    // A second path after -o is not a subcommand.
+    fails_with(
+        &["-i", s(&input), "-o", s(&out.0), s(&input)],
+        2,
+        &["is not a subcommand", "put every input after -i"],
+    );
+    // An input without an extension, into a folder: say how to choose the format.
+    let bare = dir.path("bare");
+    std::fs::copy(&input, &bare).unwrap();
+    fails_with(
+        &["-i", s(&bare), "-o", s(&out.0), "--variant", "cpu"],
+        1,
+        &["no extension to choose its format", "--format"],
+    );
+    // A device as the input.
+    fails_with(
+        &["-i", "/dev/null", "-o", s(&out.path("x.png"))],
+        1,
+        &["/dev/null is not a regular file"],
+    );
+    assert_eq!(out.names(), ["in.tif"]);
+}
