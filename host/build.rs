@@ -3,7 +3,12 @@
 //! 1. PTX: compiles `gpu-kernels` for `nvptx64-nvidia-cuda` (recipe in `ptx-builder`) into
 //!    `$OUT_DIR/kernels.ptx`, which `src/gpu.rs` includes, so a plain `cargo build` on a fresh
 //!    clone needs no separate step. `CONV_PTX_ARCH` overrides the architecture (default `sm_90`).
-//! 2. Driver shim: cust links `-lcuda`. Instead of the real driver (absent on CI and dev boxes), the
+//! 2. SASS: when `ptxas` is found (`PTXAS`, `PATH`, or `target/tools/` from `cargo xtask
+//!    install-ptxas`), the PTX is also assembled for that architecture and packed with the PTX into
+//!    `$OUT_DIR/kernels.fatbin`, which the driver loads without JIT-compiling anything. Without
+//!    `ptxas` the file is empty, the build says so in one warning, and the first run on each
+//!    machine JIT-compiles the PTX (about 20 s; the driver caches the result).
+//! 3. Driver shim: cust links `-lcuda`. Instead of the real driver (absent on CI and dev boxes), the
 //!    link finds `$OUT_DIR/libcuda.a`: one trampoline per entry point in `cuda-shim/symbols.txt`
 //!    plus `cuda-shim/loader.c`, which `dlopen`s the real `libcuda.so.1` at run time. The binary
 //!    therefore starts everywhere and reports "no driver" instead of failing to load.
@@ -47,10 +52,36 @@ fn embed_ptx(manifest: &Path, out: &Path) {
     println!("cargo:rerun-if-env-changed=CONV_PTX_ARCH");
     let arch = std::env::var("CONV_PTX_ARCH").unwrap_or_else(|_| ptx_builder::DEFAULT_ARCH.into());
     let target_dir = workspace.join("target").join("ptx-build");
-    if let Err(e) = ptx_builder::build(workspace, &target_dir, &arch, &out.join("kernels.ptx")) {
+    let ptx = out.join("kernels.ptx");
+    if let Err(e) = ptx_builder::build(workspace, &target_dir, &arch, &ptx) {
         eprintln!("{e}");
         std::process::exit(1);
     }
+    embed_sass(workspace, &target_dir, &arch, &ptx, &out.join("kernels.fatbin"));
+}
+
+fn embed_sass(workspace: &Path, target_dir: &Path, arch: &str, ptx: &Path, fatbin: &Path) {
+    println!("cargo:rerun-if-env-changed=PTXAS");
+    // Installing ptxas later (into this folder) makes the next build embed SASS.
+    let tools = ptx_builder::installed_ptxas(workspace);
+    let tools = tools
+        .ancestors()
+        .nth(4)
+        .expect("target/tools/nvcc/nvidia/cu13/bin/ptxas");
+    let _ = std::fs::create_dir_all(tools);
+    println!("cargo:rerun-if-changed={}", tools.display());
+    let warning = match ptx_builder::find_ptxas(workspace) {
+        Some(ptxas) => match ptx_builder::build_fatbin(&ptxas, ptx, arch, &target_dir.join("sass"), fatbin) {
+            Ok(()) => return,
+            Err(e) => format!("{}: {}", ptxas.display(), e.to_string().replace('\n', " ")),
+        },
+        None => "ptxas not found".to_string(),
+    };
+    println!(
+        "cargo:warning=no SASS embedded ({warning}): the first run on each machine JIT-compiles the \
+         PTX (about 20 s); `cargo xtask install-ptxas` and a rebuild embed it"
+    );
+    std::fs::write(fatbin, []).expect("write an empty fatbin");
 }
 
 fn build_driver_shim(manifest: &Path, out: &Path) {

@@ -752,6 +752,72 @@ fn asking_for_a_gpu_variant_without_a_gpu_is_an_error() {
     assert!(err.starts_with("note: no usable GPU"), "{err}");
 }
 
+/// Found by the `image_decode` fuzz target: a 26-byte PPM header that declares 22222x44444
+/// 16-bit RGB made the decoder allocate 5.9 GB before finding no data. It is also in the fuzz
+/// seeds (`fuzz/seeds/image_decode/`).
+const PPM_BOMB: &[u8] = b"P622222\t44444\t6444\x0b4483\n44";
+
+#[test]
+fn a_header_larger_than_its_file_is_refused_before_allocating() {
+    let e = files::decode(PPM_BOMB).unwrap_err().to_string();
+    assert!(e.contains("<memory>") && e.contains("truncated"), "{e}");
+    // Binary PGM, PPM and PAM, uncompressed BMP and TIFF: one byte short of the declared data.
+    let pgm = [b"P5\n4 3\n255\n".as_slice(), &[7u8; 11]].concat();
+    let e = files::decode(&pgm).unwrap_err().to_string();
+    assert!(e.contains("needs at least 23 bytes, but the file has 22"), "{e}");
+    let ascii = b"P2\n4 3\n255\n1 2 3";
+    assert!(
+        files::decode(ascii)
+            .unwrap_err()
+            .to_string()
+            .contains("truncated")
+    );
+    let complete = [b"P5\n4 3\n255\n".as_slice(), &[7u8; 12]].concat();
+    assert_eq!(files::decode(&complete).unwrap().width(), 4);
+    let pam = b"P7\nWIDTH 2\nHEIGHT 2\nDEPTH 4\nMAXVAL 255\nTUPLTYPE RGB_ALPHA\nENDHDR\n";
+    let e = files::decode(&[pam.as_slice(), &[1u8; 15]].concat())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("truncated: its header declares 2x2"), "{e}");
+    // An uncompressed BMP with its last pixel cut off.
+    let dir = TempDir::new("truncated-bmp");
+    let path = dir.path("in.bmp");
+    save_with_image_crate(&Image::random(9, 5, 3, DType::U8, 3).unwrap(), &path);
+    let bytes = std::fs::read(&path).unwrap();
+    assert!(files::decode(&bytes).is_ok());
+    let e = files::decode(&bytes[..bytes.len() - 3]).unwrap_err().to_string();
+    assert!(e.contains("truncated: its header declares 9x5"), "{e}");
+}
+
+#[test]
+fn decoded_memory_is_bounded() {
+    // A PNG header claiming 30000x30000 gray (900 MB decoded) with almost no data.
+    let bomb = png_header_only(30_000, 30_000);
+    let e = files::decode_with_limit(&bomb, 512 << 20)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("would take 858.3 MiB, more than the limit of 512.0 MiB per image (--max-image-mem)"),
+        "{e}"
+    );
+    // The same small image decodes under a generous limit and is refused under a tiny one.
+    let dir = TempDir::new("memlimit");
+    let path = dir.path("small.png");
+    save_with_image_crate(&Image::random(64, 64, 3, DType::U8, 2).unwrap(), &path);
+    let bytes = std::fs::read(&path).unwrap();
+    assert!(files::decode_with_limit(&bytes, 1 << 20).is_ok());
+    let e = files::decode_with_limit(&bytes, 1000).unwrap_err().to_string();
+    assert!(e.contains("more than the limit"), "{e}");
+    assert!(files::default_max_image_bytes() >= 1 << 20);
+    // The CLI option: refused with a one-line error and no output.
+    let out = dir.path("out.png");
+    assert_fails(
+        &["-i", s(&path), "-o", s(&out), "--max-image-mem", "4K"],
+        "more than the limit of 4.0 KiB per image",
+        &out,
+    );
+}
+
 #[test]
 fn decoding_from_memory_checks_sizes_and_rejects_garbage() {
     assert!(files::decode(b"").is_err());

@@ -29,6 +29,10 @@ use crate::launch::{
     FAST_BLOCK, FAST_PER_THREAD, FAST_TILE, Geometry, MAX_FILTER_SIZE, Taps, fast_halo, fast_stride,
 };
 
+/// Largest radius whose kernel is unrolled completely (input-row-stationary, taps as constant
+/// operands); larger filters keep a loop over filter rows, which keeps their code small.
+const UNROLLED_MAX_RADIUS: usize = 8;
+
 /// Longest input run a thread reads per row (4 outputs plus the largest aligned halo), in `f32`.
 const SEGMENT: usize = (FAST_PER_THREAD.0 + 2 * fast_halo(MAX_FILTER_SIZE / 2)) as usize;
 
@@ -90,6 +94,32 @@ unsafe fn fast<T: Sample, const R: usize>(input: *const T, output: *mut T, g: &G
                 let at = (py as usize + OY + R) * stride as usize + px as usize + OX + ra;
                 // SAFETY: inside the tile.
                 acc[OY][OX] = unsafe { *tile.add(at) };
+            });
+        });
+    } else if R <= UNROLLED_MAX_RADIUS {
+        // Input-row-stationary: each of the 4 + 2R shared rows the patch needs is read once and
+        // applied to every output row it feeds. Every loop is unrolled, so every tap's offset is a
+        // constant and the taps are FMA operands straight from the constant bank.
+        unroll!(ROW < 4 + 2 * R; [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19] {
+            let mut seg = [0.0f32; SEGMENT];
+            let row = ((py as usize + ROW) * stride as usize + px as usize) / 4;
+            unroll!(Q < (4 + 2 * ra) / 4; [0, 1, 2, 3, 4, 5, 6, 7, 8] {
+                // SAFETY: 16-byte aligned (stride and px are multiples of 4) and inside the tile:
+                // px + 4Q + 3 < px + 4 + 2·RA <= stride and py + ROW < 32 + 2R = tile_h.
+                let v = unsafe { *vectors.add(row + Q) };
+                seg[4 * Q..4 * Q + 4].copy_from_slice(&v.0);
+            });
+            unroll!(OY < 4; [0, 1, 2, 3] {
+                // Filter row I meets this input row for output row OY.
+                const I: usize = ROW.wrapping_sub(OY);
+                if I < k {
+                    unroll!(J < k; [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16] {
+                        let tap = taps.get((I * k + J) as u32);
+                        unroll!(OX < 4; [0, 1, 2, 3] {
+                            acc[OY][OX] = fma(seg[OX + J + ra - R], tap, acc[OY][OX]);
+                        });
+                    });
+                }
             });
         });
     } else {

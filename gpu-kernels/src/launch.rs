@@ -133,6 +133,8 @@ pub mod names {
     pub const SEP_COLS: &str = "conv_sep_cols";
     /// The benchmark's FP32 FMA-rate probe (not a convolution).
     pub const FMA_PROBE: &str = "fma_probe";
+    /// The benchmark's GPU-side wait ahead of back-to-back timed launches (not a convolution).
+    pub const GPU_SPIN: &str = "gpu_spin";
     /// Register-blocked, radius known at compile time: the entry point for samples of type `t`
     /// and radius `r` is `conv_fast_<t>_r<r>` (not in [`ALL`], which has one entry per type).
     pub const FAST: &str = "conv_fast";

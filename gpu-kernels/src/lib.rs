@@ -45,6 +45,8 @@ mod sep_fused;
 #[cfg(target_arch = "nvptx64")]
 mod sep_rows;
 #[cfg(target_arch = "nvptx64")]
+mod spin;
+#[cfg(target_arch = "nvptx64")]
 mod texture;
 #[cfg(target_arch = "nvptx64")]
 mod tiled;

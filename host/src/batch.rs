@@ -191,6 +191,8 @@ pub struct Settings {
     pub dtype: Option<DType>,
     /// How to read RAW files.
     pub raw: RawLayout,
+    /// The most memory one decoded image may take (`--max-image-mem`).
+    pub max_image_bytes: u64,
     /// Device memory one convolution may use, in bytes (`None`: 90% of the GPU's free memory; no
     /// limit on the CPU). Larger images are processed in strips.
     pub max_mem: Option<usize>,
@@ -432,7 +434,7 @@ fn ms_since(t: Instant) -> f64 {
 
 /// Decodes (and converts) one input.
 fn decode(item: &Item, s: &Settings) -> std::result::Result<Image, String> {
-    let image = files::read(&item.input, &s.raw).map_err(|e| e.to_string())?;
+    let image = files::read_with_limit(&item.input, &s.raw, s.max_image_bytes).map_err(|e| e.to_string())?;
     Ok(match s.dtype {
         Some(d) => files::convert(image, d),
         None => image,

@@ -19,11 +19,36 @@ pub struct BenchConfig {
     pub variants: Vec<Variant>,
     /// Timed runs per configuration (after 3 warm-ups).
     pub runs: usize,
+    /// How each kernel time is taken.
+    pub timing: TimingMethod,
     /// The end-to-end part: filter size, strips and streams of the pipelined whole-image runs
     /// (`fast`, every size and sample type).
     pub e2e_filter: usize,
     pub strips: usize,
     pub streams: usize,
+}
+
+/// How the benchmark times a kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum TimingMethod {
+    /// The timed launches are queued behind a GPU-side wait and run back to back, each between
+    /// its own pair of events: the kernel's GPU time alone, as `peers.cu` measures (the default).
+    BackToBack,
+    /// Each launch is queued from the host between two events and waited for: short kernels
+    /// then include the host's launch latency (the method before `back-to-back`).
+    HostLaunched,
+}
+
+impl TimingMethod {
+    /// How the method is described in reports.
+    pub fn describe(self) -> &'static str {
+        match self {
+            TimingMethod::BackToBack => {
+                "launches queued behind a GPU-side wait, run back to back, each between its own CUDA events"
+            }
+            TimingMethod::HostLaunched => "each launch from the host between two CUDA events, waited for",
+        }
+    }
 }
 
 /// The machine the numbers were taken on, and its two ceilings.
@@ -107,7 +132,8 @@ pub fn run(
                         ));
                     }
                     for (cache, copies) in caches {
-                        let timing = time_variant(gpu, variant, &problem, &image, copies, config.runs)?;
+                        let timing =
+                            time_variant(gpu, variant, &problem, &image, copies, config.runs, config.timing)?;
                         let row = roofline_row(&machine, &problem, variant, cache, timing)?;
                         progress(&row);
                         rows.push(row);
@@ -259,6 +285,7 @@ fn time_variant(
     image: &Image,
     copies: usize,
     runs: usize,
+    method: TimingMethod,
 ) -> Result<stats::Timing> {
     let kernel = gpu.kernel(variant, problem.dtype)?;
     let mut jobs: Vec<DeviceJob> = (0..copies)
@@ -282,12 +309,20 @@ fn time_variant(
         gpu.launch(&kernel, job)?;
     }
     gpu.sync()?;
-    let mut next = 0;
-    let timing = stats::repeat(runs.max(1), || {
-        let job = &mut jobs[next % copies];
-        next += 1;
-        gpu.time(|g| g.launch(&kernel, job))
-    })?;
+    let runs = runs.max(1);
+    let timing = match method {
+        TimingMethod::BackToBack => {
+            stats::Timing::of(&gpu.time_back_to_back(runs, |g, r| g.launch(&kernel, &mut jobs[r % copies]))?)
+        }
+        TimingMethod::HostLaunched => {
+            let mut next = 0;
+            stats::repeat(runs, || {
+                let job = &mut jobs[next % copies];
+                next += 1;
+                gpu.time(|g| g.launch(&kernel, job))
+            })?
+        }
+    };
     Ok(timing.expect("at least one run"))
 }
 
@@ -402,7 +437,13 @@ pub fn csv(rows: &[BenchRow]) -> String {
 }
 
 /// A Markdown report: the machine, the command, the kernel table and the end-to-end table.
-pub fn markdown(machine: &Machine, command: &str, rows: &[BenchRow], e2e: &[E2eRow]) -> String {
+pub fn markdown(
+    machine: &Machine,
+    command: &str,
+    method: TimingMethod,
+    rows: &[BenchRow],
+    e2e: &[E2eRow],
+) -> String {
     let mut s = String::from("# Benchmark results\n\n");
     for line in machine_lines(machine) {
         let _ = writeln!(s, "- {line}");
@@ -410,9 +451,10 @@ pub fn markdown(machine: &Machine, command: &str, rows: &[BenchRow], e2e: &[E2eR
     let _ = writeln!(s, "- command: `{command}`");
     let _ = writeln!(
         s,
-        "\nTimes are kernel only (CUDA events), median of the timed runs after 3 warm-ups; zero border, \
+        "\nTimes are kernel only ({}), median of the timed runs after 3 warm-ups; zero border, \
          one channel. Roofline = max(bytes in + out / copy bandwidth, flops / FMA peak) with 2k² flops \
-         per pixel (4k for the two separable passes); GFLOP/s counts 2k² per pixel for every variant.\n"
+         per pixel (4k for the two separable passes); GFLOP/s counts 2k² per pixel for every variant.\n",
+        method.describe()
     );
     let _ = writeln!(s, "| {} |", HEADERS.join(" | "));
     let _ = writeln!(s, "|{}", "---|".repeat(HEADERS.len()));

@@ -24,6 +24,9 @@ pub enum Error {
     /// Image dimensions that cannot be used.
     #[error("invalid image: {0}")]
     Image(String),
+    /// A `peers.csv` that cannot be read as the peers binary writes it.
+    #[error("peers.csv: {0}")]
+    Peers(String),
     /// A fault injected for testing (see [`crate::fault`]), or a bad request for one.
     #[error("{0}")]
     Fault(String),

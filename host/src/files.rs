@@ -3,9 +3,11 @@
 //!
 //! PNG, JPEG, BMP and PGM/PPM/PNM/PAM go through the `image` crate, TIFF through the `tiff` crate
 //! (which also reads and writes 32-bit float gray), RAW is headerless little-endian `f32`.
-//! Decoding refuses images beyond [`MAX_SIDE`] per side or [`MAX_PIXELS`] pixels before any pixel
-//! buffer is allocated, so a small file that claims huge dimensions (a decompression bomb) fails
-//! fast with a clear error.
+//! Decoding refuses, before any pixel buffer is allocated, images beyond [`MAX_SIDE`] per side or
+//! [`MAX_PIXELS`] pixels, images whose samples would take more memory than a bound (by default a
+//! quarter of the machine's), and files of uncompressed formats (PNM, PAM, BMP, TIFF) shorter than
+//! their header says, so a small file that claims huge dimensions (a decompression bomb) fails fast
+//! with a clear error.
 
 use crate::image::{DType, Image, MAX_PIXELS, MAX_SIDE, Samples, check_dims};
 use image::{ExtendedColorType, ImageDecoder, ImageFormat, ImageReader};
@@ -109,8 +111,15 @@ pub struct RawLayout {
 }
 
 /// Reads an image file: format from the content (or the extension for RAW), samples as stored
-/// (8-bit, 16-bit or `f32`); gray+alpha becomes RGBA.
+/// (8-bit, 16-bit or `f32`); gray+alpha becomes RGBA. One image may take at most
+/// [`default_max_image_bytes`] of memory; [`read_with_limit`] sets another bound.
 pub fn read(path: &Path, raw: &RawLayout) -> Result<Image, FileError> {
+    read_with_limit(path, raw, default_max_image_bytes())
+}
+
+/// [`read`], refusing (before allocating it) an image whose decoded samples would take more than
+/// `max_bytes`.
+pub fn read_with_limit(path: &Path, raw: &RawLayout, max_bytes: u64) -> Result<Image, FileError> {
     let read_err = |source| FileError::Read {
         path: path.to_path_buf(),
         source,
@@ -119,17 +128,35 @@ pub fn read(path: &Path, raw: &RawLayout) -> Result<Image, FileError> {
         return read_raw(path, raw);
     }
     let file = File::open(path).map_err(read_err)?;
-    decode_from(BufReader::new(file), path)
+    decode_from(BufReader::new(file), path, max_bytes)
 }
 
 /// Decodes an image file held in memory (any format [`read`] detects by content; not RAW), with
-/// the same size checks; errors name the file `<memory>`.
+/// the same size checks and the default memory bound; errors name the file `<memory>`.
 pub fn decode(bytes: &[u8]) -> Result<Image, FileError> {
-    decode_from(Cursor::new(bytes), Path::new("<memory>"))
+    decode_with_limit(bytes, default_max_image_bytes())
 }
 
-/// Decodes from `source`, naming `path` in errors.
-fn decode_from<R: BufRead + Seek>(source: R, path: &Path) -> Result<Image, FileError> {
+/// [`decode`] with an explicit bound on the decoded image's memory, as [`read_with_limit`].
+pub fn decode_with_limit(bytes: &[u8], max_bytes: u64) -> Result<Image, FileError> {
+    decode_from(Cursor::new(bytes), Path::new("<memory>"), max_bytes)
+}
+
+/// The memory one decoded image may take unless told otherwise: a quarter of the machine's
+/// memory (`MemTotal` in `/proc/meminfo`), or 4 GiB where that cannot be read.
+pub fn default_max_image_bytes() -> u64 {
+    let total = std::fs::read_to_string("/proc/meminfo").ok().and_then(|text| {
+        let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
+        let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+        Some(kib * 1024)
+    });
+    total.map_or(4 << 30, |bytes| bytes / 4)
+}
+
+/// Decodes from `source`, naming `path` in errors. Before any pixel buffer is allocated it
+/// refuses an image beyond the size limits, one whose samples would take more than `max_bytes`,
+/// and one in an uncompressed format whose file is shorter than its header says.
+fn decode_from<R: BufRead + Seek>(mut source: R, path: &Path, max_bytes: u64) -> Result<Image, FileError> {
     let decode = |reason: String| FileError::Decode {
         path: path.to_path_buf(),
         reason,
@@ -138,6 +165,17 @@ fn decode_from<R: BufRead + Seek>(source: R, path: &Path) -> Result<Image, FileE
         path: path.to_path_buf(),
         source,
     };
+    let file_len = source.seek(SeekFrom::End(0)).map_err(read_err)?;
+    source.seek(SeekFrom::Start(0)).map_err(read_err)?;
+    if file_len == 0 {
+        return Err(decode("the file is empty".into()));
+    }
+    let mut head = [0u8; 4096];
+    let head_len = read_up_to(&mut source, &mut head).map_err(read_err)?;
+    let head = &head[..head_len];
+    source.seek(SeekFrom::Start(0)).map_err(read_err)?;
+    // What the decoders do not check or say: a JPEG that stops early, a BMP's gray palette.
+    let inspection = inspect(&mut source, head).map_err(decode)?;
     let mut reader = ImageReader::new(source);
     // The extension is the format unless the content says otherwise (as `ImageReader::open`).
     if let Ok(format) = ImageFormat::from_path(path) {
@@ -150,13 +188,12 @@ fn decode_from<R: BufRead + Seek>(source: R, path: &Path) -> Result<Image, FileE
         ));
     };
     if format == ImageFormat::Tiff {
-        return read_tiff(reader.into_inner(), path);
+        return read_tiff(reader.into_inner(), path, file_len, max_bytes);
     }
     let mut limits = image::Limits::default();
     limits.max_image_width = Some(MAX_SIDE as u32);
     limits.max_image_height = Some(MAX_SIDE as u32);
-    // Our own pixel limit is checked below; this only bounds any single allocation.
-    limits.max_alloc = Some((MAX_PIXELS * 4 * 4) as u64);
+    limits.max_alloc = Some(max_bytes);
     reader.limits(limits);
     let decoder = reader.into_decoder().map_err(|e| decode(describe(e)))?;
     let (w, h) = decoder.dimensions();
@@ -164,8 +201,241 @@ fn decode_from<R: BufRead + Seek>(source: R, path: &Path) -> Result<Image, FileE
         path: path.to_path_buf(),
         source,
     })?;
+    let color = decoder.color_type();
+    // Gray+alpha is widened to RGBA after decoding: bound the larger of the two buffers.
+    let channels = match color.channel_count() {
+        2 => 4,
+        c => u64::from(c),
+    };
+    let sample_bytes = u64::from(color.bytes_per_pixel() / color.channel_count());
+    let samples = u64::from(w) * u64::from(h) * channels;
+    check_memory(samples * sample_bytes, max_bytes).map_err(decode)?;
+    let pixel_bytes = u64::from(w) * u64::from(h) * u64::from(color.bytes_per_pixel());
+    if let Some(need) = min_file_bytes(format, head, w.into(), h.into(), pixel_bytes, color)
+        && file_len < need
+    {
+        return Err(decode(format!(
+            "the file is truncated: its header declares {w}x{h} {color:?}, which needs at least {need} \
+             bytes, but the file has {file_len}"
+        )));
+    }
     let dynamic = image::DynamicImage::from_decoder(decoder).map_err(|e| decode(describe(e)))?;
-    from_dynamic(dynamic).map_err(decode)
+    from_dynamic(dynamic)
+        .map(|image| inspection.apply(image))
+        .map_err(decode)
+}
+
+/// Facts about a file that its decoder does not give.
+#[derive(Default)]
+struct Inspection {
+    /// A BMP whose pixels index a palette of grays (the `image` crate decodes those as RGB).
+    gray_palette: bool,
+}
+
+impl Inspection {
+    /// `image` as the file means it: gray when its palette is.
+    fn apply(&self, image: Image) -> Image {
+        match (self.gray_palette, image.channels(), image.samples()) {
+            (true, 3, Samples::U8(v)) => {
+                let gray = v.iter().step_by(3).copied().collect();
+                Image::new(image.width(), image.height(), 1, Samples::U8(gray)).unwrap_or(image)
+            }
+            _ => image,
+        }
+    }
+}
+
+/// Checks what the decoders let pass (a JPEG without its end marker, which the `image` crate
+/// decodes with grey fill) and finds what they do not say; leaves `source` at its start.
+fn inspect<R: BufRead + Seek>(source: &mut R, head: &[u8]) -> Result<Inspection, String> {
+    let mut found = Inspection::default();
+    if head.starts_with(&[0xFF, 0xD8, 0xFF]) {
+        let mut bytes = Vec::new();
+        source.read_to_end(&mut bytes).map_err(|e| e.to_string())?;
+        if !jpeg_is_complete(&bytes) {
+            return Err("the file is truncated: the JPEG data stops before its end marker (EOI)".into());
+        }
+    } else if head.starts_with(b"BM") {
+        found.gray_palette = bmp_has_gray_palette(source, head).unwrap_or(false);
+    }
+    source.seek(SeekFrom::Start(0)).map_err(|e| e.to_string())?;
+    Ok(found)
+}
+
+/// Whether a JPEG file has its end-of-image marker after its first scan. The marker segments up to
+/// the first scan (SOS) are skipped by their lengths (an EXIF thumbnail carries its own EOI); in the
+/// entropy-coded data that follows, a 0xFF byte is always followed by 0x00 or a restart marker, so
+/// the bytes FF D9 can only be the end.
+fn jpeg_is_complete(b: &[u8]) -> bool {
+    let mut i = 2;
+    loop {
+        while b.get(i) == Some(&0xFF) && b.get(i + 1) == Some(&0xFF) {
+            i += 1; // fill bytes
+        }
+        let (Some(0xFF), Some(&marker)) = (b.get(i), b.get(i + 1)) else {
+            return false;
+        };
+        match marker {
+            0xD9 => return true,
+            0x01 | 0xD0..=0xD7 => i += 2,
+            _ => {
+                let Some(len) = b.get(i + 2..i + 4) else {
+                    return false;
+                };
+                i += 2 + usize::from(u16::from_be_bytes([len[0], len[1]]));
+                if marker == 0xDA {
+                    break;
+                }
+            }
+        }
+    }
+    b.get(i..)
+        .is_some_and(|rest| rest.windows(2).any(|w| w == [0xFF, 0xD9]))
+}
+
+/// Whether a BMP stores 1, 2, 4 or 8-bit indices into a palette whose colors are all gray.
+fn bmp_has_gray_palette<R: std::io::Read + Seek>(source: &mut R, head: &[u8]) -> Option<bool> {
+    let le16 = |at: usize| {
+        head.get(at..at + 2)
+            .map(|b| u32::from(u16::from_le_bytes([b[0], b[1]])))
+    };
+    let le32 = |at: usize| {
+        head.get(at..at + 4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    };
+    let header = le32(14)?;
+    // BITMAPCOREHEADER (12 bytes): 3-byte palette entries; the others: 4 bytes and a color count.
+    let (bits, entry, used) = if header == 12 {
+        (le16(24)?, 3, 0)
+    } else {
+        (le16(28)?, 4, le32(46)?)
+    };
+    if !matches!(bits, 1 | 2 | 4 | 8) {
+        return Some(false);
+    }
+    let colors = if used == 0 || used > 1 << bits {
+        1 << bits
+    } else {
+        used
+    };
+    let mut palette = vec![0u8; colors as usize * entry];
+    source.seek(SeekFrom::Start(14 + u64::from(header))).ok()?;
+    source.read_exact(&mut palette).ok()?;
+    // Entries are blue, green, red (and a reserved byte).
+    Some(palette.chunks(entry).all(|c| c[0] == c[1] && c[1] == c[2]))
+}
+
+/// Reads as much of `buf` as `source` has.
+fn read_up_to(source: &mut impl std::io::Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match source.read(&mut buf[filled..])? {
+            0 => break,
+            n => filled += n,
+        }
+    }
+    Ok(filled)
+}
+
+/// The length of a PNM or PAM header (where the data starts), if `head` holds all of it: the
+/// magic number and the size fields, with whitespace and `#` comments between them, then one
+/// whitespace character; for PAM, the lines up to `ENDHDR`.
+fn pnm_header_len(head: &[u8]) -> Option<u64> {
+    if head.starts_with(b"P7") {
+        let end = head.windows(6).position(|w| w == b"ENDHDR")? + 6;
+        return Some(end as u64 + 1);
+    }
+    let fields = match head.get(1)? {
+        b'1' | b'4' => 3,
+        _ => 4,
+    };
+    let mut at = 0;
+    for _ in 0..fields {
+        loop {
+            match head.get(at)? {
+                b'#' => at += head[at..].iter().position(|&b| b == b'\n')?,
+                b if b.is_ascii_whitespace() => at += 1,
+                _ => break,
+            }
+        }
+        while !head.get(at)?.is_ascii_whitespace() {
+            at += 1;
+        }
+    }
+    Some(at as u64 + 1)
+}
+
+/// Refuses an image whose samples would take more than `max_bytes` of memory.
+fn check_memory(bytes: u64, max_bytes: u64) -> Result<(), String> {
+    if bytes > max_bytes {
+        return Err(format!(
+            "decoding it would take {}, more than the limit of {} per image (--max-image-mem)",
+            size_text(bytes),
+            size_text(max_bytes)
+        ));
+    }
+    Ok(())
+}
+
+/// A byte count in KiB, MiB or GiB with one decimal.
+fn size_text(bytes: u64) -> String {
+    let (unit, name) = match bytes {
+        b if b >= 1 << 30 => (1u64 << 30, "GiB"),
+        b if b >= 1 << 20 => (1 << 20, "MiB"),
+        _ => (1 << 10, "KiB"),
+    };
+    format!("{:.1} {name}", bytes as f64 / unit as f64)
+}
+
+/// The fewest bytes a file of an uncompressed format must have for the image its header
+/// declares (`pixel_bytes`: the decoded size), or `None` where the data may be compressed.
+fn min_file_bytes(
+    format: ImageFormat,
+    head: &[u8],
+    w: u64,
+    h: u64,
+    pixel_bytes: u64,
+    color: image::ColorType,
+) -> Option<u64> {
+    let le16 = |at: usize| {
+        head.get(at..at + 2)
+            .map(|b| u64::from(u16::from_le_bytes([b[0], b[1]])))
+    };
+    let le32 = |at: usize| {
+        head.get(at..at + 4)
+            .map(|b| u64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]])))
+    };
+    match format {
+        ImageFormat::Pnm => {
+            let data = match head.get(..2)? {
+                // 1-bit binary: rows of whole bytes.
+                b"P4" => w.div_ceil(8) * h,
+                // ASCII bitmap: at least one character per pixel.
+                b"P1" => w * h,
+                // ASCII gray or RGB: at least a digit and a separator per sample.
+                b"P2" | b"P3" => (w * h * u64::from(color.channel_count()) * 2).saturating_sub(1),
+                // Binary PGM, PPM and PAM: the samples as they are decoded.
+                b"P5" | b"P6" | b"P7" => pixel_bytes,
+                _ => return None,
+            };
+            Some(pnm_header_len(head).unwrap_or(0) + data)
+        }
+        ImageFormat::Bmp => {
+            // BITMAPCOREHEADER (12 bytes) has 16-bit sizes and no compression field.
+            let (bits, compression) = if le32(14)? == 12 {
+                (le16(24)?, 0)
+            } else {
+                (le16(28)?, le32(30)?)
+            };
+            // BI_RGB, BI_BITFIELDS and BI_ALPHABITFIELDS store rows of 4-byte-aligned pixels.
+            let data_offset = le32(10)?;
+            matches!(compression, 0 | 3 | 6).then(|| {
+                let row = (w * bits).div_ceil(8);
+                data_offset + (row.div_ceil(4) * 4) * (h - 1) + row
+            })
+        }
+        _ => None,
+    }
 }
 
 /// The `image` crate's error, with our limits and truncation spelled out.
@@ -200,25 +470,39 @@ fn from_dynamic(dynamic: image::DynamicImage) -> Result<Image, String> {
     Image::new(w, h, channels, samples).map_err(|e| e.to_string())
 }
 
-fn read_tiff<R: BufRead + Seek>(source: R, path: &Path) -> Result<Image, FileError> {
+fn read_tiff<R: BufRead + Seek>(
+    source: R,
+    path: &Path,
+    file_len: u64,
+    max_bytes: u64,
+) -> Result<Image, FileError> {
     use tiff::decoder::{Decoder, DecodingResult, Limits};
     let decode = |e: tiff::TiffError| FileError::Decode {
         path: path.to_path_buf(),
-        reason: e.to_string(),
+        reason: match e {
+            tiff::TiffError::IoError(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
+                format!("the file is truncated or corrupt: its TIFF data ends early ({e})")
+            }
+            e => e.to_string(),
+        },
+    };
+    let refuse = |reason: String| FileError::Decode {
+        path: path.to_path_buf(),
+        reason,
     };
     let mut limits = Limits::default();
-    limits.decoding_buffer_size = MAX_PIXELS * 4 * 4;
+    limits.decoding_buffer_size = usize::try_from(max_bytes).unwrap_or(usize::MAX);
     let mut decoder = Decoder::new(source).map_err(decode)?.with_limits(limits);
     let (w, h) = decoder.dimensions().map_err(decode)?;
-    let (w, h) = (w as usize, h as usize);
-    check_dims(w, h).map_err(|source| FileError::Image {
+    check_dims(w as usize, h as usize).map_err(|source| FileError::Image {
         path: path.to_path_buf(),
         source,
     })?;
-    let channels = match decoder.colortype().map_err(decode)? {
-        tiff::ColorType::Gray(_) => 1,
-        tiff::ColorType::RGB(_) => 3,
-        tiff::ColorType::RGBA(_) => 4,
+    let color = decoder.colortype().map_err(decode)?;
+    let (channels, bits) = match color {
+        tiff::ColorType::Gray(b) => (1, b),
+        tiff::ColorType::RGB(b) => (3, b),
+        tiff::ColorType::RGBA(b) => (4, b),
         other => {
             return Err(FileError::Unsupported {
                 path: path.to_path_buf(),
@@ -226,6 +510,17 @@ fn read_tiff<R: BufRead + Seek>(source: R, path: &Path) -> Result<Image, FileErr
             });
         }
     };
+    let bytes = u64::from(w) * u64::from(h) * channels as u64 * u64::from(bits).div_ceil(8);
+    check_memory(bytes, max_bytes).map_err(refuse)?;
+    // Compression 1 is none: the samples are all in the file.
+    let compression = decoder.find_tag_unsigned::<u32>(tiff::tags::Tag::Compression);
+    if matches!(compression, Ok(None | Some(1))) && file_len < bytes {
+        return Err(refuse(format!(
+            "the file is truncated: its header declares {w}x{h} uncompressed {color:?}, which needs \
+             {bytes} bytes, but the file has {file_len}"
+        )));
+    }
+    let (w, h) = (w as usize, h as usize);
     let samples = match decoder.read_image().map_err(decode)? {
         DecodingResult::U8(v) => Samples::U8(v),
         DecodingResult::U16(v) => Samples::U16(v),

@@ -18,6 +18,10 @@ use std::time::Instant;
 
 /// The kernels' PTX, built from `gpu-kernels` by `build.rs` and embedded in the binary.
 pub const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/kernels.ptx"));
+/// The same kernels as SASS for the build's architecture (`sm_90`) and as PTX, in one fatbin, when
+/// the build found `ptxas`; empty otherwise. On a GPU of that architecture the driver loads the SASS
+/// as it is, with no JIT.
+pub const FATBIN: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/kernels.fatbin"));
 
 /// The GPU kernel variants, in the order the textbook and the reports introduce them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -182,12 +186,31 @@ pub struct GpuInfo {
     pub l2_bytes: i32,
 }
 
+/// What the driver loaded the kernels from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ModuleKind {
+    /// The embedded fatbin: SASS for the build's architecture (used as is on such a GPU) and PTX.
+    Fatbin,
+    /// The embedded PTX, JIT-compiled by the driver (or taken from its JIT cache).
+    Ptx,
+}
+
+impl std::fmt::Display for ModuleKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ModuleKind::Fatbin => "fatbin (SASS + PTX)",
+            ModuleKind::Ptx => "PTX (JIT)",
+        })
+    }
+}
+
 /// A ready GPU: context, loaded module and one stream.
 pub struct Gpu {
     // Field order is drop order: stream and module go before the context that owns them.
     stream: Stream,
     module: Module,
     info: GpuInfo,
+    module_kind: ModuleKind,
     module_load_ms: f64,
     _context: Context,
 }
@@ -337,13 +360,19 @@ impl Gpu {
                 .map_err(cuda("read the driver version"))?,
         };
         let started = Instant::now();
-        let module = load_module(PTX)?;
+        // The fatbin's SASS needs no JIT; the PTX alone is the fallback (no ptxas at build time,
+        // or a driver that refuses the fatbin) and shows the JIT's log if it fails too.
+        let (module, module_kind) = match Module::from_fatbin(FATBIN, &[]) {
+            Ok(module) if !FATBIN.is_empty() => (module, ModuleKind::Fatbin),
+            _ => (load_module(PTX)?, ModuleKind::Ptx),
+        };
         let module_load_ms = started.elapsed().as_secs_f64() * 1e3;
         let stream = Stream::new(StreamFlags::NON_BLOCKING, None).map_err(cuda("create a stream"))?;
         Ok(Self {
             stream,
             module,
             info,
+            module_kind,
             module_load_ms,
             _context: context,
         })
@@ -353,9 +382,14 @@ impl Gpu {
         &self.info
     }
 
-    /// Time the driver took to JIT-compile and load the PTX, in ms.
+    /// Time the driver took to load the kernels (and JIT-compile them, for PTX), in ms.
     pub fn module_load_ms(&self) -> f64 {
         self.module_load_ms
+    }
+
+    /// What the kernels were loaded from.
+    pub fn module_kind(&self) -> ModuleKind {
+        self.module_kind
     }
 
     /// Resolves a variant's kernels for samples of `dtype`.
@@ -555,6 +589,45 @@ impl Gpu {
             stop.elapsed_time_f32(&start)
                 .map_err(cuda("read an event time"))?,
         ))
+    }
+
+    /// Times `runs` calls of `work` (each queues GPU work on this stream; it gets the call's
+    /// index) back to back: a `gpu_spin` kernel queued first keeps the GPU busy while the host
+    /// queues every call between its own pair of events, so each time is the GPU's alone, without
+    /// the host's launch latency (the method of `peers.cu`). Returns the times in ms, in order.
+    pub fn time_back_to_back(
+        &self,
+        runs: usize,
+        mut work: impl FnMut(&Self, usize) -> Result<()>,
+    ) -> Result<Vec<f64>> {
+        let events = (0..2 * runs)
+            .map(|_| Event::new(EventFlags::DEFAULT))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(cuda("create an event"))?;
+        let spin = self
+            .module
+            .get_function(names::GPU_SPIN)
+            .map_err(cuda("find the spin kernel"))?;
+        // 1 ms, plus 20 us per call for the host to queue it (as peers.cu).
+        let ns = 1_000_000u64 + 20_000 * runs as u64;
+        // SAFETY: the argument matches `gpu_spin(ns: u64)`, which touches no memory.
+        unsafe { self.stream.launch(&spin, (1, 1, 1), (1, 1, 1), 0, &[arg(&ns)]) }
+            .map_err(cuda("launch the spin kernel"))?;
+        for (r, pair) in events.chunks_exact(2).enumerate() {
+            pair[0].record(&self.stream).map_err(cuda("record an event"))?;
+            work(self, r)?;
+            pair[1].record(&self.stream).map_err(cuda("record an event"))?;
+        }
+        self.sync()?;
+        events
+            .chunks_exact(2)
+            .map(|pair| {
+                pair[1]
+                    .elapsed_time_f32(&pair[0])
+                    .map(f64::from)
+                    .map_err(cuda("read an event time"))
+            })
+            .collect()
     }
 
     /// Queues `kernel` on the job (does not wait).

@@ -105,6 +105,10 @@ struct FileArgs {
     /// larger images are processed in horizontal strips. Also bounds the CPU path's strips.
     #[arg(long, requires = "input", value_parser = parse_bytes)]
     max_gpu_mem: Option<usize>,
+    /// Memory one decoded image may take, e.g. 512M or 8G (default: a quarter of the machine's
+    /// memory); a larger image, or one whose header claims so, is refused before decoding.
+    #[arg(long, requires = "input", value_parser = parse_bytes)]
+    max_image_mem: Option<usize>,
     /// Print one JSON document with every image's results on stdout, and nothing else there.
     #[arg(long, requires = "input")]
     json: bool,
@@ -234,6 +238,16 @@ enum Command {
         /// Timed runs per configuration (after 3 warm-ups).
         #[arg(long, default_value_t = 10)]
         runs: usize,
+        /// How each kernel is timed: `back-to-back` (launches queued behind a GPU-side wait, each
+        /// between its own events: the GPU time alone) or `host-launched` (each launch from the
+        /// host between two events: includes the launch latency).
+        #[arg(long, value_enum, default_value = "back-to-back")]
+        timing: conv::bench::TimingMethod,
+        /// A `peers.csv` written by the peers binary on this GPU in this run: prints (and writes
+        /// to peers-ratio.csv and bench.md) the fastest general f32 variant against the best
+        /// `g_fast` row for every case both measured.
+        #[arg(long)]
+        peers: Option<std::path::PathBuf>,
         /// Filter size of the end-to-end (pinned, multi-stream) runs.
         #[arg(long, default_value_t = 5)]
         e2e_filter: usize,
@@ -438,6 +452,8 @@ fn main() -> ExitCode {
                 dtypes,
                 variants,
                 runs,
+                timing,
+                peers,
                 e2e_filter,
                 strips,
                 streams,
@@ -449,11 +465,12 @@ fn main() -> ExitCode {
                     dtypes,
                     variants,
                     runs,
+                    timing,
                     e2e_filter,
                     strips,
                     streams,
                 };
-                run_bench(&config, &out)
+                run_bench(&config, peers.as_deref(), &out)
             }
             Some(Command::Info) => {
                 info();
@@ -542,7 +559,7 @@ fn open_gpu(cpu_only: bool) -> Option<Gpu> {
         Ok(gpu) => {
             let i = gpu.info();
             println!(
-                "GPU: {} (compute capability {}.{}, {} SMs, {:.1} GiB), driver API {}.{}, PTX JIT + load {:.1} ms",
+                "GPU: {} (compute capability {}.{}, {} SMs, {:.1} GiB), driver API {}.{}, kernels from {} in {:.1} ms",
                 i.name,
                 i.compute_capability.0,
                 i.compute_capability.1,
@@ -550,6 +567,7 @@ fn open_gpu(cpu_only: bool) -> Option<Gpu> {
                 i.memory_bytes as f64 / (1u64 << 30) as f64,
                 i.driver_version / 1000,
                 (i.driver_version % 1000) / 10,
+                gpu.module_kind(),
                 gpu.module_load_ms()
             );
             Some(gpu)
@@ -729,7 +747,19 @@ fn print_table(headers: &[&str], rows: &[Vec<String>]) {
     }
 }
 
-fn run_bench(config: &conv::bench::BenchConfig, out: &std::path::Path) -> Result<()> {
+fn run_bench(
+    config: &conv::bench::BenchConfig,
+    peers: Option<&std::path::Path>,
+    out: &std::path::Path,
+) -> Result<()> {
+    // Read before the GPU work, so a wrong path fails at once.
+    let peers = peers
+        .map(|path| {
+            let text =
+                std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+            conv::peers::parse(&text).with_context(|| format!("{}", path.display()))
+        })
+        .transpose()?;
     for &(w, h) in &config.sizes {
         conv::image::check_dims(w, h).context("--sizes")?;
     }
@@ -752,6 +782,21 @@ fn run_bench(config: &conv::bench::BenchConfig, out: &std::path::Path) -> Result
     }
     let table: Vec<Vec<String>> = rows.iter().map(conv::bench::cells).collect();
     print_table(&conv::bench::HEADERS, &table);
+    let comparison = peers.map(|p| conv::peers::compare(&rows, &p));
+    if let Some(cases) = &comparison {
+        println!(
+            "\nAgainst the best g_fast row of peers.csv (f32, gray, zero border, warm; below 1 = faster):"
+        );
+        let table: Vec<Vec<String>> = cases.iter().map(conv::peers::cells).collect();
+        print_table(&conv::peers::HEADERS, &table);
+        match conv::peers::geomean_ratio(cases) {
+            Some(g) => println!(
+                "geometric mean of ours / g_fast over {} cases: {g:.3}",
+                cases.len()
+            ),
+            None => println!("no case was measured by both (same size and k, warm, f32)"),
+        }
+    }
     let e2e = conv::bench::end_to_end(&gpu, config, |r| {
         eprintln!("{}", conv::bench::e2e_cells(r).join("  "));
     })
@@ -768,12 +813,17 @@ fn run_bench(config: &conv::bench::BenchConfig, out: &std::path::Path) -> Result
             .collect::<Vec<_>>()
             .join("; ")
     );
-    let files = [
+    let mut markdown = conv::bench::markdown(&machine, &command, config.timing, &rows, &e2e);
+    let mut files = vec![
         ("bench.csv", conv::bench::csv(&rows)),
         ("bench-cpu.csv", conv::bench::cpu_csv(&cpu)),
         ("bench-e2e.csv", conv::bench::e2e_csv(&e2e)),
-        ("bench.md", conv::bench::markdown(&machine, &command, &rows, &e2e)),
     ];
+    if let Some(cases) = &comparison {
+        markdown += &conv::peers::markdown(cases);
+        files.push(("peers-ratio.csv", conv::peers::csv(cases)));
+    }
+    files.push(("bench.md", markdown));
     for (name, text) in files {
         let path = out.join(name);
         std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
@@ -971,6 +1021,7 @@ fn soak(config: &conv::soak::SoakConfig, variant: Variant, cpu: bool) -> Result<
         clamp: false,
         dtype: None,
         raw: RawLayout::default(),
+        max_image_bytes: conv::files::default_max_image_bytes(),
         max_mem: None,
         inject: None,
     };
@@ -1036,7 +1087,11 @@ fn info() {
                 i.driver_version / 1000,
                 (i.driver_version % 1000) / 10
             );
-            println!("PTX JIT + load: {:.1} ms", gpu.module_load_ms());
+            println!(
+                "kernels loaded from: {} in {:.1} ms",
+                gpu.module_kind(),
+                gpu.module_load_ms()
+            );
         }
         Err(e) => println!("GPU: none ({e})"),
     }
@@ -1048,9 +1103,14 @@ fn info() {
     };
     let kernels = conv::gpu::PTX.lines().filter(|l| l.contains(".entry ")).count();
     println!(
-        "PTX target: {} (PTX ISA {}, {kernels} kernels)",
+        "PTX target: {} (PTX ISA {}, {kernels} kernels); SASS: {}",
         directive(".target "),
-        directive(".version ")
+        directive(".version "),
+        if conv::gpu::FATBIN.is_empty() {
+            "none (built without ptxas: the first run JIT-compiles the PTX)"
+        } else {
+            "embedded for the PTX target"
+        }
     );
     let k = gpu_kernels::launch::MAX_FILTER_SIZE;
     println!("largest filter: {k}x{k}");
@@ -1258,6 +1318,9 @@ fn process_files(args: &MainArgs, given: &Given) -> Result<()> {
             height: args.height,
             channels: args.channels,
         },
+        max_image_bytes: f
+            .max_image_mem
+            .map_or_else(conv::files::default_max_image_bytes, |b| b as u64),
         max_mem: f.max_gpu_mem,
         inject: conv::fault::Injection::from_env()?,
     };

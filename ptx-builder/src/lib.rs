@@ -18,7 +18,8 @@ pub const DEFAULT_ARCH: &str = "sm_90";
 pub enum Error {
     /// `cargo` could not be started, or a file could not be written.
     Spawn(std::io::Error),
-    /// The nested `cargo rustc` failed; its stderr is kept so the caller can show it.
+    /// The nested `cargo rustc` (or `ptxas`, `fatbinary`) failed; its stderr is kept so the caller
+    /// can show it.
     Compile { status: String, stderr: String },
     /// The build succeeded but the PTX file was not written where expected.
     Missing(PathBuf),
@@ -101,6 +102,78 @@ pub fn build(workspace: &Path, target_dir: &Path, arch: &str, out: &Path) -> Res
     }
     std::fs::copy(&emitted, out).map_err(Error::Spawn)?;
     Ok(out.to_path_buf())
+}
+
+/// Where `cargo xtask install-ptxas` puts `ptxas` (and `fatbinary` beside it), from the PyPI
+/// wheel `nvidia-cuda-nvcc`.
+pub fn installed_ptxas(workspace: &Path) -> PathBuf {
+    workspace.join("target/tools/nvcc/nvidia/cu13/bin/ptxas")
+}
+
+/// `ptxas`: the `PTXAS` variable, else `ptxas` on `PATH`, else the copy under `target/tools/`.
+pub fn find_ptxas(workspace: &Path) -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("PTXAS") {
+        return Some(p.into());
+    }
+    if Command::new("ptxas")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        return Some("ptxas".into());
+    }
+    let local = installed_ptxas(workspace);
+    local.is_file().then_some(local)
+}
+
+/// Assembles `ptx` into SASS for `arch` with `ptxas` and packs the SASS and the PTX into one
+/// fatbin at `out` (with `fatbinary`, found beside `ptxas` or on `PATH`). The driver loads the
+/// SASS on a GPU of exactly `arch` with no JIT, and JIT-compiles the PTX on any other.
+///
+/// The result is kept under `cache_dir`, named by a hash of the PTX, so builds of the same
+/// kernels (debug, release, clippy) run `ptxas` once.
+pub fn build_fatbin(ptxas: &Path, ptx: &Path, arch: &str, cache_dir: &Path, out: &Path) -> Result<(), Error> {
+    use std::hash::{Hash, Hasher};
+    let text = std::fs::read(ptx).map_err(Error::Spawn)?;
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    text.hash(&mut hasher);
+    let cached = cache_dir.join(format!("kernels-{arch}-{:016x}.fatbin", hasher.finish()));
+    if !cached.is_file() {
+        std::fs::create_dir_all(cache_dir).map_err(Error::Spawn)?;
+        let cubin = cache_dir.join(format!("kernels-{arch}.cubin"));
+        run(Command::new(ptxas)
+            .args(["-arch", arch, "-o"])
+            .arg(&cubin)
+            .arg(ptx))?;
+        let fatbinary = ptxas
+            .parent()
+            .map(|dir| dir.join("fatbinary"))
+            .filter(|p| p.is_file())
+            .unwrap_or_else(|| "fatbinary".into());
+        let sm = arch.trim_start_matches("sm_");
+        let partial = cached.with_extension("partial");
+        run(Command::new(fatbinary)
+            .args(["-64", "--create"])
+            .arg(&partial)
+            .arg(format!("--image3=kind=elf,sm={sm},file={}", cubin.display()))
+            .arg(format!("--image3=kind=ptx,sm={sm},file={}", ptx.display())))?;
+        std::fs::rename(&partial, &cached).map_err(Error::Spawn)?;
+    }
+    std::fs::copy(&cached, out).map_err(Error::Spawn)?;
+    Ok(())
+}
+
+/// Runs a tool, keeping its stderr as the error.
+fn run(cmd: &mut Command) -> Result<(), Error> {
+    let output = cmd.output().map_err(Error::Spawn)?;
+    if output.status.success() {
+        Ok(())
+    } else {
+        Err(Error::Compile {
+            status: output.status.to_string(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        })
+    }
 }
 
 /// The names of the kernels (`.entry` functions) a PTX text defines, in order.

@@ -9,20 +9,26 @@ use std::process::Command;
 /// driver 580 (PTX ISA <= 9.0) accepts.
 const NVCC_WHEEL: &str = "nvidia-cuda-nvcc==13.0.88";
 
-/// The cargo-fuzz release `cargo xtask fuzz` installs when it is missing.
+/// The cargo-fuzz release installed under target/tools/ (with the stable toolchain: its
+/// dependencies do not compile on the pinned nightly).
 const CARGO_FUZZ_VERSION: &str = "0.13.1";
-/// The fuzz targets in fuzz/fuzz_targets/.
+/// The fuzz targets in fuzz/fuzz_targets/; each has committed seeds in fuzz/seeds/<target>/.
 const FUZZ_TARGETS: [&str; 2] = ["filter_file", "image_decode"];
-/// Seconds per fuzz target in `cargo xtask ci`.
-const CI_FUZZ_SECONDS: u64 = 20;
+/// The deterministic fuzzing pass of `cargo xtask ci`: libFuzzer's seed and number of runs per
+/// target (the committed seeds are replayed first).
+const CI_FUZZ_SEED: u32 = 1;
+const CI_FUZZ_RUNS: u32 = 200_000;
 
-const USAGE: &str = "usage: cargo xtask <task>
+const USAGE: &str = "usage: cargo xtask <task> [ARGS...]
 
 tasks:
   build-ptx [--arch sm_90]   compile gpu-kernels to target/ptx/kernels.ptx and, when ptxas is
                              available, print each kernel's registers, shared memory, stack and
                              spills (fails on any spill)
   install-ptxas              install ptxas from PyPI ({NVCC_WHEEL}) under target/tools/
+  install-tools              install everything `ci` needs beyond the pinned toolchain, under
+                             target/tools/: ptxas and cargo-fuzz {CARGO_FUZZ_VERSION} (built with
+                             the stable toolchain)
   verify [ARGS...]           build the host in release mode and run `host verify ARGS...`
   bench [ARGS...]            build the host in release mode and run `host bench ARGS...` (needs a
                              GPU; writes target/bench/bench*.csv and bench.md), then plot them
@@ -31,13 +37,18 @@ tasks:
   sanitize [ARGS...]         build the host in release mode and run `host sanitize ARGS...`
                              (needs a GPU and compute-sanitizer)
   soak [ARGS...]             build the host in release mode and run `host soak ARGS...` (GPU)
-  fuzz [--seconds N]         run each cargo-fuzz target for N seconds (default 30); installs
-                             cargo-fuzz {CARGO_FUZZ_VERSION} if missing
+  fuzz [--seconds N]         random fuzzing: each target for N seconds (default 30) from its
+                             seeds; a crashing input lands in fuzz/artifacts/<target>/ and belongs
+                             in fuzz/seeds/<target>/ and a test once fixed
+  fuzz --ci                  only the deterministic fuzzing pass of `ci`
   ci                         everything CI checks: formatting, clippy (host and nvptx), tests,
-                             PTX build + ptxas check, the main job on the CPU, and fuzzing
-                             (20 s per target)
-  doctor                     check the toolchain, rust-src, ptxas, the PTX build, the CUDA driver
-                             and the PTX load, and say what to fix";
+                             PTX build + ptxas check, the main job on the CPU, and deterministic
+                             fuzzing (each target replays its seeds, then {CI_FUZZ_RUNS} runs with
+                             -seed={CI_FUZZ_SEED})
+  doctor                     check what building, running and `ci` need (pinned toolchain and
+                             its components, stable toolchain, cc, python3/pip, ptxas,
+                             cargo-fuzz, the PTX build, the CUDA driver) and say how to fix each
+  help, --help, -h           this list";
 
 mod plot;
 
@@ -103,19 +114,31 @@ fn run() -> Result<()> {
             .concat(),
         ),
         Some("fuzz") => {
-            let seconds = match args.get(1).map(String::as_str) {
-                Some("--seconds") => args
-                    .get(2)
-                    .and_then(|s| s.parse().ok())
-                    .context("--seconds needs a whole number")?,
+            let mode = match args.get(1).map(String::as_str) {
+                Some("--seconds") => FuzzMode::Random {
+                    seconds: args
+                        .get(2)
+                        .and_then(|s| s.parse().ok())
+                        .context("--seconds needs a whole number")?,
+                },
+                Some("--ci") => FuzzMode::Deterministic,
                 Some(other) => bail!("unknown argument {other}\n{}", usage()),
-                None => 30,
+                None => FuzzMode::Random { seconds: 30 },
             };
-            fuzz(seconds)
+            fuzz(mode)
+        }
+        Some("install-tools") => {
+            install_ptxas()?;
+            install_cargo_fuzz().map(|_| ())
         }
         Some("ci") => ci(),
         Some("doctor") => doctor(),
-        _ => bail!("{}", usage()),
+        Some("help" | "--help" | "-h") => {
+            println!("{}", usage());
+            Ok(())
+        }
+        Some(other) => bail!("unknown task '{other}'\n{}", usage()),
+        None => bail!("no task given\n{}", usage()),
     }
 }
 
@@ -123,6 +146,8 @@ fn usage() -> String {
     USAGE
         .replace("{NVCC_WHEEL}", NVCC_WHEEL)
         .replace("{CARGO_FUZZ_VERSION}", CARGO_FUZZ_VERSION)
+        .replace("{CI_FUZZ_RUNS}", &CI_FUZZ_RUNS.to_string())
+        .replace("{CI_FUZZ_SEED}", &CI_FUZZ_SEED.to_string())
 }
 
 fn strs(v: &[String]) -> Vec<&str> {
@@ -255,24 +280,12 @@ fn ptxas_report(log: &str) -> Vec<KernelResources> {
     kernels
 }
 
-/// `PTXAS`, then `ptxas` on PATH, then the copy `install-ptxas` puts under target/tools/.
 fn find_ptxas() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("PTXAS") {
-        return Some(p.into());
-    }
-    if Command::new("ptxas")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-    {
-        return Some("ptxas".into());
-    }
-    let local = installed_ptxas();
-    local.is_file().then_some(local)
+    ptx_builder::find_ptxas(&workspace())
 }
 
 fn installed_ptxas() -> PathBuf {
-    workspace().join("target/tools/nvcc/nvidia/cu13/bin/ptxas")
+    ptx_builder::installed_ptxas(&workspace())
 }
 
 /// Installs the pinned wheel under target/tools/nvcc and returns the ptxas path.
@@ -306,6 +319,11 @@ fn install_ptxas() -> Result<PathBuf> {
 
 /// Everything CI runs, in order; stops at the first failure.
 fn ci() -> Result<()> {
+    // The tools first: every build below then embeds SASS made by the pinned ptxas.
+    let ptxas = install_ptxas()?;
+    // SAFETY: xtask is single-threaded here; no other thread reads the environment.
+    unsafe { std::env::set_var("PTXAS", &ptxas) };
+    install_cargo_fuzz()?;
     cargo(&["fmt", "--all", "--check"])?;
     cargo(&["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"])?;
     cargo(&[
@@ -322,9 +340,6 @@ fn ci() -> Result<()> {
         "warnings",
     ])?;
     cargo(&["test", "--workspace"])?;
-    let ptxas = install_ptxas()?;
-    // SAFETY: xtask is single-threaded here; no other thread reads the environment.
-    unsafe { std::env::set_var("PTXAS", &ptxas) };
     build_ptx(ptx_builder::DEFAULT_ARCH, true)?;
     cargo(&[
         "run",
@@ -337,46 +352,140 @@ fn ci() -> Result<()> {
         "--mask",
         "5",
     ])?;
-    fuzz(CI_FUZZ_SECONDS)?;
+    fuzz(FuzzMode::Deterministic)?;
     println!("ci: all checks passed");
     Ok(())
 }
 
-/// Runs every fuzz target for `seconds` (libFuzzer's `-max_total_time`), installing cargo-fuzz
-/// if missing. A crash fails the task; libFuzzer leaves the input under fuzz/artifacts/.
-fn fuzz(seconds: u64) -> Result<()> {
-    let has_fuzz = Command::new("cargo")
-        .args(["fuzz", "--version"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !has_fuzz {
-        cargo(&[
-            "install",
-            "cargo-fuzz",
-            "--locked",
-            "--version",
-            CARGO_FUZZ_VERSION,
-        ])?;
+/// The cargo-fuzz binary `install-tools` puts under target/tools/.
+fn installed_cargo_fuzz() -> PathBuf {
+    workspace().join("target/tools/bin/cargo-fuzz")
+}
+
+/// The version an installed cargo-fuzz reports, if it runs.
+fn cargo_fuzz_version(path: &Path) -> Option<String> {
+    let line = first_line(&path.to_string_lossy(), &["fuzz", "--version"]).ok()?;
+    line.split_whitespace().last().map(str::to_string)
+}
+
+/// Installs the pinned cargo-fuzz under target/tools/ unless it is there already, and returns
+/// its path. It is built by the stable toolchain from outside the workspace, so neither the
+/// pinned nightly nor the workspace's settings apply to it.
+fn install_cargo_fuzz() -> Result<PathBuf> {
+    let path = installed_cargo_fuzz();
+    if cargo_fuzz_version(&path).as_deref() == Some(CARGO_FUZZ_VERSION) {
+        println!(
+            "cargo-fuzz {CARGO_FUZZ_VERSION} already installed at {}",
+            path.display()
+        );
+        return Ok(path);
     }
+    let root = workspace().join("target/tools");
+    let args = [
+        "run",
+        "stable",
+        "cargo",
+        "install",
+        "--locked",
+        "--root",
+        &root.to_string_lossy(),
+        "cargo-fuzz",
+        "--version",
+        CARGO_FUZZ_VERSION,
+    ];
+    println!("$ rustup {}", args.join(" "));
+    let mut cmd = Command::new("rustup");
+    cmd.args(args).current_dir(std::env::temp_dir());
+    // What the outer cargo set for the pinned nightly must not reach the stable build.
+    for (key, _) in std::env::vars_os() {
+        let key = key.to_string_lossy();
+        if (key.starts_with("CARGO") && key != "CARGO_HOME")
+            || key.starts_with("RUSTUP_TOOLCHAIN")
+            || key.starts_with("RUSTC")
+            || key.starts_with("RUSTDOC")
+            || key == "RUSTFLAGS"
+        {
+            cmd.env_remove(key.as_ref());
+        }
+    }
+    let status = cmd
+        .status()
+        .context("running rustup (cargo-fuzz is built with the stable toolchain)")?;
+    if !status.success() {
+        bail!(
+            "installing cargo-fuzz {CARGO_FUZZ_VERSION} failed ({status}); it needs the stable \
+             toolchain: `rustup toolchain install stable`"
+        );
+    }
+    Ok(path)
+}
+
+/// How `fuzz` runs the targets.
+enum FuzzMode {
+    /// CI: replay the committed seeds, then a fixed number of runs from a fixed seed.
+    Deterministic,
+    /// A person's search for new inputs: random, for this long per target.
+    Random { seconds: u64 },
+}
+
+/// Runs every fuzz target with the committed seeds (fuzz/seeds/<target>/) as its corpus, after
+/// installing cargo-fuzz if needed. A crash fails the task; libFuzzer leaves the input under
+/// fuzz/artifacts/<target>/.
+fn fuzz(mode: FuzzMode) -> Result<()> {
+    let cargo_fuzz = install_cargo_fuzz()?;
     let dir = workspace().join("fuzz");
     for target in FUZZ_TARGETS {
-        let corpus = dir.join("corpus").join(target);
+        let seeds = dir.join("seeds").join(target);
+        // New inputs go to the first folder: a scratch copy for CI, the ignored corpus otherwise.
+        let (corpus, options) = match mode {
+            FuzzMode::Deterministic => {
+                let scratch = workspace().join("target/fuzz-corpus").join(target);
+                let _ = std::fs::remove_dir_all(&scratch);
+                (
+                    scratch,
+                    vec![format!("-seed={CI_FUZZ_SEED}"), format!("-runs={CI_FUZZ_RUNS}")],
+                )
+            }
+            FuzzMode::Random { seconds } => (
+                dir.join("corpus").join(target),
+                vec![format!("-max_total_time={seconds}")],
+            ),
+        };
         std::fs::create_dir_all(&corpus)?;
-        let time = format!("-max_total_time={seconds}");
-        let args = ["fuzz", "run", "-O", target, "--", &time, "-max_len=65536"];
-        println!("$ (cd fuzz && cargo {})", args.join(" "));
-        let status = Command::new("cargo")
-            .args(args)
+        let mut args = vec!["fuzz".to_string(), "run".into(), "-O".into(), target.into()];
+        args.push(corpus.to_string_lossy().into_owned());
+        args.push(seeds.to_string_lossy().into_owned());
+        args.push("--".into());
+        args.extend(options);
+        args.push("-max_len=65536".into());
+        // Called directly (as `cargo fuzz` would), so no other cargo-fuzz on PATH is picked.
+        println!("$ (cd fuzz && {} {})", cargo_fuzz.display(), args.join(" "));
+        let status = Command::new(&cargo_fuzz)
+            .args(&args)
             .current_dir(&dir)
             .status()
             .context("running cargo fuzz")?;
         if !status.success() {
             bail!(
-                "fuzz target {target} failed ({status}); the crashing input is under fuzz/artifacts/{target}/"
+                "fuzz target {target} failed ({status}): see the output above; an input that \
+                 crashed it is left under fuzz/artifacts/{target}/: fix the cause, then add the \
+                 input to fuzz/seeds/{target}/ and to a test"
             );
         }
     }
     Ok(())
+}
+
+/// The toolchain channel rust-toolchain.toml pins.
+fn pinned_channel() -> Result<String> {
+    let text = std::fs::read_to_string(workspace().join("rust-toolchain.toml"))
+        .context("reading rust-toolchain.toml")?;
+    text.lines()
+        .find_map(|l| {
+            let value = l.trim().strip_prefix("channel")?.trim().strip_prefix('=')?;
+            Some(value.trim().trim_matches('"').to_string())
+        })
+        .context("rust-toolchain.toml names no channel")
 }
 
 /// How one `doctor` check went.
@@ -386,6 +495,15 @@ enum Check {
     Warn(String),
     /// What is wrong and how to fix it.
     Fail(String),
+}
+
+/// A command's whole standard output, empty if it cannot run.
+fn stdout_of(program: &str, args: &[&str]) -> String {
+    Command::new(program)
+        .args(args)
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap_or_default()
 }
 
 /// The first line of a command's output (stdout, else stderr), or why it did not run.
@@ -409,40 +527,93 @@ fn first_line(program: &str, args: &[&str]) -> Result<String, String> {
 /// but the GPU is missing.
 fn doctor() -> Result<()> {
     let mut checks: Vec<(&str, Check)> = Vec::new();
+    let channel = pinned_channel()?;
+    let has_pinned = stdout_of("rustup", &["toolchain", "list"])
+        .lines()
+        .any(|l| l.starts_with(&channel));
     checks.push((
-        "toolchain",
-        match first_line("rustup", &["show", "active-toolchain"]) {
-            Ok(t) => Check::Ok(t),
+        "pinned toolchain",
+        if has_pinned {
+            Check::Ok(format!("{channel} (rust-toolchain.toml)"))
+        } else {
+            Check::Fail(format!(
+                "{channel} is not installed: run `rustup toolchain install` in the project folder \
+                 (rustup older than 1.28: `rustup toolchain install {channel} --profile minimal \
+                 --component rust-src,rustfmt,clippy`)"
+            ))
+        },
+    ));
+    let components = stdout_of(
+        "rustup",
+        &["component", "list", "--installed", "--toolchain", &channel],
+    );
+    for (component, why) in [
+        ("rust-src", "-Zbuild-std for the nvptx target"),
+        ("rustfmt", "the formatting check"),
+        ("clippy", "the lint check"),
+    ] {
+        checks.push((
+            component,
+            if components.lines().any(|l| l.starts_with(component)) {
+                Check::Ok(format!("installed (needed by {why})"))
+            } else {
+                Check::Fail(format!(
+                    "missing (needed by {why}): run `rustup component add {component} --toolchain {channel}`"
+                ))
+            },
+        ));
+    }
+    checks.push((
+        "stable toolchain",
+        match first_line("rustup", &["run", "stable", "cargo", "--version"]) {
+            Ok(v) => Check::Ok(format!("{v} (builds cargo-fuzz)")),
             Err(e) => Check::Fail(format!(
-                "{e}: install rustup (rustup.rs); rust-toolchain.toml pins the nightly"
+                "{e}: cargo-fuzz is built with it: run `rustup toolchain install stable`"
             )),
         },
     ));
-    let components = Command::new("rustup")
-        .args(["component", "list", "--installed"])
-        .current_dir(workspace())
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
-        .unwrap_or_default();
     checks.push((
-        "rust-src",
-        if components.lines().any(|l| l.starts_with("rust-src")) {
-            Check::Ok("installed (needed by -Zbuild-std for the nvptx target)".into())
-        } else {
-            Check::Fail("missing: run `rustup component add rust-src`".into())
+        "cc",
+        match first_line("cc", &["--version"]) {
+            Ok(v) => Check::Ok(format!("{v} (builds the CUDA driver shim)")),
+            Err(e) => Check::Fail(format!(
+                "{e}: install a C compiler (Debian/Ubuntu: `apt-get install gcc`)"
+            )),
         },
     ));
+    let ptxas = match find_ptxas() {
+        Some(p) => match first_line(&p.to_string_lossy(), &["--version"]) {
+            Ok(_) => Check::Ok(p.display().to_string()),
+            Err(e) => Check::Fail(format!(
+                "{} does not run ({e}): run `cargo xtask install-ptxas`",
+                p.display()
+            )),
+        },
+        None => match first_line("python3", &["-m", "pip", "--version"]) {
+            Ok(_) => Check::Warn(format!(
+                "not installed yet; `cargo xtask ci` installs it ({NVCC_WHEEL}), or run \
+                 `cargo xtask install-ptxas` now"
+            )),
+            Err(e) => Check::Fail(format!(
+                "not found, and python3 -m pip cannot install it ({e}): install python3 and pip \
+                 (Debian/Ubuntu: `apt-get install python3-pip`), or set PTXAS"
+            )),
+        },
+    };
+    checks.push(("ptxas", ptxas));
+    let fuzz = installed_cargo_fuzz();
     checks.push((
-        "ptxas",
-        match find_ptxas() {
-            Some(p) => match first_line(&p.to_string_lossy(), &["--version"]) {
-                Ok(_) => Check::Ok(p.display().to_string()),
-                Err(e) => Check::Fail(format!(
-                    "{} does not run ({e}): run `cargo xtask install-ptxas`",
-                    p.display()
-                )),
-            },
-            None => Check::Fail("not found: run `cargo xtask install-ptxas` (or set PTXAS)".into()),
+        "cargo-fuzz",
+        match cargo_fuzz_version(&fuzz) {
+            Some(v) if v == CARGO_FUZZ_VERSION => Check::Ok(fuzz.display().to_string()),
+            Some(v) => Check::Warn(format!(
+                "{} is {v}, not {CARGO_FUZZ_VERSION}: `cargo xtask install-tools` replaces it",
+                fuzz.display()
+            )),
+            None => Check::Warn(format!(
+                "not installed yet; `cargo xtask ci` installs {CARGO_FUZZ_VERSION} under \
+                 target/tools/ with the stable toolchain, or run `cargo xtask install-tools` now"
+            )),
         },
     ));
     let ws = workspace();
