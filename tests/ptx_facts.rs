@@ -49,6 +49,7 @@ fn ptx_has_every_kernel_for_every_type_and_targets_sm_90() {
     expected.extend(radius_entries(names::FAST).map(|(name, _)| name));
     expected.extend(radius_entries(names::SEP_FUSED).map(|(name, _)| name));
     expected.push(names::FMA_PROBE.to_string());
+    expected.push(names::GPU_SPIN.to_string());
     expected.sort_unstable();
     assert_eq!(entries, expected);
     assert!(PTX.contains(".target sm_90"));
