@@ -47,6 +47,7 @@ fn ptx_has_every_kernel_for_every_type_and_targets_sm_90() {
         .flat_map(|n| DTYPES.iter().map(move |t| format!("{n}_{t}")))
         .collect();
     expected.extend(radius_entries(names::FAST).map(|(name, _)| name));
+    expected.extend(radius_entries(names::FAST_4X2).map(|(name, _)| name));
     expected.extend(radius_entries(names::SEP_FUSED).map(|(name, _)| name));
     expected.push(names::FMA_PROBE.to_string());
     expected.push(names::GPU_SPIN.to_string());
@@ -75,7 +76,7 @@ fn tiled_kernels_really_use_shared_memory() {
         names::SEP_ROWS,
         names::SEP_COLS,
     ];
-    let per_radius = [names::FAST, names::SEP_FUSED]
+    let per_radius = [names::FAST, names::FAST_4X2, names::SEP_FUSED]
         .into_iter()
         .flat_map(radius_entries);
     for (name, body) in bases.into_iter().flat_map(each_type).chain(per_radius) {
@@ -103,7 +104,7 @@ fn constant_bank_kernels_never_read_taps_from_global_memory() {
     let all = bases
         .into_iter()
         .flat_map(|(base, pointers)| each_type(base).map(move |e| (e, pointers)));
-    let per_radius = [names::FAST, names::SEP_FUSED]
+    let per_radius = [names::FAST, names::FAST_4X2, names::SEP_FUSED]
         .into_iter()
         .flat_map(radius_entries);
     for ((name, body), pointers) in all.chain(per_radius.map(|e| (e, 2))) {

@@ -524,24 +524,24 @@ macro_rules! unroll {
     })*};
 }
 
-/// Writes a thread's 4 × 4 patch of outputs with top-left `(x, y)` in channel `c`: one vector
+/// Writes a thread's 4 × PY patch of outputs (PY ≤ 4) with top-left `(x, y)` in channel `c`: one vector
 /// store per row where the 4 samples are aligned and inside a single-channel output, else sample by
 /// sample, skipping samples outside the output. RGBA's alpha is stored as it is.
 ///
 /// # Safety
 /// `output` points to the output `g` describes and `(x, y)` is inside it.
 #[inline(always)]
-pub unsafe fn store_patch<T: Sample>(
+pub unsafe fn store_patch<T: Sample, const PY: usize>(
     output: *mut T,
     g: &Geometry,
     x: u32,
     y: u32,
     c: u32,
-    acc: &[[f32; 4]; 4],
+    acc: &[[f32; 4]; PY],
 ) {
     let clamp = g.clamp != 0 && !is_alpha(g, c);
     let vector_store = g.channels == 1 && g.out_width.is_multiple_of(4) && x + 3 < g.out_width;
-    unroll!(OY < 4; [0, 1, 2, 3] {
+    unroll!(OY < PY; [0, 1, 2, 3] {
         let yy = y + OY as u32;
         if yy < g.out_height {
             if vector_store {

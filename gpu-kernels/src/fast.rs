@@ -1,73 +1,122 @@
-//! The `fast` kernel: register blocking with the filter radius known at compile time.
+//! The `fast` kernels: register blocking with the filter radius known at compile time.
 //!
 //! # Tiling
-//! A block of [`FAST_BLOCK`](crate::launch::FAST_BLOCK) = 32 × 8 threads produces a 128 × 32
-//! output tile of one channel. It first loads the haloed input tile, `(128 + 2RA) × (32 + 2R)`
-//! pixels where `RA` is `R` rounded up to a multiple of 4 (so everything stays 16-byte aligned),
-//! into shared memory: with one vector load per 4 pixels when the tile lies inside a
-//! single-channel image, else pixel by pixel with the border resolved. Each thread then computes a
-//! 4 × 4 patch of outputs held in 16 registers: for every filter row it reads that row's taps once
-//! (constant bank, at offsets known at compile time because `R` is a const generic) and, for each of
-//! its 4 output rows, the `4 + 2R` input pixels it needs as 16-byte shared loads, then does
-//! `4 · (2R + 1)` fused multiply-adds per row. Shared-memory traffic per FMA falls by about
-//! `4k / (4 + 2R)` compared with one output per thread, which moves large filters from the load
-//! units onto the FMA units.
+//! A block of [`FAST_BLOCK`](crate::launch::FAST_BLOCK) = 32 × 8 threads produces a 128 × 8·PY
+//! output tile of one channel, where PY (4 for `conv_fast_*`, 2 for `conv_fast_4x2_*`) is the
+//! number of output rows per thread. It first loads the haloed input tile, `(128 + 2RA) × (8·PY +
+//! 2R)` pixels where `RA` is `R` rounded up to a multiple of 4 (so everything stays 16-byte
+//! aligned), into shared memory. In a single-channel image whose width is a multiple of 4 every
+//! 4 pixels inside the image are one vector load (a tile wholly inside issues its loads in batches
+//! of [`LOAD_BATCH`] per thread before storing any, so their latencies overlap), and only vectors
+//! beyond the image's edges resolve the border pixel by pixel; other images are loaded pixel by
+//! pixel with the border resolved. Each thread then computes a
+//! 4 × PY patch of outputs held in registers. Up to radius [`UNROLLED_MAX_RADIUS`] it walks the
+//! `PY + 2R` input rows the patch needs, reads each row's `4 + 2RA` pixels once as 16-byte shared
+//! loads and applies them to every output row they feed, with every loop unrolled so each tap is
+//! read at a constant offset of the constant bank. Larger filters loop over filter rows instead
+//! (reading each input row once per output row), which keeps their code small. Shared-memory
+//! traffic per FMA falls by about `4k / (4 + 2R)` compared with one output per thread, which moves
+//! large filters from the load units onto the FMA units. PY = 4 shares each input row among more
+//! outputs; PY = 2 halves the tile, so small images get more blocks, and needs fewer registers.
 //!
 //! # Thread mapping
 //! Block `(bx, by, c)`, thread `(tx, ty)` writes output pixels
-//! `(bx·128 + 4·tx + ox, by·32 + 4·ty + oy)`, `ox, oy < 4`, of channel `c`, where inside the output.
+//! `(bx·128 + 4·tx + ox, by·8·PY + PY·ty + oy)`, `ox < 4`, `oy < PY`, of channel `c`, where inside
+//! the output.
 //!
 //! # Safety
-//! Launch with block `FAST_BLOCK`, `fast_shared_bytes(R)` bytes of dynamic shared memory and grid
-//! z = `channels`; `g.radius == R`; buffers and taps as for `constant`.
+//! Launch with block `FAST_BLOCK`, `fast_shared_bytes(R, PY)` bytes of dynamic shared memory and
+//! grid z = `channels`; `g.radius == R`; buffers and taps as for `constant`.
 
 use crate::device::{
     F32x4, Global, ParamTaps, Sample, block_x, block_y, block_z, fetch_or_zero, fma, is_alpha, shared_tile,
     shared_tile_x4, store_patch, sync_threads, thread_x, thread_y,
 };
 use crate::launch::{
-    FAST_BLOCK, FAST_PER_THREAD, FAST_TILE, Geometry, MAX_FILTER_SIZE, Taps, fast_halo, fast_stride,
+    FAST_BLOCK, FAST_PER_THREAD, Geometry, MAX_FILTER_SIZE, Taps, fast_halo, fast_stride, fast_tile,
 };
 
 /// Largest radius whose kernel is unrolled completely (input-row-stationary, taps as constant
 /// operands); larger filters keep a loop over filter rows, which keeps their code small.
 const UNROLLED_MAX_RADIUS: usize = 8;
 
+/// Tile vectors a thread loads before storing them to shared memory.
+const LOAD_BATCH: usize = 4;
+
 /// Longest input run a thread reads per row (4 outputs plus the largest aligned halo), in `f32`.
 const SEGMENT: usize = (FAST_PER_THREAD.0 + 2 * fast_halo(MAX_FILTER_SIZE / 2)) as usize;
 
 #[inline(always)]
-unsafe fn fast<T: Sample, const R: usize>(input: *const T, output: *mut T, g: &Geometry, taps: ParamTaps) {
+unsafe fn fast<T: Sample, const R: usize, const PY: usize>(
+    input: *const T,
+    output: *mut T,
+    g: &Geometry,
+    taps: ParamTaps,
+) {
     let k = 2 * R + 1;
+    let tile = fast_tile(PY as u32);
     // Columns are loaded with an aligned halo of RA >= R pixels; row reads skip RA - R of them.
     let ra = fast_halo(R as u32) as usize;
     let stride = fast_stride(R as u32);
-    let (tile_w, tile_h) = (stride, FAST_TILE.1 + 2 * R as u32);
+    let (tile_w, tile_h) = (stride, tile.1 + 2 * R as u32);
     let (tx, ty, c) = (thread_x(), thread_y(), block_z());
     let src = Global::new(input, g);
-    let x0 = (block_x() * FAST_TILE.0 + g.offset) as i32 - ra as i32;
-    let y0 = (block_y() * FAST_TILE.1 + g.offset) as i32 - R as i32;
-    let tile = shared_tile();
+    let x0 = (block_x() * tile.0 + g.offset) as i32 - ra as i32;
+    let y0 = (block_y() * tile.1 + g.offset) as i32 - R as i32;
+    let pixels = shared_tile();
     let vectors = shared_tile_x4();
     let threads = FAST_BLOCK.0 * FAST_BLOCK.1;
     let first = ty * FAST_BLOCK.0 + tx;
-    let interior = x0 >= 0
+    // A single-channel image whose rows are whole 16-byte vectors: every 4-pixel vector of the
+    // tile that lies inside the image is one vector load, and only the vectors beyond its edges
+    // resolve the border pixel by pixel, so blocks at the image's edges stay vectorized too.
+    let vectors_ok = g.channels == 1 && g.in_width.is_multiple_of(4) && x0 % 4 == 0;
+    let per_row = tile_w / 4;
+    if vectors_ok
+        && x0 >= 0
         && y0 >= 0
         && x0 as u32 + tile_w <= g.in_width
         && y0 as u32 + tile_h <= g.in_height
-        && g.channels == 1
-        && g.in_width.is_multiple_of(4)
-        && x0 % 4 == 0;
-    if interior {
-        // The whole tile is inside the image: no border logic, one vector load per 4 pixels.
-        let per_row = tile_w / 4;
+    {
+        // The whole tile is inside the image: no border logic. Loads go in batches of
+        // `LOAD_BATCH` per thread, all issued before any is stored, so their latencies overlap.
+        let total = per_row * tile_h;
+        let mut base = first;
+        while base < total {
+            let mut batch = [F32x4([0.0; 4]); LOAD_BATCH];
+            unroll!(B < LOAD_BATCH; [0, 1, 2, 3] {
+                let e = base + B as u32 * threads;
+                if e < total {
+                    let (q, row) = (e % per_row, e / per_row);
+                    let at = (y0 as usize + row as usize) * g.in_width as usize + x0 as usize + 4 * q as usize;
+                    // SAFETY: the 4 pixels are inside the image and 4-aligned (x0 and the row
+                    // width are multiples of 4).
+                    batch[B] = F32x4(unsafe { T::load4(input.add(at)) });
+                }
+            });
+            unroll!(B < LOAD_BATCH; [0, 1, 2, 3] {
+                let e = base + B as u32 * threads;
+                if e < total {
+                    // SAFETY: `e` indexes a vector inside the tile.
+                    unsafe { *vectors.add(e as usize) = batch[B] };
+                }
+            });
+            base += LOAD_BATCH as u32 * threads;
+        }
+    } else if vectors_ok {
         let mut e = first;
         while e < per_row * tile_h {
-            let (q, row) = (e % per_row, e / per_row);
-            let at = (y0 as usize + row as usize) * g.in_width as usize + x0 as usize + 4 * q as usize;
-            // SAFETY: the 4 pixels are inside the image (interior) and 4-aligned (x0 and the row
-            // width are multiples of 4); `e` indexes a vector inside the tile.
-            unsafe { *vectors.add(e as usize) = F32x4(T::load4(input.add(at))) };
+            let (gx, gy) = (x0 + 4 * (e % per_row) as i32, y0 + (e / per_row) as i32);
+            let v = if gx >= 0 && gy >= 0 && (gx as u32) < g.in_width && (gy as u32) < g.in_height {
+                let at = gy as usize * g.in_width as usize + gx as usize;
+                // SAFETY: the 4 pixels are inside the image (gx is 4-aligned and below the row
+                // width, a multiple of 4) and 16-byte aligned for f32.
+                unsafe { T::load4(input.add(at)) }
+            } else {
+                [0, 1, 2, 3].map(|i| fetch_or_zero(g, &src, gx + i, gy))
+            };
+            // SAFETY: `e` indexes a vector inside the tile.
+            unsafe { *vectors.add(e as usize) = F32x4(v) };
             e += threads;
         }
     } else {
@@ -75,46 +124,46 @@ unsafe fn fast<T: Sample, const R: usize>(input: *const T, output: *mut T, g: &G
         while e < tile_w * tile_h {
             let (lx, ly) = (e % tile_w, e / tile_w);
             // SAFETY: e < tile_w · tile_h, the shared size the host allocates for this radius.
-            unsafe { *tile.add(e as usize) = fetch_or_zero(g, &src, x0 + lx as i32, y0 + ly as i32) };
+            unsafe { *pixels.add(e as usize) = fetch_or_zero(g, &src, x0 + lx as i32, y0 + ly as i32) };
             e += threads;
         }
     }
     sync_threads();
 
-    let (px, py) = (FAST_PER_THREAD.0 * tx, FAST_PER_THREAD.1 * ty);
-    let (x, y) = (block_x() * FAST_TILE.0 + px, block_y() * FAST_TILE.1 + py);
+    let (px, py) = (FAST_PER_THREAD.0 * tx, PY as u32 * ty);
+    let (x, y) = (block_x() * tile.0 + px, block_y() * tile.1 + py);
     if x >= g.out_width || y >= g.out_height {
         return;
     }
     let alpha = is_alpha(g, c);
-    let mut acc = [[0.0f32; 4]; 4];
+    let mut acc = [[0.0f32; 4]; PY];
     if alpha {
-        unroll!(OY < 4; [0, 1, 2, 3] {
+        unroll!(OY < PY; [0, 1, 2, 3] {
             unroll!(OX < 4; [0, 1, 2, 3] {
                 let at = (py as usize + OY + R) * stride as usize + px as usize + OX + ra;
                 // SAFETY: inside the tile.
-                acc[OY][OX] = unsafe { *tile.add(at) };
+                acc[OY][OX] = unsafe { *pixels.add(at) };
             });
         });
     } else if R <= UNROLLED_MAX_RADIUS {
         // Input-row-stationary: each of the 4 + 2R shared rows the patch needs is read once and
         // applied to every output row it feeds. Every loop is unrolled, so every tap's offset is a
         // constant and the taps are FMA operands straight from the constant bank.
-        unroll!(ROW < 4 + 2 * R; [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19] {
+        unroll!(ROW < PY + 2 * R; [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19] {
             let mut seg = [0.0f32; SEGMENT];
             let row = ((py as usize + ROW) * stride as usize + px as usize) / 4;
             unroll!(Q < (4 + 2 * ra) / 4; [0, 1, 2, 3, 4, 5, 6, 7, 8] {
                 // SAFETY: 16-byte aligned (stride and px are multiples of 4) and inside the tile:
-                // px + 4Q + 3 < px + 4 + 2·RA <= stride and py + ROW < 32 + 2R = tile_h.
+                // px + 4Q + 3 < px + 4 + 2·RA <= stride and py + ROW < 8·PY + 2R = tile_h.
                 let v = unsafe { *vectors.add(row + Q) };
                 seg[4 * Q..4 * Q + 4].copy_from_slice(&v.0);
             });
-            unroll!(OY < 4; [0, 1, 2, 3] {
-                // Filter row I meets this input row for output row OY.
-                const I: usize = ROW.wrapping_sub(OY);
-                if I < k {
+            unroll!(OY < PY; [0, 1, 2, 3] {
+                // Filter row i meets this input row for output row OY.
+                let i = ROW as isize - OY as isize;
+                if i >= 0 && (i as usize) < k {
                     unroll!(J < k; [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16] {
-                        let tap = taps.get((I * k + J) as u32);
+                        let tap = taps.get((i as usize * k + J) as u32);
                         unroll!(OX < 4; [0, 1, 2, 3] {
                             acc[OY][OX] = fma(seg[OX + J + ra - R], tap, acc[OY][OX]);
                         });
@@ -128,7 +177,7 @@ unsafe fn fast<T: Sample, const R: usize>(input: *const T, output: *mut T, g: &G
             unroll!(J < k; [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30] {
                 row_taps[J] = taps.get((i * k + J) as u32);
             });
-            unroll!(OY < 4; [0, 1, 2, 3] {
+            unroll!(OY < PY; [0, 1, 2, 3] {
                 let mut seg = [0.0f32; SEGMENT];
                 let row = ((py as usize + OY + i) * stride as usize + px as usize) / 4;
                 unroll!(Q < (4 + 2 * ra) / 4; [0, 1, 2, 3, 4, 5, 6, 7, 8] {
@@ -150,32 +199,51 @@ unsafe fn fast<T: Sample, const R: usize>(input: *const T, output: *mut T, g: &G
 }
 
 macro_rules! fast_entries {
-    ($t:ty: $($name:ident = $r:literal),* $(,)?) => {$(
-        /// The `fast` kernel for this sample type and radius (see the module documentation).
+    ($t:ty, $py:literal: $($name:ident = $r:literal),* $(,)?) => {$(
+        /// A `fast` kernel for this sample type, output rows per thread and radius (see the module
+        /// documentation).
         #[unsafe(no_mangle)]
         pub unsafe extern "ptx-kernel" fn $name(input: *const $t, output: *mut $t, g: Geometry, _taps: Taps) {
             let taps = param_taps!($name, 3);
             // SAFETY: the caller follows the module documentation's launch contract.
-            unsafe { fast::<$t, $r>(input, output, &g, taps) }
+            unsafe { fast::<$t, $r, $py>(input, output, &g, taps) }
         }
     )*};
 }
 
-fast_entries!(f32:
+fast_entries!(f32, 4:
     conv_fast_f32_r0 = 0, conv_fast_f32_r1 = 1, conv_fast_f32_r2 = 2, conv_fast_f32_r3 = 3,
     conv_fast_f32_r4 = 4, conv_fast_f32_r5 = 5, conv_fast_f32_r6 = 6, conv_fast_f32_r7 = 7,
     conv_fast_f32_r8 = 8, conv_fast_f32_r9 = 9, conv_fast_f32_r10 = 10, conv_fast_f32_r11 = 11,
     conv_fast_f32_r12 = 12, conv_fast_f32_r13 = 13, conv_fast_f32_r14 = 14, conv_fast_f32_r15 = 15,
 );
-fast_entries!(u8:
+fast_entries!(u8, 4:
     conv_fast_u8_r0 = 0, conv_fast_u8_r1 = 1, conv_fast_u8_r2 = 2, conv_fast_u8_r3 = 3,
     conv_fast_u8_r4 = 4, conv_fast_u8_r5 = 5, conv_fast_u8_r6 = 6, conv_fast_u8_r7 = 7,
     conv_fast_u8_r8 = 8, conv_fast_u8_r9 = 9, conv_fast_u8_r10 = 10, conv_fast_u8_r11 = 11,
     conv_fast_u8_r12 = 12, conv_fast_u8_r13 = 13, conv_fast_u8_r14 = 14, conv_fast_u8_r15 = 15,
 );
-fast_entries!(u16:
+fast_entries!(u16, 4:
     conv_fast_u16_r0 = 0, conv_fast_u16_r1 = 1, conv_fast_u16_r2 = 2, conv_fast_u16_r3 = 3,
     conv_fast_u16_r4 = 4, conv_fast_u16_r5 = 5, conv_fast_u16_r6 = 6, conv_fast_u16_r7 = 7,
     conv_fast_u16_r8 = 8, conv_fast_u16_r9 = 9, conv_fast_u16_r10 = 10, conv_fast_u16_r11 = 11,
     conv_fast_u16_r12 = 12, conv_fast_u16_r13 = 13, conv_fast_u16_r14 = 14, conv_fast_u16_r15 = 15,
+);
+fast_entries!(f32, 2:
+    conv_fast_4x2_f32_r0 = 0, conv_fast_4x2_f32_r1 = 1, conv_fast_4x2_f32_r2 = 2, conv_fast_4x2_f32_r3 = 3,
+    conv_fast_4x2_f32_r4 = 4, conv_fast_4x2_f32_r5 = 5, conv_fast_4x2_f32_r6 = 6, conv_fast_4x2_f32_r7 = 7,
+    conv_fast_4x2_f32_r8 = 8, conv_fast_4x2_f32_r9 = 9, conv_fast_4x2_f32_r10 = 10, conv_fast_4x2_f32_r11 = 11,
+    conv_fast_4x2_f32_r12 = 12, conv_fast_4x2_f32_r13 = 13, conv_fast_4x2_f32_r14 = 14, conv_fast_4x2_f32_r15 = 15,
+);
+fast_entries!(u8, 2:
+    conv_fast_4x2_u8_r0 = 0, conv_fast_4x2_u8_r1 = 1, conv_fast_4x2_u8_r2 = 2, conv_fast_4x2_u8_r3 = 3,
+    conv_fast_4x2_u8_r4 = 4, conv_fast_4x2_u8_r5 = 5, conv_fast_4x2_u8_r6 = 6, conv_fast_4x2_u8_r7 = 7,
+    conv_fast_4x2_u8_r8 = 8, conv_fast_4x2_u8_r9 = 9, conv_fast_4x2_u8_r10 = 10, conv_fast_4x2_u8_r11 = 11,
+    conv_fast_4x2_u8_r12 = 12, conv_fast_4x2_u8_r13 = 13, conv_fast_4x2_u8_r14 = 14, conv_fast_4x2_u8_r15 = 15,
+);
+fast_entries!(u16, 2:
+    conv_fast_4x2_u16_r0 = 0, conv_fast_4x2_u16_r1 = 1, conv_fast_4x2_u16_r2 = 2, conv_fast_4x2_u16_r3 = 3,
+    conv_fast_4x2_u16_r4 = 4, conv_fast_4x2_u16_r5 = 5, conv_fast_4x2_u16_r6 = 6, conv_fast_4x2_u16_r7 = 7,
+    conv_fast_4x2_u16_r8 = 8, conv_fast_4x2_u16_r9 = 9, conv_fast_4x2_u16_r10 = 10, conv_fast_4x2_u16_r11 = 11,
+    conv_fast_4x2_u16_r12 = 12, conv_fast_4x2_u16_r13 = 13, conv_fast_4x2_u16_r14 = 14, conv_fast_4x2_u16_r15 = 15,
 );

@@ -138,6 +138,8 @@ pub mod names {
     /// Register-blocked, radius known at compile time: the entry point for samples of type `t`
     /// and radius `r` is `conv_fast_<t>_r<r>` (not in [`ALL`], which has one entry per type).
     pub const FAST: &str = "conv_fast";
+    /// As [`FAST`] with 4 × 2 outputs per thread: `conv_fast_4x2_<t>_r<r>`.
+    pub const FAST_4X2: &str = "conv_fast_4x2";
     /// Fused separable filter (row pass into shared memory, then column pass): the entry point for
     /// samples of type `t` and radius `r` is `conv_sep_fused_<t>_r<r>` (not in [`ALL`]).
     pub const SEP_FUSED: &str = "conv_sep_fused";
@@ -155,12 +157,19 @@ pub mod names {
     ];
 }
 
-/// Block shape of the `fast` kernel: 32 × 8 threads.
+/// Block shape of the `fast` kernels: 32 × 8 threads.
 pub const FAST_BLOCK: (u32, u32) = (32, 8);
 /// Outputs per thread of the `fast` kernel: a 4 × 4 patch held in registers.
 pub const FAST_PER_THREAD: (u32, u32) = (4, 4);
+/// Output rows per thread of the `fast` kernels: 4 (`fast`, a 4 × 4 patch per thread) or 2
+/// (`fast-4x2`, a 4 × 2 patch: half the tile, more blocks, fewer registers).
+pub const FAST_ROWS: [u32; 2] = [4, 2];
+/// Output tile of one `fast` block with `rows` output rows per thread: 128 × (8 · rows) pixels.
+pub const fn fast_tile(rows: u32) -> (u32, u32) {
+    (FAST_BLOCK.0 * FAST_PER_THREAD.0, FAST_BLOCK.1 * rows)
+}
 /// Output tile of one `fast` block: 128 × 32 pixels.
-pub const FAST_TILE: (u32, u32) = (FAST_BLOCK.0 * FAST_PER_THREAD.0, FAST_BLOCK.1 * FAST_PER_THREAD.1);
+pub const FAST_TILE: (u32, u32) = fast_tile(FAST_PER_THREAD.1);
 
 /// The `fast` kernel's horizontal halo: the radius rounded up to a multiple of 4, so the tile's
 /// first column, every row of it, and every thread's run of pixels are 16-byte aligned.
@@ -173,9 +182,9 @@ pub const fn fast_stride(radius: u32) -> u32 {
     FAST_TILE.0 + 2 * fast_halo(radius)
 }
 
-/// Shared memory of the `fast` kernel.
-pub const fn fast_shared_bytes(radius: u32) -> u32 {
-    fast_stride(radius) * (FAST_TILE.1 + 2 * radius) * 4
+/// Shared memory of the `fast` kernel with `rows` output rows per thread.
+pub const fn fast_shared_bytes(radius: u32, rows: u32) -> u32 {
+    fast_stride(radius) * (fast_tile(rows).1 + 2 * radius) * 4
 }
 
 /// Block shape of the fused separable kernel: 32 × 8 threads.

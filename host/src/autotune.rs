@@ -131,11 +131,12 @@ pub fn key(gpu: &Gpu, p: &Problem) -> String {
     )
 }
 
-/// The candidates: `fast`, the three `tiled-output` block shapes and, for rank-1 filters,
-/// `separable` and `separable-fused`.
+/// The candidates: `fast`, `fast-4x2`, the three `tiled-output` block shapes and, for rank-1
+/// filters, `separable` and `separable-fused`.
 pub fn candidates(problem: &Problem) -> Vec<Variant> {
     let mut v = vec![
         Variant::Fast,
+        Variant::Fast4x2,
         Variant::TiledOutput(0),
         Variant::TiledOutput(1),
         Variant::TiledOutput(2),

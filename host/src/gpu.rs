@@ -47,11 +47,13 @@ pub enum Variant {
     SeparableFused,
     /// Register-blocked (4 × 4 outputs per thread), radius fixed at compile time.
     Fast,
+    /// As [`Variant::Fast`] with 4 × 2 outputs per thread: half the tile, fewer registers.
+    Fast4x2,
 }
 
 impl Variant {
     /// Every variant.
-    pub const ALL: [Variant; 12] = [
+    pub const ALL: [Variant; 13] = [
         Variant::Naive,
         Variant::Constant,
         Variant::Readonly,
@@ -64,6 +66,7 @@ impl Variant {
         Variant::Separable,
         Variant::SeparableFused,
         Variant::Fast,
+        Variant::Fast4x2,
     ];
 
     /// The name used in tables and on the command line.
@@ -81,6 +84,7 @@ impl Variant {
             Variant::Separable => "separable",
             Variant::SeparableFused => "separable-fused",
             Variant::Fast => "fast",
+            Variant::Fast4x2 => "fast-4x2",
         }
     }
 
@@ -99,11 +103,11 @@ impl Variant {
     fn entries(self, dtype: DType) -> Vec<String> {
         let t = dtype.suffix();
         let bases: &[&str] = match self {
-            Variant::Fast | Variant::SeparableFused => {
-                let base = if self == Variant::Fast {
-                    names::FAST
-                } else {
-                    names::SEP_FUSED
+            Variant::Fast | Variant::Fast4x2 | Variant::SeparableFused => {
+                let base = match self {
+                    Variant::Fast => names::FAST,
+                    Variant::Fast4x2 => names::FAST_4X2,
+                    _ => names::SEP_FUSED,
                 };
                 return (0..=launch::MAX_RADIUS)
                     .map(|r| format!("{base}_{t}_r{r}"))
@@ -119,6 +123,14 @@ impl Variant {
             Variant::Separable => &[names::SEP_ROWS, names::SEP_COLS],
         };
         bases.iter().map(|b| format!("{b}_{t}")).collect()
+    }
+
+    /// Output rows per thread of a `fast` variant (4 for other variants, which do not use it).
+    fn fast_rows(self) -> u32 {
+        match self {
+            Variant::Fast4x2 => launch::FAST_ROWS[1],
+            _ => launch::FAST_ROWS[0],
+        }
     }
 
     /// Global-memory (or texture) loads per output sample, counted by hand as the reports do.
@@ -157,8 +169,8 @@ impl Variant {
                 let cols = f64::from(launch::COL_SPAN);
                 (rows + 2.0 * r) / rows + (cols + 2.0 * r) / cols
             }
-            Variant::Fast => {
-                let (w, h) = launch::FAST_TILE;
+            Variant::Fast | Variant::Fast4x2 => {
+                let (w, h) = launch::fast_tile(self.fast_rows());
                 f64::from(launch::fast_stride(radius as u32)) * (f64::from(h) + 2.0 * r) / f64::from(w * h)
             }
             Variant::SeparableFused => {
@@ -712,12 +724,13 @@ impl Gpu {
                     &with_taps,
                 )
             }
-            Variant::Fast | Variant::SeparableFused => {
-                let (tile, block, shared) = if job.variant == Variant::Fast {
+            Variant::Fast | Variant::Fast4x2 | Variant::SeparableFused => {
+                let (tile, block, shared) = if job.variant != Variant::SeparableFused {
+                    let rows = job.variant.fast_rows();
                     (
-                        launch::FAST_TILE,
+                        launch::fast_tile(rows),
                         launch::FAST_BLOCK,
-                        launch::fast_shared_bytes(r),
+                        launch::fast_shared_bytes(r, rows),
                     )
                 } else {
                     (
