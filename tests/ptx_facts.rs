@@ -104,9 +104,7 @@ fn constant_bank_kernels_never_read_taps_from_global_memory() {
     let all = bases
         .into_iter()
         .flat_map(|(base, pointers)| each_type(base).map(move |e| (e, pointers)));
-    let per_radius = [names::FAST, names::FAST_4X2, names::SEP_FUSED]
-        .into_iter()
-        .flat_map(radius_entries);
+    let per_radius = [names::SEP_FUSED].into_iter().flat_map(radius_entries);
     for ((name, body), pointers) in all.chain(per_radius.map(|e| (e, 2))) {
         {
             assert_eq!(
@@ -127,6 +125,36 @@ fn constant_bank_kernels_never_read_taps_from_global_memory() {
                 "{name}: taps not read with ld.param"
             );
             assert!(!body.contains(".local"), "{name}: taps copied to local memory");
+        }
+    }
+}
+
+/// The `fast` kernels take exactly their k² taps by value (a small parameter block per launch)
+/// and read them with `ld.param` (at constant offsets where the kernel is unrolled, else through
+/// the parameter's address), never from global or local memory; the small `fast-4x2` kernels carry
+/// their register limit.
+#[test]
+fn fast_kernels_take_exactly_their_taps_by_value() {
+    for base in [names::FAST, names::FAST_4X2] {
+        for (name, body) in radius_entries(base) {
+            let r: usize = name.rsplit("_r").next().unwrap().parse().unwrap();
+            let k = 2 * r + 1;
+            assert_eq!(
+                pointer_params(body),
+                2,
+                "{name}: unexpected global pointer parameters"
+            );
+            assert!(
+                body.contains(&format!("{name}_param_3[{}]", 4 * k * k)),
+                "{name}: taps parameter is not {k}x{k} floats"
+            );
+            assert!(body.contains("ld.param"), "{name}: taps not read with ld.param");
+            assert!(!body.contains(".local"), "{name}: taps copied to local memory");
+            assert_eq!(
+                body.contains(".maxnreg 32"),
+                base == names::FAST_4X2 && r <= 4,
+                "{name}: register limit"
+            );
         }
     }
 }

@@ -1,7 +1,7 @@
 //! A small device-side API so kernels read like the textbook: indices, barrier, shared tile, taps,
 //! sample types, border handling and the sources a kernel reads pixels from.
 
-use crate::launch::{Geometry, border};
+use crate::launch::{ExactTaps, Geometry, border};
 use core::arch::nvptx;
 
 /// `threadIdx.x`.
@@ -492,6 +492,28 @@ impl ParamTaps {
             );
         }
         value
+    }
+}
+
+/// Where a kernel reads its taps from: a kernel parameter through its address ([`ParamTaps`],
+/// any index), or a by-value array parameter indexed directly (only with indices known at compile
+/// time, which become constant-bank operands of the instructions that use them).
+pub trait TapRead: Copy {
+    /// Tap number `index` (row-major).
+    fn tap(self, index: usize) -> f32;
+}
+
+impl TapRead for ParamTaps {
+    #[inline(always)]
+    fn tap(self, index: usize) -> f32 {
+        self.get(index as u32)
+    }
+}
+
+impl<const N: usize> TapRead for &ExactTaps<N> {
+    #[inline(always)]
+    fn tap(self, index: usize) -> f32 {
+        self.0[index]
     }
 }
 

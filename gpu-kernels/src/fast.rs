@@ -10,7 +10,8 @@
 //! of [`LOAD_BATCH`] per thread before storing any, so their latencies overlap), and only vectors
 //! beyond the image's edges resolve the border pixel by pixel; other images are loaded pixel by
 //! pixel with the border resolved. Each thread then computes a
-//! 4 × PY patch of outputs held in registers. Up to radius [`UNROLLED_MAX_RADIUS`] it walks the
+//! 4 × PY patch of outputs held in registers. Where [`unrolled`] says so (k ≤ 15 for 4 × 4,
+//! k ≤ 17 for 4 × 2) it walks the
 //! `PY + 2R` input rows the patch needs, reads each row's `4 + 2RA` pixels once as 16-byte shared
 //! loads and applies them to every output row they feed, with every loop unrolled so each tap is
 //! read at a constant offset of the constant bank. Larger filters loop over filter rows instead
@@ -29,16 +30,20 @@
 //! grid z = `channels`; `g.radius == R`; buffers and taps as for `constant`.
 
 use crate::device::{
-    F32x4, Global, ParamTaps, Sample, block_x, block_y, block_z, fetch_or_zero, fma, is_alpha, shared_tile,
+    F32x4, Global, Sample, TapRead, block_x, block_y, block_z, fetch_or_zero, fma, is_alpha, shared_tile,
     shared_tile_x4, store_patch, sync_threads, thread_x, thread_y,
 };
 use crate::launch::{
-    FAST_BLOCK, FAST_PER_THREAD, Geometry, MAX_FILTER_SIZE, Taps, fast_halo, fast_stride, fast_tile,
+    ExactTaps, FAST_BLOCK, FAST_PER_THREAD, Geometry, MAX_FILTER_SIZE, fast_halo, fast_stride, fast_tile,
 };
 
-/// Largest radius whose kernel is unrolled completely (input-row-stationary, taps as constant
-/// operands); larger filters keep a loop over filter rows, which keeps their code small.
-const UNROLLED_MAX_RADIUS: usize = 8;
+/// Whether the kernel for radius `r` and `rows` output rows per thread is unrolled completely
+/// (input-row-stationary, taps at constant offsets): up to radius 8 for 4 × 2 patches and 7 for
+/// 4 × 4, where the unrolled 4 × 4 kernel needs so many registers that it is slower than the loop.
+/// Larger filters keep a loop over filter rows, which keeps their code small.
+const fn unrolled(r: usize, rows: usize) -> bool {
+    r <= 8 && (rows == 2 || r <= 7)
+}
 
 /// Tile vectors a thread loads before storing them to shared memory.
 const LOAD_BATCH: usize = 4;
@@ -51,7 +56,7 @@ unsafe fn fast<T: Sample, const R: usize, const PY: usize>(
     input: *const T,
     output: *mut T,
     g: &Geometry,
-    taps: ParamTaps,
+    taps: impl TapRead,
 ) {
     let k = 2 * R + 1;
     let tile = fast_tile(PY as u32);
@@ -145,7 +150,7 @@ unsafe fn fast<T: Sample, const R: usize, const PY: usize>(
                 acc[OY][OX] = unsafe { *pixels.add(at) };
             });
         });
-    } else if R <= UNROLLED_MAX_RADIUS {
+    } else if unrolled(R, PY) {
         // Input-row-stationary: each of the 4 + 2R shared rows the patch needs is read once and
         // applied to every output row it feeds. Every loop is unrolled, so every tap's offset is a
         // constant and the taps are FMA operands straight from the constant bank.
@@ -163,7 +168,7 @@ unsafe fn fast<T: Sample, const R: usize, const PY: usize>(
                 let i = ROW as isize - OY as isize;
                 if i >= 0 && (i as usize) < k {
                     unroll!(J < k; [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16] {
-                        let tap = taps.get((i as usize * k + J) as u32);
+                        let tap = taps.tap(i as usize * k + J);
                         unroll!(OX < 4; [0, 1, 2, 3] {
                             acc[OY][OX] = fma(seg[OX + J + ra - R], tap, acc[OY][OX]);
                         });
@@ -175,7 +180,7 @@ unsafe fn fast<T: Sample, const R: usize, const PY: usize>(
         for i in 0..k {
             let mut row_taps = [0.0f32; MAX_FILTER_SIZE as usize];
             unroll!(J < k; [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30] {
-                row_taps[J] = taps.get((i * k + J) as u32);
+                row_taps[J] = taps.tap(i * k + J);
             });
             unroll!(OY < PY; [0, 1, 2, 3] {
                 let mut seg = [0.0f32; SEGMENT];
@@ -203,10 +208,21 @@ macro_rules! fast_entries {
         /// A `fast` kernel for this sample type, output rows per thread and radius (see the module
         /// documentation).
         #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn $name(input: *const $t, output: *mut $t, g: Geometry, _taps: Taps) {
-            let taps = param_taps!($name, 3);
-            // SAFETY: the caller follows the module documentation's launch contract.
-            unsafe { fast::<$t, $r, $py>(input, output, &g, taps) }
+        pub unsafe extern "ptx-kernel" fn $name(
+            input: *const $t,
+            output: *mut $t,
+            g: Geometry,
+            taps: ExactTaps<{ (2 * $r + 1) * (2 * $r + 1) }>,
+        ) {
+            if unrolled($r, $py) {
+                // Every index is a constant: the taps are read straight from the parameter.
+                // SAFETY: the caller follows the module documentation's launch contract.
+                unsafe { fast::<$t, $r, $py>(input, output, &g, &taps) }
+            } else {
+                let by_address = param_taps!($name, 3);
+                // SAFETY: the caller follows the module documentation's launch contract.
+                unsafe { fast::<$t, $r, $py>(input, output, &g, by_address) }
+            }
         }
     )*};
 }

@@ -108,6 +108,13 @@ pub struct Geometry {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Taps(pub [f32; MAX_TAPS]);
 
+/// Exactly the `N = k²` taps of a `k × k` filter (row-major), by value: the parameter of kernels
+/// compiled per radius, so a launch carries only the taps that radius needs. The host passes a
+/// [`Taps`], whose first `N` values these are.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct ExactTaps<const N: usize>(pub [f32; N]);
+
 /// Sample types: the suffix of every kernel's entry-point name.
 pub const DTYPES: [&str; 3] = ["u8", "u16", "f32"];
 
