@@ -1,20 +1,8 @@
 //! Runs the real `host` binary: the main job, verification, GPU skipping and bad input.
 
-use std::process::{Command, Output};
-
-fn host(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_host"))
-        .args(args)
-        .output()
-        .expect("run host")
-}
-
-fn text(o: &Output) -> (String, String) {
-    (
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
-}
+mod common;
+use common::{host, text};
+use std::process::Command;
 
 fn row<'a>(out: &'a str, name: &str) -> &'a str {
     out.lines()

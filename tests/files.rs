@@ -4,30 +4,13 @@
 //! code 1 and no output file. Without a GPU the CLI falls back to the CPU; nothing here needs one.
 
 mod common;
-use common::{TempDir, s};
+use common::{TempDir, host, s, text};
 
 use conv::files::{self, RawLayout};
 use conv::filter::FilterKind;
 use conv::image::Samples;
 use conv::{Border, DType, Filter, Image, check, cpu};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-/// Runs `host` with a backtrace requested, to show that no error path panics.
-fn host(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_host"))
-        .args(args)
-        .env("RUST_BACKTRACE", "1")
-        .output()
-        .expect("run host")
-}
-
-fn text(o: &Output) -> (String, String) {
-    (
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
-}
 
 fn run_ok(args: &[&str]) -> (String, String) {
     let o = host(args);

@@ -5,7 +5,7 @@
 //! the Gaussian's taps, the main job's warm-ups and the progress bar are as documented.
 
 mod common;
-use common::{TempDir, s};
+use common::{TempDir, host, s, text};
 
 use conv::files::{self, RawLayout};
 use conv::filter::FilterKind;
@@ -13,22 +13,7 @@ use conv::image::Samples;
 use conv::{Border, DType, Filter, Image, cpu};
 use std::io::BufRead as _;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
-
-fn host(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_host"))
-        .args(args)
-        .env("RUST_BACKTRACE", "1")
-        .output()
-        .expect("run host")
-}
-
-fn text(o: &Output) -> (String, String) {
-    (
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
-}
+use std::process::{Command, Stdio};
 
 /// Runs `host`, expecting exit code `code` and exactly one line on stderr, an `error:` line
 /// containing every needle; returns stdout.

@@ -1,6 +1,9 @@
-//! Helpers shared by the integration tests that work with files: temporary folders and paths.
+//! Helpers shared by the integration tests: running the `host` binary, temporary folders, paths.
+// Each test binary includes this module and uses only part of it.
+#![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
 
 /// A fresh folder under the system's temporary folder, removed when dropped. The name carries the
 /// test binary's process id, so test binaries running at the same time never share one.
@@ -15,7 +18,6 @@ impl TempDir {
     }
 
     /// `name` inside the folder.
-    #[allow(dead_code)] // not every test binary that includes this module uses it
     pub fn path(&self, name: &str) -> PathBuf {
         self.0.join(name)
     }
@@ -40,4 +42,21 @@ impl Drop for TempDir {
 /// A path as `&str` for a command line.
 pub fn s(p: &Path) -> &str {
     p.to_str().unwrap()
+}
+
+/// Runs the `host` binary with a backtrace requested, to show that no error path panics.
+pub fn host(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_host"))
+        .args(args)
+        .env("RUST_BACKTRACE", "1")
+        .output()
+        .expect("run host")
+}
+
+/// A run's standard output and standard error, as text.
+pub fn text(o: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
 }
