@@ -4,20 +4,13 @@
 //! code 1 and no output file. Without a GPU the CLI falls back to the CPU; nothing here needs one.
 
 mod common;
-use common::{TempDir, host, s, text};
+use common::{TempDir, host, run_ok, s, text};
 
 use conv::files::{self, RawLayout};
 use conv::filter::FilterKind;
 use conv::image::Samples;
 use conv::{Border, DType, Filter, Image, check, cpu};
 use std::path::{Path, PathBuf};
-
-fn run_ok(args: &[&str]) -> (String, String) {
-    let o = host(args);
-    let (out, err) = text(&o);
-    assert!(o.status.success(), "{args:?}\nstdout: {out}\nstderr: {err}");
-    (out, err)
-}
 
 /// Writes `image` with the `image` crate's own encoders (not the code under test).
 fn save_with_image_crate(image: &Image, path: &Path) {

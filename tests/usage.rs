@@ -5,7 +5,7 @@
 //! the Gaussian's taps, the main job's warm-ups and the progress bar are as documented.
 
 mod common;
-use common::{TempDir, host, s, text};
+use common::{TempDir, host, run_ok, s, text};
 
 use conv::files::{self, RawLayout};
 use conv::filter::FilterKind;
@@ -33,13 +33,6 @@ fn fails_with(args: &[&str], code: i32, needles: &[&str]) -> String {
     }
     assert!(!err.contains("panicked"), "{args:?}: {err}");
     out
-}
-
-fn run_ok(args: &[&str]) -> (String, String) {
-    let o = host(args);
-    let (out, err) = text(&o);
-    assert!(o.status.success(), "{args:?}\nstdout: {out}\nstderr: {err}");
-    (out, err)
 }
 
 /// Writes `image` (8-bit) with the `image` crate's own encoders, format from the extension.

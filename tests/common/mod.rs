@@ -60,3 +60,11 @@ pub fn text(o: &Output) -> (String, String) {
         String::from_utf8_lossy(&o.stderr).into_owned(),
     )
 }
+
+/// Runs `host`, requires success, and returns its standard output and standard error.
+pub fn run_ok(args: &[&str]) -> (String, String) {
+    let o = host(args);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{args:?}\nstdout: {out}\nstderr: {err}");
+    (out, err)
+}
