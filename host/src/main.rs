@@ -1043,8 +1043,22 @@ fn soak(config: &conv::soak::SoakConfig, variant: Variant, cpu: bool) -> Result<
         }
     })?;
     let mib = |b: Option<usize>| b.map_or("-".to_string(), |b| format!("{:.1} MiB", b as f64 / 1048576.0));
+    let decay = report.decay.map_or(
+        format!(
+            "throughput decay not checked (fewer than {} small images)",
+            10 * conv::soak::DECAY_MIN_PER_TENTH
+        ),
+        |d| {
+            format!(
+                "small-image throughput first tenth {:.1} MP/s, last tenth {:.1} MP/s (limit {}x decay)",
+                d.first_tenth_mpx_s,
+                d.last_tenth_mpx_s,
+                conv::soak::DECAY_FACTOR
+            )
+        },
+    );
     println!(
-        "images {}, {:.1} megapixels, {:.2} s; re-run checks {}; free device memory before {}, after {} (slack {} MiB); small-image throughput first tenth {:.1} MP/s, last tenth {:.1} MP/s (limit {}x decay)",
+        "images {}, {:.1} megapixels, {:.2} s; re-run checks {}; free device memory before {}, after {} (slack {} MiB); {decay}",
         report.images,
         report.megapixels,
         report.seconds,
@@ -1052,9 +1066,6 @@ fn soak(config: &conv::soak::SoakConfig, variant: Variant, cpu: bool) -> Result<
         mib(report.memory_before),
         mib(report.memory_after),
         conv::soak::MEMORY_SLACK >> 20,
-        report.first_tenth_mpx_s,
-        report.last_tenth_mpx_s,
-        conv::soak::DECAY_FACTOR
     );
     for p in &report.problems {
         println!("FAIL {p}");

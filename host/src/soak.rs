@@ -11,6 +11,9 @@ use std::time::Instant;
 pub const MEMORY_SLACK: usize = 64 << 20;
 /// Largest allowed slowdown of the last tenth of the small images against the first tenth.
 pub const DECAY_FACTOR: f64 = 2.0;
+/// Fewest small images in each tenth for the decay check to be made: with fewer, one image the
+/// operating system delayed decides it, so the report says the check was not made instead.
+pub const DECAY_MIN_PER_TENTH: usize = 10;
 
 /// What to run.
 #[derive(Clone, Debug)]
@@ -34,13 +37,50 @@ pub struct SoakReport {
     /// Free device memory before the first image and after the engine released its buffers.
     pub memory_before: Option<usize>,
     pub memory_after: Option<usize>,
-    /// Throughput of the first and last tenth of the small images (megapixels per second of
-    /// convolution time).
-    pub first_tenth_mpx_s: f64,
-    pub last_tenth_mpx_s: f64,
+    /// Median throughput of the first and last tenth of the small images (megapixels per second
+    /// of convolution time, image by image); `None` with too few small images to judge decay.
+    pub decay: Option<Decay>,
     pub rechecked: usize,
     /// One line per problem found; empty when the run passed.
     pub problems: Vec<String>,
+}
+
+/// Throughput at the start and at the end of a run, in megapixels per second.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Decay {
+    pub first_tenth_mpx_s: f64,
+    pub last_tenth_mpx_s: f64,
+}
+
+impl Decay {
+    /// Compares the median per-image rate of the first and the last tenth of `rates`
+    /// (megapixels, seconds per image, in order); `None` below [`DECAY_MIN_PER_TENTH`] images a
+    /// tenth.
+    pub fn measure(rates: &[(f64, f64)]) -> Option<Decay> {
+        let tenth = rates.len() / 10;
+        if tenth < DECAY_MIN_PER_TENTH {
+            return None;
+        }
+        let median = |part: &[(f64, f64)]| {
+            let mut r: Vec<f64> = part.iter().map(|(mpx, s)| mpx / s.max(1e-12)).collect();
+            r.sort_by(f64::total_cmp);
+            r[r.len() / 2]
+        };
+        Some(Decay {
+            first_tenth_mpx_s: median(&rates[..tenth]),
+            last_tenth_mpx_s: median(&rates[rates.len() - tenth..]),
+        })
+    }
+
+    /// The problem line when the end is more than [`DECAY_FACTOR`] slower than the start.
+    pub fn problem(&self) -> Option<String> {
+        let (first, last) = (self.first_tenth_mpx_s, self.last_tenth_mpx_s);
+        (last * DECAY_FACTOR < first).then(|| {
+            format!(
+                "throughput decayed from {first:.1} to {last:.1} megapixels/s (more than {DECAY_FACTOR}x)"
+            )
+        })
+    }
 }
 
 impl SoakReport {
@@ -116,24 +156,8 @@ pub fn run(
     let seconds = started.elapsed().as_secs_f64();
     engine.release();
     let memory_after = free_memory()?;
-    let tenth = (small_rates.len() / 10).max(1);
-    let rate = |part: &[(f64, f64)]| {
-        let (mpx, s) = part.iter().fold((0.0, 0.0), |a, b| (a.0 + b.0, a.1 + b.1));
-        mpx / s.max(1e-12)
-    };
-    let (first, last) = if small_rates.is_empty() {
-        (0.0, 0.0)
-    } else {
-        (
-            rate(&small_rates[..tenth]),
-            rate(&small_rates[small_rates.len() - tenth..]),
-        )
-    };
-    if last * DECAY_FACTOR < first {
-        problems.push(format!(
-            "throughput decayed from {first:.1} to {last:.1} megapixels/s (more than {DECAY_FACTOR}x)"
-        ));
-    }
+    let decay = Decay::measure(&small_rates);
+    problems.extend(decay.and_then(|d| d.problem()));
     if let (Some(before), Some(after)) = (memory_before, memory_after)
         && after + MEMORY_SLACK < before
     {
@@ -149,9 +173,44 @@ pub fn run(
         seconds,
         memory_before,
         memory_after,
-        first_tenth_mpx_s: first,
-        last_tenth_mpx_s: last,
+        decay,
         rechecked,
         problems,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `n` images of one megapixel each taking `seconds(i)`.
+    fn rates(n: usize, seconds: impl Fn(usize) -> f64) -> Vec<(f64, f64)> {
+        (0..n).map(|i| (1.0, seconds(i))).collect()
+    }
+
+    #[test]
+    fn too_few_images_are_not_judged() {
+        assert_eq!(
+            Decay::measure(&rates(10 * DECAY_MIN_PER_TENTH - 1, |i| i as f64 + 1.0)),
+            None
+        );
+    }
+
+    #[test]
+    fn a_run_that_slows_down_fails_and_a_steady_one_passes() {
+        let n = 10 * DECAY_MIN_PER_TENTH;
+        let slowing = Decay::measure(&rates(n, |i| if i < n / 2 { 1.0 } else { 3.0 })).unwrap();
+        assert_eq!(slowing.first_tenth_mpx_s, 1.0);
+        assert!((slowing.last_tenth_mpx_s - 1.0 / 3.0).abs() < 1e-12);
+        assert!(slowing.problem().unwrap().contains("decayed from 1.0 to 0.3"));
+        let steady = Decay::measure(&rates(n, |_| 1.0)).unwrap();
+        assert_eq!(steady.problem(), None);
+    }
+
+    #[test]
+    fn one_delayed_image_does_not_decide() {
+        let n = 10 * DECAY_MIN_PER_TENTH;
+        let d = Decay::measure(&rates(n, |i| if i == n - 1 { 50.0 } else { 1.0 })).unwrap();
+        assert_eq!(d.problem(), None, "{d:?}");
+    }
 }
