@@ -168,7 +168,7 @@ fn soak_on_the_cpu_engine_passes_and_reports_its_numbers() {
 
 #[test]
 fn soak_without_a_gpu_says_skipped() {
-    if conv::gpu::Gpu::new().is_ok() {
+    if conv::engine::gpu::Gpu::new().is_ok() {
         return;
     }
     let o = host(&["soak", "--small", "1", "--large", "0"]);

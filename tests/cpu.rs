@@ -1,10 +1,10 @@
 //! CPU tests: the reference on hand-checked cases (every border mode and filter definition), and
 //! the timed CPU paths against the reference over a ladder of sizes, layouts and borders.
 
-use conv::check::{self, compare};
-use conv::cpu::{self, Reference};
-use conv::filter::{FilterKind, check_size};
-use conv::image::Samples;
+use conv::engine::cpu::{self, Reference};
+use conv::model::filter::{FilterKind, check_size};
+use conv::model::image::Samples;
+use conv::verify::check::{self, compare};
 use conv::{Border, DType, Filter, Image};
 
 fn gray(width: usize, height: usize, data: &[f32]) -> Image {

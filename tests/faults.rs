@@ -5,9 +5,9 @@
 mod common;
 use common::{TempDir, s};
 
-use conv::fault::{Injection, Stage};
-use conv::files::{self, RawLayout};
-use conv::{Border, DType, Filter, Image, cpu};
+use conv::engine::fault::{Injection, Stage};
+use conv::io::files::{self, RawLayout};
+use conv::{Border, DType, Filter, Image, engine::cpu};
 use std::process::{Command, Output};
 
 /// Runs `host` on the batch `inputs` -> `outputs` on the CPU engine, with `extra` arguments and
@@ -66,7 +66,7 @@ fn an_injected_compute_fault_stops_the_batch_cleanly() {
         names.len() < images.len() - 1,
         "the batch did not stop: {names:?}"
     );
-    let filter = Filter::builtin(conv::filter::FilterKind::Box, 3, None).unwrap();
+    let filter = Filter::builtin(conv::model::filter::FilterKind::Box, 3, None).unwrap();
     for name in &names {
         let n: usize = name
             .trim_start_matches("img")

@@ -6,10 +6,10 @@
 mod common;
 use common::{TempDir, host, run_ok, s, text};
 
-use conv::files::{self, RawLayout};
-use conv::filter::FilterKind;
-use conv::image::Samples;
-use conv::{Border, DType, Filter, Image, check, cpu};
+use conv::io::files::{self, RawLayout};
+use conv::model::filter::FilterKind;
+use conv::model::image::Samples;
+use conv::{Border, DType, Filter, Image, engine::cpu, verify::check};
 use std::path::{Path, PathBuf};
 
 /// Writes `image` with the `image` crate's own encoders (not the code under test).

@@ -7,7 +7,7 @@
 mod common;
 use common::{TempDir, s};
 
-use conv::files::{self, RawLayout};
+use conv::io::files::{self, RawLayout};
 use conv::{DType, Image};
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};

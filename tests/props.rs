@@ -2,8 +2,8 @@
 //! types: the fast paths match the `f64` reference, the separable path matches it for rank-1
 //! filters, strips match the whole image bit for bit, and `valid` is a crop of `zero`.
 
-use conv::image::Samples;
-use conv::{Border, DType, Filter, Image, check, cpu, strips};
+use conv::model::image::Samples;
+use conv::{Border, DType, Filter, Image, engine::cpu, engine::strips, verify::check};
 use proptest::prelude::*;
 use std::ops::Range;
 

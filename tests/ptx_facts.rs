@@ -1,6 +1,6 @@
 //! Facts about the embedded PTX that the reference reports are about, checked without a GPU.
 
-use conv::gpu::PTX;
+use conv::engine::gpu::PTX;
 use gpu_kernels::launch::{DTYPES, MAX_RADIUS, MAX_TAPS, names};
 
 /// The body of kernel `name`: from its `.entry` line to the next one.

@@ -1,8 +1,8 @@
 //! Strips: the plan fits the budget and covers every output row once, and convolving strip by strip
 //! on the CPU gives exactly the whole-image result for every border, channel count and sample type.
 
-use conv::gpu::Problem;
-use conv::strips;
+use conv::engine::gpu::Problem;
+use conv::engine::strips;
 use conv::{Border, DType, Filter, Image};
 
 fn problem(image: &Image, filter: &Filter, border: Border) -> Problem {
@@ -60,7 +60,7 @@ fn strips_give_the_whole_image_result_bit_for_bit_on_the_cpu() {
                     let filter = Filter::random_normalized(k, k as u64).unwrap();
                     let r = filter.radius();
                     for border in Border::ALL {
-                        let Ok(whole) = conv::cpu::sequential(&image, &filter, border, false) else {
+                        let Ok(whole) = conv::engine::cpu::sequential(&image, &filter, border, false) else {
                             assert_eq!(border, Border::Valid);
                             continue;
                         };
@@ -69,7 +69,7 @@ fn strips_give_the_whole_image_result_bit_for_bit_on_the_cpu() {
                             let plan: Vec<_> =
                                 (0..oh).step_by(height).map(|y| y..(y + height).min(oh)).collect();
                             let got = strips::run(&image, r, border, &plan, |strip| {
-                                conv::cpu::sequential(strip, &filter, border, false)
+                                conv::engine::cpu::sequential(strip, &filter, border, false)
                             })
                             .unwrap();
                             assert_eq!(
@@ -89,14 +89,14 @@ fn strips_give_the_whole_image_result_bit_for_bit_on_the_cpu() {
 #[test]
 fn planned_strips_match_the_whole_image_for_a_tall_image() {
     let image = Image::random(64, 300, 1, DType::U8, 3).unwrap();
-    let filter = Filter::builtin(conv::filter::FilterKind::Gaussian, 9, None).unwrap();
+    let filter = Filter::builtin(conv::model::filter::FilterKind::Gaussian, 9, None).unwrap();
     for border in Border::ALL {
         let p = problem(&image, &filter, border);
         let plan = strips::plan(&p, false, strips::device_bytes(&p, false).unwrap() / 7).unwrap();
         assert!(plan.len() >= 7, "{plan:?}");
-        let whole = conv::cpu::parallel(&image, &filter, border, false).unwrap();
+        let whole = conv::engine::cpu::parallel(&image, &filter, border, false).unwrap();
         let got = strips::run(&image, 4, border, &plan, |s| {
-            conv::cpu::parallel(s, &filter, border, false)
+            conv::engine::cpu::parallel(s, &filter, border, false)
         })
         .unwrap();
         assert_eq!(got, whole, "{border:?}");

@@ -7,10 +7,10 @@
 mod common;
 use common::{TempDir, host, run_ok, s, text};
 
-use conv::files::{self, RawLayout};
-use conv::filter::FilterKind;
-use conv::image::Samples;
-use conv::{Border, DType, Filter, Image, cpu};
+use conv::io::files::{self, RawLayout};
+use conv::model::filter::FilterKind;
+use conv::model::image::Samples;
+use conv::{Border, DType, Filter, Image, engine::cpu};
 use std::io::BufRead as _;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -516,7 +516,7 @@ fn the_progress_bar_shows_a_rate_with_one_decimal() {
         Some(300),
         indicatif::ProgressDrawTarget::term_like(Box::new(screen.clone())),
     );
-    bar.set_style(conv::batch::progress_style());
+    bar.set_style(conv::engine::batch::progress_style());
     for _ in 0..3 {
         std::thread::sleep(std::time::Duration::from_millis(30));
         bar.inc(7);
@@ -587,7 +587,7 @@ fn gaussian_taps_are_opencvs() {
 #[test]
 fn the_main_jobs_cpu_rows_report_their_warmups() {
     let image = Image::random(24, 20, 1, DType::F32, 3).unwrap();
-    let job = conv::jobs::MainJob {
+    let job = conv::verify::jobs::MainJob {
         image,
         filter: Filter::builtin(FilterKind::Box, 3, None).unwrap(),
         border: Border::Zero,
@@ -596,10 +596,10 @@ fn the_main_jobs_cpu_rows_report_their_warmups() {
         runs: 1,
         cpu_runs: 2,
     };
-    let report = conv::jobs::main_job(&job, None).unwrap();
+    let report = conv::verify::jobs::main_job(&job, None).unwrap();
     assert_eq!(report.rows.len(), 2);
     for row in &report.rows {
-        assert_eq!(row.warmups, conv::jobs::WARMUP_RUNS, "{}", row.name);
+        assert_eq!(row.warmups, conv::verify::jobs::WARMUP_RUNS, "{}", row.name);
         assert!(row.warmups >= 1);
         assert_eq!(row.compute.runs, 2, "{}", row.name);
     }

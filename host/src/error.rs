@@ -27,7 +27,7 @@ pub enum Error {
     /// A `peers.csv` that cannot be read as the peers binary writes it.
     #[error("peers.csv: {0}")]
     Peers(String),
-    /// A fault injected for testing (see [`crate::fault`]), or a bad request for one.
+    /// A fault injected for testing (see [`crate::engine::fault`]), or a bad request for one.
     #[error("{0}")]
     Fault(String),
 }
@@ -63,7 +63,7 @@ impl fmt::Display for DriverMessage {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let ask =
             |get: unsafe extern "C" fn(cust::sys::CUresult, *mut *const c_char) -> cust::sys::CUresult| {
-                if !crate::driver::is_loaded() {
+                if !crate::engine::gpu::driver::is_loaded() {
                     return None;
                 }
                 let mut text: *const c_char = std::ptr::null();

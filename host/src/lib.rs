@@ -4,30 +4,16 @@
 //! library loads that PTX with `cust`, runs each variant, and checks every result against an
 //! independent CPU reference that accumulates in `f64`.
 
-pub mod autotune;
-pub mod batch;
 pub mod bench;
-pub mod border;
-pub mod check;
-pub mod cpu;
-pub mod driver;
+pub mod engine;
 pub mod error;
-pub mod fault;
-pub mod files;
-pub mod filter;
-pub mod gpu;
-pub mod image;
-pub mod interrupt;
-pub mod jobs;
-pub mod peers;
-pub mod pipeline;
-pub mod sanitize;
-pub mod soak;
+pub mod io;
+pub mod model;
 pub mod stats;
-pub mod strips;
-mod texture;
+pub mod verify;
 
-pub use border::Border;
+pub use engine::gpu::{Gpu, Problem, Variant};
 pub use error::{Error, Result};
-pub use filter::Filter;
-pub use image::{DType, Image};
+pub use model::border::Border;
+pub use model::filter::Filter;
+pub use model::image::{DType, Image};

@@ -4,11 +4,11 @@
 
 use anyhow::{Context as _, Result, bail};
 use clap::{CommandFactory as _, FromArgMatches as _, Parser, Subcommand};
-use conv::batch;
-use conv::files::RawLayout;
-use conv::filter::FilterKind;
-use conv::gpu::{Gpu, Variant};
-use conv::jobs::{self, MainJob, Report, SeparableMode, VerifyPlan};
+use conv::engine::batch;
+use conv::engine::gpu::{Gpu, Variant};
+use conv::io::files::RawLayout;
+use conv::model::filter::FilterKind;
+use conv::verify::jobs::{self, MainJob, Report, SeparableMode, VerifyPlan};
 use conv::{Border, DType, Filter, Image};
 use indicatif::{ProgressBar, ProgressDrawTarget};
 use std::io::IsTerminal as _;
@@ -242,7 +242,7 @@ enum Command {
         /// between its own events: the GPU time alone) or `host-launched` (each launch from the
         /// host between two events: includes the launch latency).
         #[arg(long, value_enum, default_value = "back-to-back")]
-        timing: conv::bench::TimingMethod,
+        timing: conv::bench::sweep::TimingMethod,
         /// A `peers.csv` written by the peers binary on this GPU in this run: prints (and writes
         /// to peers-ratio.csv and bench.md) the fastest general f32 variant against the best
         /// `g_fast` row for every case both measured.
@@ -302,10 +302,10 @@ enum Command {
     Sanitize {
         /// Tools to run, comma-separated.
         #[arg(long, value_delimiter = ',', default_value = "memcheck,racecheck,synccheck,initcheck",
-              value_parser = clap::builder::PossibleValuesParser::new(conv::sanitize::TOOLS))]
+              value_parser = clap::builder::PossibleValuesParser::new(conv::verify::sanitize::TOOLS))]
         tools: Vec<String>,
         /// Image sizes every tool checks, as WIDTHxHEIGHT, comma-separated.
-        #[arg(long, default_value = conv::sanitize::SIZES)]
+        #[arg(long, default_value = conv::verify::sanitize::SIZES)]
         sizes: String,
     },
     /// Long run on the GPU: many small and some large random images through the batch engine in
@@ -423,7 +423,7 @@ fn usage_error(e: clap::Error) -> ExitCode {
 
 /// A batch stopped by a signal; the process exits with 128 + its number.
 #[derive(Debug, thiserror::Error)]
-#[error("interrupted by {}", conv::interrupt::name(*.0))]
+#[error("interrupted by {}", conv::io::interrupt::name(*.0))]
 struct Interrupted(i32);
 
 fn main() -> ExitCode {
@@ -459,7 +459,7 @@ fn main() -> ExitCode {
                 streams,
                 out,
             }) => {
-                let config = conv::bench::BenchConfig {
+                let config = conv::bench::sweep::BenchConfig {
                     sizes,
                     filter_sizes: filters,
                     dtypes,
@@ -485,7 +485,7 @@ fn main() -> ExitCode {
                 cpu,
                 seed,
             }) => soak(
-                &conv::soak::SoakConfig {
+                &conv::verify::soak::SoakConfig {
                     small,
                     large,
                     large_side,
@@ -520,10 +520,10 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             // One line, even when a cause (such as a JIT log) spans several.
-            eprintln!("error: {}", conv::files::one_line(&format!("{e:#}")));
+            eprintln!("error: {}", conv::io::files::one_line(&format!("{e:#}")));
             match e.downcast_ref::<Interrupted>() {
                 Some(Interrupted(signal)) => {
-                    ExitCode::from(conv::interrupt::exit_code(*signal).clamp(1, 255) as u8)
+                    ExitCode::from(conv::io::interrupt::exit_code(*signal).clamp(1, 255) as u8)
                 }
                 None => ExitCode::FAILURE,
             }
@@ -748,7 +748,7 @@ fn print_table(headers: &[&str], rows: &[Vec<String>]) {
 }
 
 fn run_bench(
-    config: &conv::bench::BenchConfig,
+    config: &conv::bench::sweep::BenchConfig,
     peers: Option<&std::path::Path>,
     out: &std::path::Path,
 ) -> Result<()> {
@@ -757,39 +757,39 @@ fn run_bench(
         .map(|path| {
             let text =
                 std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-            conv::peers::parse(&text).with_context(|| format!("{}", path.display()))
+            conv::bench::peers::parse(&text).with_context(|| format!("{}", path.display()))
         })
         .transpose()?;
     for &(w, h) in &config.sizes {
-        conv::image::check_dims(w, h).context("--sizes")?;
+        conv::model::image::check_dims(w, h).context("--sizes")?;
     }
     for &k in &config.filter_sizes {
-        conv::filter::check_size(k).context("--filters")?;
+        conv::model::filter::check_size(k).context("--filters")?;
     }
-    conv::filter::check_size(config.e2e_filter).context("--e2e-filter")?;
+    conv::model::filter::check_size(config.e2e_filter).context("--e2e-filter")?;
     if config.strips == 0 || config.streams == 0 {
         bail!("--strips and --streams must be at least 1");
     }
     std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
     let gpu = Gpu::new().context("the benchmark needs a GPU")?;
     let command = std::env::args().collect::<Vec<_>>().join(" ");
-    let (machine, rows) = conv::bench::run(&gpu, config, |r| {
-        eprintln!("{}", conv::bench::cells(r).join("  "));
+    let (machine, rows) = conv::bench::sweep::run(&gpu, config, |r| {
+        eprintln!("{}", conv::bench::sweep::cells(r).join("  "));
     })
     .context("running the benchmark")?;
-    for line in conv::bench::machine_lines(&machine) {
+    for line in conv::bench::sweep::machine_lines(&machine) {
         println!("{line}");
     }
-    let table: Vec<Vec<String>> = rows.iter().map(conv::bench::cells).collect();
-    print_table(&conv::bench::HEADERS, &table);
-    let comparison = peers.map(|p| conv::peers::compare(&rows, &p));
+    let table: Vec<Vec<String>> = rows.iter().map(conv::bench::sweep::cells).collect();
+    print_table(&conv::bench::sweep::HEADERS, &table);
+    let comparison = peers.map(|p| conv::bench::peers::compare(&rows, &p));
     if let Some(cases) = &comparison {
         println!(
             "\nAgainst the best g_fast row of peers.csv (f32, gray, zero border, warm; below 1 = faster):"
         );
-        let table: Vec<Vec<String>> = cases.iter().map(conv::peers::cells).collect();
-        print_table(&conv::peers::HEADERS, &table);
-        match conv::peers::geomean_ratio(cases) {
+        let table: Vec<Vec<String>> = cases.iter().map(conv::bench::peers::cells).collect();
+        print_table(&conv::bench::peers::HEADERS, &table);
+        match conv::bench::peers::geomean_ratio(cases) {
             Some(g) => println!(
                 "geometric mean of ours / g_fast over {} cases: {g:.3}",
                 cases.len()
@@ -797,14 +797,14 @@ fn run_bench(
             None => println!("no case was measured by both (same size and k, warm, f32)"),
         }
     }
-    let e2e = conv::bench::end_to_end(&gpu, config, |r| {
-        eprintln!("{}", conv::bench::e2e_cells(r).join("  "));
+    let e2e = conv::bench::sweep::end_to_end(&gpu, config, |r| {
+        eprintln!("{}", conv::bench::sweep::e2e_cells(r).join("  "));
     })
     .context("running the end-to-end benchmark")?;
     println!();
-    let table: Vec<Vec<String>> = e2e.iter().map(conv::bench::e2e_cells).collect();
-    print_table(&conv::bench::E2E_HEADERS, &table);
-    let cpu = conv::bench::cpu_times(config).context("timing the CPU")?;
+    let table: Vec<Vec<String>> = e2e.iter().map(conv::bench::sweep::e2e_cells).collect();
+    print_table(&conv::bench::sweep::E2E_HEADERS, &table);
+    let cpu = conv::bench::sweep::cpu_times(config).context("timing the CPU")?;
     println!(
         "\ncpu-par ({} threads), f32, whole call: {}",
         rayon::current_num_threads(),
@@ -813,15 +813,15 @@ fn run_bench(
             .collect::<Vec<_>>()
             .join("; ")
     );
-    let mut markdown = conv::bench::markdown(&machine, &command, config.timing, &rows, &e2e);
+    let mut markdown = conv::bench::sweep::markdown(&machine, &command, config.timing, &rows, &e2e);
     let mut files = vec![
-        ("bench.csv", conv::bench::csv(&rows)),
-        ("bench-cpu.csv", conv::bench::cpu_csv(&cpu)),
-        ("bench-e2e.csv", conv::bench::e2e_csv(&e2e)),
+        ("bench.csv", conv::bench::sweep::csv(&rows)),
+        ("bench-cpu.csv", conv::bench::sweep::cpu_csv(&cpu)),
+        ("bench-e2e.csv", conv::bench::sweep::e2e_csv(&e2e)),
     ];
     if let Some(cases) = &comparison {
-        markdown += &conv::peers::markdown(cases);
-        files.push(("peers-ratio.csv", conv::peers::csv(cases)));
+        markdown += &conv::bench::peers::markdown(cases);
+        files.push(("peers-ratio.csv", conv::bench::peers::csv(cases)));
     }
     files.push(("bench.md", markdown));
     for (name, text) in files {
@@ -842,13 +842,13 @@ fn verify_plans(
     dtypes: Option<Vec<DType>>,
 ) -> Result<Vec<VerifyPlan>> {
     for &(w, h) in sizes.iter().flatten() {
-        conv::image::check_dims(w, h).context("--sizes")?;
+        conv::model::image::check_dims(w, h).context("--sizes")?;
     }
     for &k in filters.iter().flatten() {
-        conv::filter::check_size(k).context("--filters")?;
+        conv::model::filter::check_size(k).context("--filters")?;
     }
     for &c in channels.iter().flatten() {
-        conv::image::check_channels(c).context("--channels")?;
+        conv::model::image::check_channels(c).context("--channels")?;
     }
     if sizes.is_none() && filters.is_none() && borders.is_none() && channels.is_none() && dtypes.is_none() {
         return Ok(VerifyPlan::standard());
@@ -923,17 +923,17 @@ fn run_verify(
 }
 
 /// `host sanitize`: re-runs this binary's `verify` under each compute-sanitizer tool (see
-/// [`conv::sanitize::verify_runs`] for the cases).
+/// [`conv::verify::sanitize::verify_runs`] for the cases).
 fn sanitize(tools: &[String], sizes: &str) -> Result<()> {
     let sizes = sizes
         .split(',')
         .map(|size| {
             let (w, h) = parse_size(size).map_err(anyhow::Error::msg).context("--sizes")?;
-            conv::image::check_dims(w, h).context("--sizes")?;
+            conv::model::image::check_dims(w, h).context("--sizes")?;
             Ok((w, h))
         })
         .collect::<Result<Vec<_>>>()?;
-    let Some(sanitizer) = conv::sanitize::find_sanitizer() else {
+    let Some(sanitizer) = conv::verify::sanitize::find_sanitizer() else {
         bail!(
             "compute-sanitizer not found (set COMPUTE_SANITIZER, put it on PATH, or install the CUDA toolkit)"
         );
@@ -941,7 +941,7 @@ fn sanitize(tools: &[String], sizes: &str) -> Result<()> {
     let exe = std::env::current_exe().context("locating this binary")?;
     let mut failed = Vec::new();
     for tool in tools {
-        for args in conv::sanitize::verify_runs(&sizes) {
+        for args in conv::verify::sanitize::verify_runs(&sizes) {
             let started = Instant::now();
             let output = std::process::Command::new(&sanitizer)
                 .args(["--tool", tool, "--error-exitcode", "9", "--print-limit", "20"])
@@ -958,7 +958,7 @@ fn sanitize(tools: &[String], sizes: &str) -> Result<()> {
             if text.contains("GPU variants skipped") {
                 bail!("{tool}: the GPU variants were skipped under compute-sanitizer: no usable GPU");
             }
-            let errors = conv::sanitize::error_count(&text);
+            let errors = conv::verify::sanitize::error_count(&text);
             let pass = output.status.success() && errors == Some(0);
             let cases = text
                 .lines()
@@ -991,7 +991,7 @@ fn sanitize(tools: &[String], sizes: &str) -> Result<()> {
 }
 
 /// `host soak`: the long run, through the GPU engine (or the CPU one with `--cpu`).
-fn soak(config: &conv::soak::SoakConfig, variant: Variant, cpu: bool) -> Result<()> {
+fn soak(config: &conv::verify::soak::SoakConfig, variant: Variant, cpu: bool) -> Result<()> {
     let gpu = if cpu {
         None
     } else {
@@ -1021,7 +1021,7 @@ fn soak(config: &conv::soak::SoakConfig, variant: Variant, cpu: bool) -> Result<
         clamp: false,
         dtype: None,
         raw: RawLayout::default(),
-        max_image_bytes: conv::files::default_max_image_bytes(),
+        max_image_bytes: conv::io::files::default_max_image_bytes(),
         max_mem: None,
         inject: None,
     };
@@ -1037,7 +1037,7 @@ fn soak(config: &conv::soak::SoakConfig, variant: Variant, cpu: bool) -> Result<
     );
     let free =
         || -> conv::Result<Option<usize>> { gpu.as_ref().map(|g| g.memory().map(|m| m.0)).transpose() };
-    let report = conv::soak::run(&mut engine, &settings, config, &free, |done, total| {
+    let report = conv::verify::soak::run(&mut engine, &settings, config, &free, |done, total| {
         if done % 500 == 0 || done == total {
             println!("  {done}/{total} images");
         }
@@ -1046,14 +1046,14 @@ fn soak(config: &conv::soak::SoakConfig, variant: Variant, cpu: bool) -> Result<
     let decay = report.decay.map_or(
         format!(
             "throughput decay not checked (fewer than {} small images)",
-            10 * conv::soak::DECAY_MIN_PER_TENTH
+            10 * conv::verify::soak::DECAY_MIN_PER_TENTH
         ),
         |d| {
             format!(
                 "small-image throughput first tenth {:.1} MP/s, last tenth {:.1} MP/s (limit {}x decay)",
                 d.first_tenth_mpx_s,
                 d.last_tenth_mpx_s,
-                conv::soak::DECAY_FACTOR
+                conv::verify::soak::DECAY_FACTOR
             )
         },
     );
@@ -1065,7 +1065,7 @@ fn soak(config: &conv::soak::SoakConfig, variant: Variant, cpu: bool) -> Result<
         report.rechecked,
         mib(report.memory_before),
         mib(report.memory_after),
-        conv::soak::MEMORY_SLACK >> 20,
+        conv::verify::soak::MEMORY_SLACK >> 20,
     );
     for p in &report.problems {
         println!("FAIL {p}");
@@ -1107,17 +1107,20 @@ fn info() {
         Err(e) => println!("GPU: none ({e})"),
     }
     let directive = |name: &str| {
-        conv::gpu::PTX
+        conv::engine::gpu::PTX
             .lines()
             .find_map(|l| l.trim().strip_prefix(name))
             .map_or("?", str::trim)
     };
-    let kernels = conv::gpu::PTX.lines().filter(|l| l.contains(".entry ")).count();
+    let kernels = conv::engine::gpu::PTX
+        .lines()
+        .filter(|l| l.contains(".entry "))
+        .count();
     println!(
         "PTX target: {} (PTX ISA {}, {kernels} kernels); SASS: {}",
         directive(".target "),
         directive(".version "),
-        if conv::gpu::FATBIN.is_empty() {
+        if conv::engine::gpu::FATBIN.is_empty() {
             "none (built without ptxas: the first run JIT-compiles the PTX)"
         } else {
             "embedded for the PTX target"
@@ -1144,7 +1147,7 @@ fn print_json_failure(error: &str, interrupted: Option<i32>) {
     print_json(&serde_json::json!({
         "schema": batch::JSON_SCHEMA,
         "error": error,
-        "interrupted": interrupted.map(conv::interrupt::name),
+        "interrupted": interrupted.map(conv::io::interrupt::name),
         "gpu": null,
         "gpu_unavailable": null,
         "variant": null,
@@ -1164,7 +1167,7 @@ fn run_files(args: &MainArgs, given: &Given) -> Result<()> {
         && let Err(e) = &result
     {
         let interrupted = e.downcast_ref::<Interrupted>().map(|i| i.0);
-        print_json_failure(&conv::files::one_line(&format!("{e:#}")), interrupted);
+        print_json_failure(&conv::io::files::one_line(&format!("{e:#}")), interrupted);
     }
     result
 }
@@ -1220,25 +1223,25 @@ impl FileVariant {
 
 /// Processes image files: one line per failure on stderr as it happens (and with `-v` one per
 /// image written), a summary unless `--quiet`, a JSON document with `--json`; fails if any image
-/// failed. SIGINT or SIGTERM stops the batch cleanly ([`conv::interrupt`]): exit code 130 or 143.
+/// failed. SIGINT or SIGTERM stops the batch cleanly ([`conv::io::interrupt`]): exit code 130 or 143.
 fn process_files(args: &MainArgs, given: &Given) -> Result<()> {
     let f = &args.files;
     check_file_options(args, given)?;
     let progress = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
     {
         let (progress, json) = (progress.clone(), f.json);
-        conv::interrupt::install(
+        conv::io::interrupt::install(
             move |signal| {
                 progress.suspend(|| {
                     eprintln!(
                         "interrupted by {}: no new image is started and the results being written are \
                          discarded; a second Ctrl-C stops at once",
-                        conv::interrupt::name(signal)
+                        conv::io::interrupt::name(signal)
                     );
                 });
             },
             move |signal| {
-                let name = conv::interrupt::name(signal);
+                let name = conv::io::interrupt::name(signal);
                 if json {
                     print_json_failure(
                         &format!("interrupted by a second signal ({name}): stopped at once"),
@@ -1260,7 +1263,7 @@ fn process_files(args: &MainArgs, given: &Given) -> Result<()> {
     let inputs = batch::expand_inputs(&f.input).map_err(anyhow::Error::msg)?;
     if !inputs
         .iter()
-        .any(|p| conv::files::Format::of(p) == Some(conv::files::Format::Raw))
+        .any(|p| conv::io::files::Format::of(p) == Some(conv::io::files::Format::Raw))
     {
         for id in ["width", "height", "channels"] {
             if given.has(id) {
@@ -1305,7 +1308,7 @@ fn process_files(args: &MainArgs, given: &Given) -> Result<()> {
     if let Some(note) = &gpu_note
         && !f.quiet
     {
-        let note = conv::files::one_line(note);
+        let note = conv::io::files::one_line(note);
         eprintln!("note: no usable GPU ({note}); processing on the CPU (cpu-par)");
     }
     let mut engine = match &gpu {
@@ -1313,7 +1316,7 @@ fn process_files(args: &MainArgs, given: &Given) -> Result<()> {
             gpu,
             choice: match variant {
                 Some(FileVariant::Gpu(v)) => batch::Choice::Fixed(v),
-                _ => batch::Choice::Auto(conv::autotune::Tuner::load()),
+                _ => batch::Choice::Auto(conv::engine::autotune::Tuner::load()),
             },
             cached: None,
         },
@@ -1331,9 +1334,9 @@ fn process_files(args: &MainArgs, given: &Given) -> Result<()> {
         },
         max_image_bytes: f
             .max_image_mem
-            .map_or_else(conv::files::default_max_image_bytes, |b| b as u64),
+            .map_or_else(conv::io::files::default_max_image_bytes, |b| b as u64),
         max_mem: f.max_gpu_mem,
-        inject: conv::fault::Injection::from_env()?,
+        inject: conv::engine::fault::Injection::from_env()?,
     };
     progress.set_length(items.len() as u64);
     progress.set_style(batch::progress_style());
@@ -1380,7 +1383,7 @@ fn process_files(args: &MainArgs, given: &Given) -> Result<()> {
     );
     progress.finish_and_clear();
     let summary = batch::summarize(&outcomes, started.elapsed().as_secs_f64());
-    let interrupted = conv::interrupt::signal();
+    let interrupted = conv::io::interrupt::signal();
     let auto_choices: Vec<String> = match &engine {
         batch::Engine::Gpu {
             choice: batch::Choice::Auto(tuner),
@@ -1402,7 +1405,7 @@ fn process_files(args: &MainArgs, given: &Given) -> Result<()> {
         print_json(&serde_json::json!({
             "schema": batch::JSON_SCHEMA,
             "error": null,
-            "interrupted": interrupted.map(conv::interrupt::name),
+            "interrupted": interrupted.map(conv::io::interrupt::name),
             "gpu": gpu_json,
             "gpu_unavailable": gpu_note,
             "variant": engine.name(),
@@ -1456,7 +1459,7 @@ fn process_files(args: &MainArgs, given: &Given) -> Result<()> {
         eprintln!(
             "interrupted by {}: {} image(s) written whole, {} discarded while being written (nothing left), \
              {} not processed; not written{listed}",
-            conv::interrupt::name(signal),
+            conv::io::interrupt::name(signal),
             summary.written,
             summary.discarded,
             summary.not_processed,

@@ -4,8 +4,8 @@
 //! where `o` is `r` for the valid border and 0 otherwise, pixels outside the image defined by the
 //! border mode; RGBA's alpha is copied from the input pixel the output is centred on.
 
-use crate::filter::Separable;
-use crate::image::{Image, Samples};
+use crate::model::filter::Separable;
+use crate::model::image::{Image, Samples};
 use crate::{Border, Error, Filter, Result};
 use rayon::prelude::*;
 use std::cell::RefCell;

@@ -2,7 +2,7 @@
 //! created through the raw driver API (cust has no wrapper for texture objects over pitched memory).
 
 use crate::error::check;
-use crate::image::{DType, Image};
+use crate::model::image::{DType, Image};
 use crate::{Border, Error, Result};
 use cust::stream::Stream;
 use cust::sys as raw;

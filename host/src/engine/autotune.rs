@@ -1,7 +1,7 @@
 //! `--variant auto`: measures the candidate variants once per GPU model and problem class, keeps
 //! the fastest, and caches the choice in the user's cache directory.
 
-use crate::gpu::{Gpu, Problem, Variant};
+use crate::engine::gpu::{Gpu, Problem, Variant};
 use crate::{Error, Image, Result, stats};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -192,7 +192,7 @@ pub fn describe(variant: Variant, source: &Source, tuner: &Tuner) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::filter::FilterKind;
+    use crate::model::filter::FilterKind;
     use crate::{Border, DType, Filter};
     use std::ffi::OsString;
 

@@ -9,7 +9,7 @@
 //! their header says, so a small file that claims huge dimensions (a decompression bomb) fails fast
 //! with a clear error.
 
-use crate::image::{DType, Image, MAX_PIXELS, MAX_SIDE, Samples, check_dims};
+use crate::model::image::{DType, Image, MAX_PIXELS, MAX_SIDE, Samples, check_dims};
 use image::{ExtendedColorType, ImageDecoder, ImageFormat, ImageReader};
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Cursor, Seek, SeekFrom, Write};
@@ -550,7 +550,7 @@ fn read_raw(path: &Path, raw: &RawLayout) -> Result<Image, FileError> {
         });
     };
     check_dims(w, h).map_err(image_err)?;
-    crate::image::check_channels(raw.channels).map_err(image_err)?;
+    crate::model::image::check_channels(raw.channels).map_err(image_err)?;
     let bytes = std::fs::read(path).map_err(|source| FileError::Read {
         path: path.to_path_buf(),
         source,
@@ -687,7 +687,7 @@ fn live_temporaries() -> MutexGuard<'static, Vec<PathBuf>> {
 }
 
 /// Removes every temporary file being written and ends the process with `code`, holding the list
-/// so that no new temporary file appears meanwhile (see [`crate::interrupt`]).
+/// so that no new temporary file appears meanwhile (see [`crate::io::interrupt`]).
 pub fn remove_temporaries_and_exit(code: i32) -> ! {
     let live = live_temporaries();
     for path in live.iter() {
@@ -749,10 +749,10 @@ impl Drop for Temporary {
 struct Cancellable<W>(W);
 
 fn check_not_interrupted() -> std::io::Result<()> {
-    match crate::interrupt::signal() {
+    match crate::io::interrupt::signal() {
         Some(s) => Err(std::io::Error::other(format!(
             "interrupted by {}",
-            crate::interrupt::name(s)
+            crate::io::interrupt::name(s)
         ))),
         None => Ok(()),
     }
@@ -806,7 +806,7 @@ pub fn not_a_regular_file(path: &Path) -> Option<&'static str> {
 /// Writes `image` to `path` in the format of its extension: to a hidden temporary file with an
 /// unpredictable name in the same folder first (created exclusively, so never through a planted
 /// symlink), renamed over `path` only once complete. On any error, or once a signal asked the
-/// process to stop ([`crate::interrupt`]), the temporary file is removed, so an interruption or
+/// process to stop ([`crate::io::interrupt`]), the temporary file is removed, so an interruption or
 /// failure never leaves a truncated image or a temporary file.
 pub fn write(image: &Image, path: &Path) -> Result<(), FileError> {
     if let Some(kind) = not_a_regular_file(path) {
@@ -820,9 +820,9 @@ pub fn write(image: &Image, path: &Path) -> Result<(), FileError> {
         source,
     };
     let interrupted = || {
-        crate::interrupt::signal().map(|s| FileError::Interrupted {
+        crate::io::interrupt::signal().map(|s| FileError::Interrupted {
             path: path.to_path_buf(),
-            signal: crate::interrupt::name(s),
+            signal: crate::io::interrupt::name(s),
         })
     };
     if let Some(e) = interrupted() {

@@ -2,7 +2,7 @@
 //! binary (`shared/peers/peers.cu`) wrote on the same GPU in the same run, and sets the fastest
 //! general (non-separable) variant of the benchmark beside the best `g_fast` row, case by case.
 
-use crate::bench::BenchRow;
+use crate::bench::sweep::BenchRow;
 use crate::{DType, Error, Result};
 use std::fmt::Write as _;
 
@@ -193,7 +193,7 @@ pub fn markdown(cases: &[Comparison]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gpu::Variant;
+    use crate::engine::gpu::Variant;
 
     const CSV: &str = "variant,width,height,k,cache,reps,median_ms,min_ms,gbps,gflops,max_abs_err,floor_ms,frac_of_floor,check
 g_fast_px4py2,2048,2048,5,warm,100,0.0125,0.0120,2680,8000,1e-6,0.011,0.9,ok

@@ -8,9 +8,9 @@
 //! every kept output row is the one the whole image gives. The `wrap` border needs the opposite
 //! edge's rows, so it runs as one strip.
 
+use crate::engine::gpu::{DeviceJob, Gpu, Kernel, Problem};
 use crate::error::{check, cuda};
-use crate::gpu::{DeviceJob, Gpu, Kernel, Problem};
-use crate::image::{Image, Samples};
+use crate::model::image::{Image, Samples};
 use crate::{Border, Error, Result, stats};
 use cust::event::{Event, EventFlags};
 use cust::memory::{DeviceBuffer, LockedBuffer};
@@ -34,13 +34,13 @@ impl Strip {
 
 /// Splits `out_height` output rows into `count` strips (fewer if there are fewer rows; one for
 /// the `wrap` border) for an image of `in_height` rows and a filter of radius `radius`: the
-/// strips of [`crate::strips`], their halo rows clipped to the image.
+/// strips of [`crate::engine::strips`], their halo rows clipped to the image.
 pub fn plan(in_height: usize, out_height: usize, radius: usize, border: Border, count: usize) -> Vec<Strip> {
     let count = if border == Border::Wrap { 1 } else { count };
-    crate::strips::split(out_height, count)
+    crate::engine::strips::split(out_height, count)
         .into_iter()
         .map(|rows| {
-            let wanted = crate::strips::input_rows(&rows, radius, border);
+            let wanted = crate::engine::strips::input_rows(&rows, radius, border);
             let input = wanted.start.max(0) as usize..(wanted.end as usize).min(in_height);
             Strip { rows, input }
         })
@@ -87,7 +87,7 @@ impl Pipeline {
     pub fn new(
         gpu: &Gpu,
         problem: &Problem,
-        variant: crate::gpu::Variant,
+        variant: crate::engine::gpu::Variant,
         strips: usize,
         streams: usize,
     ) -> Result<Self> {
@@ -269,7 +269,7 @@ fn copy_out(dst: &mut [u8], src: u64, stream: &Stream) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{DType, Filter, cpu};
+    use crate::{DType, Filter, engine::cpu};
 
     #[test]
     fn strips_cover_every_output_row_once() {

@@ -3,12 +3,12 @@
 //! one convolution engine (the GPU, reusing its device buffers, or the CPU) in strips when the
 //! image exceeds the memory budget, and encoding threads; one bad file fails alone.
 
-use crate::autotune::Tuner;
-use crate::fault::{self, Injection, Stage};
-use crate::files::{self, EXTENSIONS, FileError, RawLayout};
-use crate::gpu::{DeviceJob, Gpu, Problem, Variant};
-use crate::image::DType;
-use crate::{Border, Filter, Image, Result, cpu, interrupt, strips};
+use crate::engine::autotune::Tuner;
+use crate::engine::fault::{self, Injection, Stage};
+use crate::engine::gpu::{DeviceJob, Gpu, Problem, Variant};
+use crate::io::files::{self, EXTENSIONS, FileError, RawLayout};
+use crate::model::image::DType;
+use crate::{Border, Filter, Image, Result, engine::cpu, engine::strips, io::interrupt};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -196,7 +196,7 @@ pub struct Settings {
     /// Device memory one convolution may use, in bytes (`None`: 90% of the GPU's free memory; no
     /// limit on the CPU). Larger images are processed in strips.
     pub max_mem: Option<usize>,
-    /// A fault to inject (tests; see [`crate::fault`]).
+    /// A fault to inject (tests; see [`crate::engine::fault`]).
     pub inject: Option<Injection>,
 }
 
@@ -456,7 +456,7 @@ pub fn progress_style() -> ProgressStyle {
 /// or discarded) as soon as it is final. A device fault (a failed launch or copy, or an injected
 /// one) stops the batch cleanly: the failing image fails, results already computed are still
 /// written, and the images not yet convolved are reported as not processed (without a call to
-/// `report`). A signal ([`crate::interrupt`]) stops it too: no new image is decoded or
+/// `report`). A signal ([`crate::io::interrupt`]) stops it too: no new image is decoded or
 /// convolved, the results being written are discarded (no partial or temporary file is left),
 /// and the rest are not processed. Returns one outcome per item, in order.
 pub fn run(

@@ -2,10 +2,10 @@
 //! verification ladder (every variant against the reference over many sizes, borders, channel
 //! counts, sample types and filters).
 
-use crate::check::{self, Comparison};
-use crate::cpu::{self, Reference};
-use crate::gpu::{DeviceJob, Gpu, Kernel, Problem, Variant};
+use crate::engine::cpu::{self, Reference};
+use crate::engine::gpu::{DeviceJob, Gpu, Kernel, Problem, Variant};
 use crate::stats::{self, Timing};
+use crate::verify::check::{self, Comparison};
 use crate::{Border, DType, Error, Filter, Image, Result};
 use std::time::Instant;
 

@@ -9,8 +9,8 @@
 //! valid output is exactly rows `y0..y1`. Every kept output sample reads the same input values in
 //! the same order as on the whole image, so the CPU result is bit for bit the same.
 
-use crate::gpu::Problem;
-use crate::image::{Image, Samples};
+use crate::engine::gpu::Problem;
+use crate::model::image::{Image, Samples};
 use crate::{Border, Error, Result};
 use std::ops::Range;
 

@@ -2,7 +2,7 @@
 //! process, checking that outputs exist and equal a re-run, that device memory returns to its
 //! starting level and that throughput does not decay.
 
-use crate::batch::{Engine, Settings};
+use crate::engine::batch::{Engine, Settings};
 use crate::{DType, Image, Result};
 use rand::{Rng, SeedableRng, rngs::StdRng};
 use std::time::Instant;

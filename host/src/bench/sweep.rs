@@ -1,10 +1,10 @@
 //! The benchmark: measures the machine's copy bandwidth and FP32 peak, then times variants over a
 //! sweep of sizes, filter sizes and sample types against that roofline.
 
-use crate::gpu::{DeviceJob, Gpu, GpuInfo, Problem, Variant};
-use crate::image::Samples;
-use crate::pipeline::{Pipeline, Timings};
-use crate::{Border, DType, Filter, Image, Result, filter::FilterKind, stats};
+use crate::engine::gpu::pipeline::{Pipeline, Timings};
+use crate::engine::gpu::{DeviceJob, Gpu, GpuInfo, Problem, Variant};
+use crate::model::image::Samples;
+use crate::{Border, DType, Filter, Image, Result, model::filter::FilterKind, stats};
 use std::fmt::Write as _;
 
 /// Bytes of the device-to-device copy that measures memory bandwidth (1 GiB: far beyond L2).
@@ -103,7 +103,7 @@ pub fn run(
         gpu: gpu.info().clone(),
         copy_gbps: gpu.copy_bandwidth(COPY_PROBE_BYTES, 10)?,
         fma_gflops: gpu.fma_peak(10)?,
-        ptx_target: crate::gpu::PTX
+        ptx_target: crate::engine::gpu::PTX
             .lines()
             .find_map(|l| l.strip_prefix(".target "))
             .unwrap_or("?")
@@ -145,7 +145,7 @@ pub fn run(
     Ok((machine, rows))
 }
 
-/// One pipelined whole-image configuration (see [`crate::pipeline`]).
+/// One pipelined whole-image configuration (see [`crate::engine::gpu::pipeline`]).
 #[derive(Clone, Debug)]
 pub struct E2eRow {
     pub width: usize,
@@ -249,10 +249,10 @@ pub fn cpu_times(config: &BenchConfig) -> Result<Vec<CpuRow>> {
         let image = Image::random(width, height, 1, DType::F32, 1)?;
         for &k in &config.filter_sizes {
             let filter = Filter::random_normalized(k, k as u64)?;
-            crate::cpu::parallel(&image, &filter, Border::Zero, false)?;
+            crate::engine::cpu::parallel(&image, &filter, Border::Zero, false)?;
             let timing = stats::repeat(3, || {
                 let t = std::time::Instant::now();
-                crate::cpu::parallel(&image, &filter, Border::Zero, false)?;
+                crate::engine::cpu::parallel(&image, &filter, Border::Zero, false)?;
                 Ok(t.elapsed().as_secs_f64() * 1e3)
             })?;
             let ms = timing.map_or(f64::NAN, |t| t.median);

@@ -1,6 +1,6 @@
 //! Interruption by a signal: the first SIGINT (Ctrl-C) or SIGTERM asks the work to stop cleanly
 //! (a batch takes no new image and discards the files being written), a second one ends the
-//! process at once after removing every temporary file ([`crate::files`] keeps their list).
+//! process at once after removing every temporary file ([`crate::io::files`] keeps their list).
 
 use std::sync::atomic::{AtomicI32, Ordering};
 
@@ -63,7 +63,7 @@ pub fn install(
                     first(signal);
                 } else {
                     last(signal);
-                    crate::files::remove_temporaries_and_exit(exit_code(signal));
+                    crate::io::files::remove_temporaries_and_exit(exit_code(signal));
                 }
             }
         })?;

@@ -1,10 +1,13 @@
 //! The GPU side: loads the embedded PTX with `cust` and offers one typed launch per kernel.
 
+pub mod driver;
+pub mod pipeline;
+mod texture;
+
 use crate::error::{check, cuda};
-use crate::filter::{Separable, taps_param};
-use crate::image::{DType, Image, Samples};
-use crate::texture::TextureInput;
-use crate::{Border, Error, Filter, Result, driver, stats};
+use crate::model::filter::{Separable, taps_param};
+use crate::model::image::{DType, Image, Samples};
+use crate::{Border, Error, Filter, Result, stats};
 use cust::context::Context;
 use cust::device::{Device, DeviceAttribute};
 use cust::event::{Event, EventFlags};
@@ -15,6 +18,7 @@ use cust::stream::{Stream, StreamFlags};
 use gpu_kernels::launch::{self, Geometry, Taps, border, names};
 use std::ffi::{CString, c_void};
 use std::time::Instant;
+use texture::TextureInput;
 
 /// The kernels' PTX, built from `gpu-kernels` by `build.rs` and embedded in the binary.
 pub const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/kernels.ptx"));
@@ -425,7 +429,7 @@ impl Gpu {
     /// Allocates (uninitialized) device buffers for `problem` as `variant` needs them, and uploads
     /// the filter (a few hundred bytes) for the naive kernel.
     pub fn alloc(&self, variant: Variant, problem: &Problem) -> Result<DeviceJob> {
-        crate::image::check_dims(problem.width, problem.height)?;
+        crate::model::image::check_dims(problem.width, problem.height)?;
         let mut geometry = problem.geometry()?;
         let (ow, oh) = problem.output_size()?;
         let size = problem.dtype.size();
