@@ -24,6 +24,23 @@ pub enum Error {
     /// Image dimensions that cannot be used.
     #[error("invalid image: {0}")]
     Image(String),
+    /// A kernel that cannot be launched for this geometry (e.g. a grid too tall), or a strip
+    /// that does not fit its job.
+    #[error("cannot launch the kernel: {0}")]
+    Launch(String),
+    /// An image, kernel or strip used with a job or pipeline made for another shape, variant or
+    /// sample type: a bug in the caller.
+    #[error("mismatched use of the GPU engine: {0}")]
+    Mismatch(String),
+    /// A GPU result that differs from what it must be (checked while benchmarking).
+    #[error("wrong result: {0}")]
+    WrongResult(String),
+    /// A request the library cannot carry out as given (e.g. zero timed runs).
+    #[error("{0}")]
+    InvalidRequest(String),
+    /// The autotuner could not time any candidate.
+    #[error("variant auto: {0}")]
+    Autotune(String),
     /// A `peers.csv` that cannot be read as the peers binary writes it.
     #[error("peers.csv: {0}")]
     Peers(String),

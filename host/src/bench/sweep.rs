@@ -207,7 +207,7 @@ pub fn end_to_end(gpu: &Gpu, config: &BenchConfig, mut progress: impl FnMut(&E2e
             gpu.launch(&kernel, &mut job)?;
             let (whole, _) = gpu.download(&mut job)?;
             if pipeline.output()?.samples().as_bytes() != whole.samples().as_bytes() {
-                return Err(crate::Error::Image(format!(
+                return Err(crate::Error::WrongResult(format!(
                     "the pipelined result differs from the single launch at {width}x{height} {}",
                     dtype.suffix()
                 )));
@@ -300,7 +300,7 @@ fn time_variant(
     if let Samples::F32(v) = out.samples()
         && let Some(i) = v.iter().position(|x| !x.is_finite())
     {
-        return Err(crate::Error::Image(format!(
+        return Err(crate::Error::WrongResult(format!(
             "{} left output sample {i} unwritten",
             variant.name()
         )));

@@ -1,6 +1,7 @@
 //! `--variant auto`: measures the candidate variants once per GPU model and problem class, keeps
 //! the fastest, and caches the choice in the user's cache directory.
 
+use crate::engine::gpu::variant::REGISTRY;
 use crate::engine::gpu::{Gpu, Problem, Variant};
 use crate::{Error, Image, Result, stats};
 use std::collections::BTreeMap;
@@ -82,7 +83,7 @@ impl Tuner {
                     .iter()
                     .min_by(|a, b| a.1.total_cmp(&b.1))
                     .map(|&(v, _)| v)
-                    .ok_or_else(|| Error::Image("no variant could be measured".into()))?;
+                    .ok_or_else(|| Error::Autotune("no variant could be measured".into()))?;
                 self.choices.insert(key.clone(), best.name().to_string());
                 self.save();
                 (best, Source::Measured(timings))
@@ -131,20 +132,15 @@ pub fn key(gpu: &Gpu, p: &Problem) -> String {
     )
 }
 
-/// The candidates: `fast`, `fast-4x2`, the three `tiled-output` block shapes and, for rank-1
-/// filters, `separable` and `separable-fused`.
+/// The candidates: the variants the registry marks for autotuning (`fast`, `fast-4x2`, the three
+/// `tiled-output` block shapes and, for rank-1 filters only, `separable` and `separable-fused`).
 pub fn candidates(problem: &Problem) -> Vec<Variant> {
-    let mut v = vec![
-        Variant::Fast,
-        Variant::Fast4x2,
-        Variant::TiledOutput(0),
-        Variant::TiledOutput(1),
-        Variant::TiledOutput(2),
-    ];
-    if problem.filter.rank1().is_some() {
-        v.extend([Variant::Separable, Variant::SeparableFused]);
-    }
-    v
+    let rank1 = problem.filter.rank1().is_some();
+    REGISTRY
+        .iter()
+        .filter(|s| s.autotune && (rank1 || !s.rank1_only))
+        .map(|s| s.variant)
+        .collect()
 }
 
 /// Times every candidate on a random image of the problem's shape (cropped to [`PROBE_SIDE`]).

@@ -289,7 +289,7 @@ impl Engine<'_> {
                     Some(b) => b,
                     None => gpu.memory()?.0 / 10 * 9,
                 };
-                let plan = strips::plan(&problem, variant == Variant::Separable, budget)?;
+                let plan = strips::plan(&problem, variant.spec().has_intermediate(), budget)?;
                 let kernel = gpu.kernel(variant, image.dtype())?;
                 let (mut kernel_ms, mut h2d_ms, mut d2h_ms) = (0.0, 0.0, 0.0);
                 let out = strips::run(image, r, border, &plan, |strip| {

@@ -9,19 +9,19 @@
 //! valid output is exactly rows `y0..y1`. Every kept output sample reads the same input values in
 //! the same order as on the whole image, so the CPU result is bit for bit the same.
 
-use crate::engine::gpu::Problem;
+use crate::Problem;
 use crate::model::image::{Image, Samples};
 use crate::{Border, Error, Result};
 use std::ops::Range;
 
-/// Device bytes one convolution of `problem` needs: input, output and, for the separable
-/// variant, its `f32` intermediate (width of the output, height of the input).
-pub fn device_bytes(problem: &Problem, separable: bool) -> Result<usize> {
+/// Device bytes one convolution of `problem` needs: input, output and, for a variant with two
+/// passes (`intermediate`), its `f32` intermediate (width of the output, height of the input).
+pub fn device_bytes(problem: &Problem, intermediate: bool) -> Result<usize> {
     let (ow, oh) = problem.output_size()?;
     let (ch, size) = (problem.channels, problem.dtype.size());
     let input = problem.width * problem.height * ch * size;
     let output = ow * oh * ch * size;
-    let tmp = if separable {
+    let tmp = if intermediate {
         ow * problem.height * ch * 4
     } else {
         0
@@ -50,15 +50,15 @@ fn strip_problem(problem: &Problem, rows: &Range<usize>) -> Problem {
 
 /// Splits the output rows of `problem` into as few strips of equal height as fit in `budget`
 /// bytes of device memory each (see [`device_bytes`]); one strip when the whole image fits.
-pub fn plan(problem: &Problem, separable: bool, budget: usize) -> Result<Vec<Range<usize>>> {
+pub fn plan(problem: &Problem, intermediate: bool, budget: usize) -> Result<Vec<Range<usize>>> {
     let (_, oh) = problem.output_size()?;
-    if device_bytes(problem, separable)? <= budget {
+    if device_bytes(problem, intermediate)? <= budget {
         return Ok(std::iter::once(0..oh).collect());
     }
-    let cost = |n: usize| device_bytes(&strip_problem(problem, &(0..n)), separable);
+    let cost = |n: usize| device_bytes(&strip_problem(problem, &(0..n)), intermediate);
     let one = cost(1)?;
     if one > budget {
-        return Err(Error::Image(format!(
+        return Err(Error::InvalidRequest(format!(
             "a strip of one output row needs {} of memory, more than the budget of {} (--max-gpu-mem)",
             human(one),
             human(budget)

@@ -4,3 +4,4 @@
 pub mod border;
 pub mod filter;
 pub mod image;
+pub mod problem;

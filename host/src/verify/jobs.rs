@@ -164,7 +164,7 @@ pub fn main_job(job: &MainJob, gpu: Option<&Gpu>) -> Result<Report> {
     let cpu_variants: [(&'static str, CpuVariant); 2] =
         [("cpu-seq", cpu::sequential), ("cpu-par", cpu::parallel)];
     if job.cpu_runs == 0 {
-        return Err(Error::Image(
+        return Err(Error::InvalidRequest(
             "the CPU rows need at least one timed run (--cpu-runs)".into(),
         ));
     }

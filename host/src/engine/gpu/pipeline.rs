@@ -104,7 +104,7 @@ impl Pipeline {
             .map(|_| gpu.alloc(variant, &strip_problem))
             .collect::<Result<Vec<_>>>()?;
         if jobs[0].linear_buffers().is_none() {
-            return Err(Error::Image(format!(
+            return Err(Error::Mismatch(format!(
                 "the {} variant cannot be pipelined",
                 variant.name()
             )));
@@ -133,7 +133,7 @@ impl Pipeline {
     pub fn load(&mut self, image: &Image) -> Result<()> {
         let bytes = image.samples().as_bytes();
         if bytes.len() != self.host_in.len() {
-            return Err(Error::Image("the image does not match the pipeline".into()));
+            return Err(Error::Mismatch("the image does not match the pipeline".into()));
         }
         self.host_in.copy_from_slice(bytes);
         Ok(())

@@ -113,7 +113,9 @@ impl TextureInput {
     pub unsafe fn queue_upload(&self, image: &Image, stream: &Stream) -> Result<()> {
         let bytes = image.samples().as_bytes();
         if bytes.len() != self.row_bytes * self.height {
-            return Err(Error::Image("the image does not match the texture's size".into()));
+            return Err(Error::Mismatch(
+                "the image does not match the texture's size".into(),
+            ));
         }
         let copy = raw::CUDA_MEMCPY2D {
             srcXInBytes: 0,

@@ -1,0 +1,235 @@
+//! A convolution's device side: the buffers and kernel arguments of one job, allocated as the
+//! variant's [`Spec`](super::variant::Spec) says, and the copies in and out of it.
+
+use super::texture::TextureInput;
+use super::variant::{InputKind, TapsArg, Variant};
+use super::{Gpu, cuda};
+use crate::error::check;
+use crate::model::filter::{Separable, taps_param};
+use crate::model::image::{DType, Image, Samples};
+use crate::{Error, Filter, Problem, Result};
+use cust::memory::{AsyncCopyDestination, DeviceBuffer, LockedBuffer};
+use gpu_kernels::launch::{Geometry, Taps, border};
+
+/// Where a job's input lives on the device.
+pub(super) enum Input {
+    Linear(DeviceBuffer<u8>),
+    Texture(TextureInput),
+}
+
+/// The taps argument of one pass.
+pub(super) enum PassTaps {
+    /// The filter in global memory (the kernel gets its address).
+    Global(DeviceBuffer<f32>),
+    /// Taps by value.
+    Value(Box<Taps>),
+}
+
+/// Device buffers and parameters of one convolution on the GPU, for one variant.
+pub struct DeviceJob {
+    pub(super) variant: Variant,
+    pub(super) dtype: DType,
+    pub(super) geometry: Geometry,
+    pub(super) input: Input,
+    pub(super) output: DeviceBuffer<u8>,
+    /// Between two passes, for variants that have them.
+    pub(super) intermediate: Option<DeviceBuffer<f32>>,
+    /// One per pass of the variant.
+    pub(super) taps: Vec<PassTaps>,
+    /// Page-locked host memory that uploads and downloads go through, once [`Gpu::pin`] gave the
+    /// job one; reused for every image of the job's shape.
+    staging: Option<LockedBuffer<u8>>,
+}
+
+impl DeviceJob {
+    /// Bytes of the input image.
+    fn input_bytes(&self) -> usize {
+        let g = &self.geometry;
+        (g.in_width * g.in_height * g.channels) as usize * self.dtype.size()
+    }
+
+    /// Device addresses of the input and output buffers, or `None` for a texture input.
+    pub(crate) fn linear_buffers(&self) -> Option<(u64, u64)> {
+        match &self.input {
+            Input::Linear(buf) => Some((buf.as_device_ptr().as_raw(), self.output.as_device_ptr().as_raw())),
+            Input::Texture(_) => None,
+        }
+    }
+}
+
+/// The taps argument a pass of kind `kind` gets for `filter` (whose factors are `rank1`, for a
+/// rank-1-only variant).
+fn pass_taps(kind: TapsArg, filter: &Filter, rank1: Option<&Separable>) -> Result<PassTaps> {
+    let factors =
+        || rank1.ok_or_else(|| Error::Mismatch("a rank-1 pass without the filter's factors".into()));
+    Ok(match kind {
+        TapsArg::Global => {
+            PassTaps::Global(DeviceBuffer::from_slice(filter.taps()).map_err(cuda("upload the filter"))?)
+        }
+        TapsArg::Filter => PassTaps::Value(filter.to_param()),
+        TapsArg::RowThenColumn => {
+            let s = factors()?;
+            PassTaps::Value(taps_param(&[s.row.as_slice(), s.column.as_slice()].concat()))
+        }
+        TapsArg::Row => PassTaps::Value(taps_param(&factors()?.row)),
+        TapsArg::Column => PassTaps::Value(taps_param(&factors()?.column)),
+    })
+}
+
+impl Gpu {
+    /// Allocates (uninitialized) device buffers for `problem` as `variant` needs them, and uploads
+    /// the filter (a few hundred bytes) for a kernel that reads it from global memory.
+    pub fn alloc(&self, variant: Variant, problem: &Problem) -> Result<DeviceJob> {
+        crate::model::image::check_dims(problem.width, problem.height)?;
+        let mut geometry = problem.geometry()?;
+        let (ow, oh) = problem.output_size()?;
+        let size = problem.dtype.size();
+        let in_bytes = problem.width * problem.height * problem.channels * size;
+        let out_bytes = ow * oh * problem.channels * size;
+        let input = if variant.spec().input == InputKind::Texture {
+            let tex = TextureInput::new(
+                problem.width,
+                problem.height,
+                problem.channels,
+                problem.dtype,
+                problem.border,
+            )?;
+            if tex.hardware_border {
+                geometry.border = border::NONE;
+            }
+            Input::Texture(tex)
+        } else {
+            // SAFETY: the buffer is written by an upload before any kernel reads it.
+            Input::Linear(
+                unsafe { DeviceBuffer::uninitialized(in_bytes) }.map_err(cuda("allocate the input"))?,
+            )
+        };
+        // SAFETY: the output is poisoned or written by a kernel before it is read.
+        let output =
+            unsafe { DeviceBuffer::uninitialized(out_bytes) }.map_err(cuda("allocate the output"))?;
+        let spec = variant.spec();
+        let rank1 = if spec.rank1_only {
+            Some(problem.filter.rank1().ok_or_else(|| {
+                Error::Filter(format!(
+                    "the {} variant needs a rank-1 (separable) filter",
+                    variant.name()
+                ))
+            })?)
+        } else {
+            None
+        };
+        let taps = spec
+            .passes
+            .iter()
+            .map(|pass| pass_taps(pass.taps, &problem.filter, rank1.as_ref()))
+            .collect::<Result<Vec<_>>>()?;
+        let intermediate = if spec.has_intermediate() {
+            // SAFETY: the first pass writes every element before the second reads it.
+            Some(
+                unsafe { DeviceBuffer::uninitialized(ow * problem.height * problem.channels) }
+                    .map_err(cuda("allocate the intermediate"))?,
+            )
+        } else {
+            None
+        };
+        Ok(DeviceJob {
+            variant,
+            dtype: problem.dtype,
+            geometry,
+            input,
+            output,
+            intermediate,
+            taps,
+            staging: None,
+        })
+    }
+
+    /// Gives `job` a page-locked staging buffer: later uploads and downloads copy through it, so
+    /// the DMA runs at full PCIe speed and the buffer is reused for every image of that shape.
+    pub fn pin(&self, job: &mut DeviceJob) -> Result<()> {
+        let len = job.output.len().max(job.input_bytes());
+        // SAFETY: the staging bytes are always written (image copy or DMA) before they are read.
+        job.staging =
+            Some(unsafe { LockedBuffer::uninitialized(len) }.map_err(cuda("allocate pinned memory"))?);
+        Ok(())
+    }
+
+    /// Copies `image` to the job's input (through the pinned staging buffer if the job has one);
+    /// returns the copy's GPU time in ms.
+    pub fn upload(&self, job: &mut DeviceJob, image: &Image) -> Result<f64> {
+        let g = &job.geometry;
+        if (image.width(), image.height(), image.channels(), image.dtype())
+            != (
+                g.in_width as usize,
+                g.in_height as usize,
+                g.channels as usize,
+                job.dtype,
+            )
+        {
+            return Err(Error::Mismatch(
+                "the image does not match the job it is uploaded to".into(),
+            ));
+        }
+        let bytes = image.samples().as_bytes();
+        let source: &[u8] = match (&mut job.staging, &job.input) {
+            (Some(staging), Input::Linear(_)) => {
+                staging[..bytes.len()].copy_from_slice(bytes);
+                &staging[..bytes.len()]
+            }
+            _ => bytes,
+        };
+        self.time(|gpu| match &mut job.input {
+            // SAFETY (both arms): `time` waits for an event recorded after this copy before it
+            // returns, so the source outlives the copy.
+            Input::Linear(buf) => {
+                unsafe { buf.async_copy_from(source, &gpu.stream) }.map_err(cuda("copy the image to the GPU"))
+            }
+            Input::Texture(tex) => unsafe { tex.queue_upload(image, &gpu.stream) },
+        })
+    }
+
+    /// Fills the output buffer with `byte` repeated (or, for `f32` outputs when `byte` is `None`,
+    /// with NaN); returns the GPU time in ms.
+    pub fn poison(&self, job: &mut DeviceJob, byte: Option<u8>) -> Result<f64> {
+        let ptr = job.output.as_device_ptr().as_raw();
+        let len = job.output.len();
+        self.time(|gpu| {
+            // SAFETY: the fill covers exactly the output buffer, which we own; `time` waits for it.
+            let status = unsafe {
+                match byte {
+                    Some(b) => cust::sys::cuMemsetD8Async(ptr, b, len, gpu.stream.as_inner()),
+                    None => {
+                        cust::sys::cuMemsetD32Async(ptr, f32::NAN.to_bits(), len / 4, gpu.stream.as_inner())
+                    }
+                }
+            };
+            check("poison the output", status)
+        })
+    }
+
+    /// Copies the job's output into a new image (through the pinned staging buffer if the job
+    /// has one); returns it and the copy's GPU time in ms.
+    pub fn download(&self, job: &mut DeviceJob) -> Result<(Image, f64)> {
+        let g = &job.geometry;
+        let (w, h, c) = (g.out_width as usize, g.out_height as usize, g.channels as usize);
+        let mut samples = Samples::filled(job.dtype, w * h * c);
+        let len = job.output.len();
+        let ms = {
+            let target: &mut [u8] = match &mut job.staging {
+                Some(staging) => &mut staging[..len],
+                None => samples.as_bytes_mut(),
+            };
+            let output = &job.output;
+            self.time(|gpu| {
+                // SAFETY: `time` waits for an event recorded after this copy before it returns,
+                // so the target outlives the copy.
+                unsafe { output.async_copy_to(target, &gpu.stream) }
+                    .map_err(cuda("copy the result from the GPU"))
+            })?
+        };
+        if let Some(staging) = &job.staging {
+            samples.as_bytes_mut().copy_from_slice(&staging[..len]);
+        }
+        Ok((Image::new(w, h, c, samples)?, ms))
+    }
+}

@@ -1,0 +1,177 @@
+//! Kernel launches: a variant's entry points resolved for one sample type ([`Kernel`]) and one
+//! typed launch for every pass of every variant, as its [`Spec`](super::variant::Spec) describes.
+
+use super::job::{DeviceJob, Input, PassTaps};
+use super::variant::{Buffer, LaunchConfig, Variant};
+use super::{Gpu, cuda};
+use crate::model::image::DType;
+use crate::{Error, Result};
+use cust::function::Function;
+use cust::stream::Stream;
+use gpu_kernels::launch::{Geometry, Taps};
+use std::ffi::c_void;
+
+/// A variant's kernels resolved from the module for one sample type, ready to launch; resolving
+/// happens outside timed regions.
+pub struct Kernel<'a> {
+    variant: Variant,
+    dtype: DType,
+    /// Per pass: its one entry point, or one per radius (index = radius).
+    functions: Vec<Vec<Function<'a>>>,
+}
+
+impl Kernel<'_> {
+    pub fn variant(&self) -> Variant {
+        self.variant
+    }
+}
+
+/// The last argument of a convolution kernel, as the kernel declares it.
+enum TapsParam<'a> {
+    Pointer(u64),
+    Value(&'a Taps),
+}
+
+/// The arguments every convolution kernel takes: `(input, output, Geometry, taps)`.
+struct ConvArgs<'a> {
+    input: u64,
+    output: u64,
+    geometry: Geometry,
+    taps: TapsParam<'a>,
+}
+
+impl ConvArgs<'_> {
+    /// Queues `function` with these arguments.
+    fn launch(&self, stream: &Stream, function: &Function<'_>, config: LaunchConfig) -> Result<()> {
+        if config.grid.1 > 65_535 {
+            return Err(Error::Launch(format!(
+                "the image is too tall for this kernel ({} block rows, at most 65535)",
+                config.grid.1
+            )));
+        }
+        let last = match &self.taps {
+            TapsParam::Pointer(p) => arg(p),
+            TapsParam::Value(t) => arg(*t),
+        };
+        let args = [arg(&self.input), arg(&self.output), arg(&self.geometry), last];
+        let block = (config.block.0, config.block.1, 1);
+        // SAFETY: every convolution kernel in gpu-kernels takes `(input: *const T or a texture
+        // object, output: *mut T or *mut f32, g: Geometry, taps: *const f32 or a by-value Taps
+        // prefix)`, which these four arguments are; the buffers were sized from the job's
+        // Geometry, of which `geometry` covers at most as many rows; block and shared memory
+        // come from the variant's registered launch shape.
+        unsafe { stream.launch(function, config.grid, block, config.shared_bytes, &args) }
+            .map_err(cuda("launch a kernel"))
+    }
+}
+
+/// A kernel argument: a pointer to the value, as `cuLaunchKernel` takes it.
+pub(super) fn arg<T>(value: &T) -> *mut c_void {
+    value as *const T as *mut c_void
+}
+
+impl Gpu {
+    /// Resolves a variant's kernels for samples of `dtype`.
+    pub fn kernel(&self, variant: Variant, dtype: DType) -> Result<Kernel<'_>> {
+        let t = dtype.suffix();
+        let functions = variant
+            .spec()
+            .passes
+            .iter()
+            .map(|pass| {
+                let names: Vec<String> = if pass.per_radius {
+                    (0..=super::variant::MAX_RADIUS)
+                        .map(|r| format!("{}_{t}_r{r}", pass.entry))
+                        .collect()
+                } else {
+                    vec![format!("{}_{t}", pass.entry)]
+                };
+                names
+                    .iter()
+                    .map(|name| {
+                        self.module
+                            .get_function(name)
+                            .map_err(cuda("find a kernel in the module"))
+                    })
+                    .collect::<Result<Vec<_>>>()
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Kernel {
+            variant,
+            dtype,
+            functions,
+        })
+    }
+
+    /// Queues `kernel` on the job (does not wait).
+    pub fn launch(&self, kernel: &Kernel<'_>, job: &mut DeviceJob) -> Result<()> {
+        self.launch_on(kernel, job, job.geometry, &self.stream)
+    }
+
+    /// Queues `kernel` on `stream` over the job's first `in_height` input rows, as if the image
+    /// were that tall (the output shrinks to match); for strips of a larger image.
+    pub(crate) fn launch_rows(
+        &self,
+        kernel: &Kernel<'_>,
+        job: &DeviceJob,
+        in_height: usize,
+        stream: &Stream,
+    ) -> Result<()> {
+        let mut g = job.geometry;
+        let rows = u32::try_from(in_height)
+            .ok()
+            .filter(|&h| h <= g.in_height && h > 2 * g.offset);
+        let Some(rows) = rows else {
+            return Err(Error::Launch(format!(
+                "a strip of {in_height} rows does not fit a job of {} rows",
+                g.in_height
+            )));
+        };
+        g.in_height = rows;
+        g.out_height = rows - 2 * g.offset;
+        self.launch_on(kernel, job, g, stream)
+    }
+
+    /// Queues every pass of the job's variant over geometry `g`.
+    fn launch_on(&self, kernel: &Kernel<'_>, job: &DeviceJob, g: Geometry, stream: &Stream) -> Result<()> {
+        if (kernel.variant, kernel.dtype) != (job.variant, job.dtype) {
+            return Err(Error::Mismatch(
+                "kernel and job are for different variants or sample types".into(),
+            ));
+        }
+        let address = |buffer: Buffer| -> Result<u64> {
+            Ok(match buffer {
+                Buffer::Input => match &job.input {
+                    Input::Linear(buf) => buf.as_device_ptr().as_raw(),
+                    Input::Texture(tex) => tex.object(),
+                },
+                Buffer::Output => job.output.as_device_ptr().as_raw(),
+                Buffer::Intermediate => job
+                    .intermediate
+                    .as_ref()
+                    .ok_or_else(|| Error::Mismatch("the job has no intermediate buffer".into()))?
+                    .as_device_ptr()
+                    .as_raw(),
+            })
+        };
+        let spec = job.variant.spec();
+        for ((pass, functions), taps) in spec.passes.iter().zip(&kernel.functions).zip(&job.taps) {
+            let function = if pass.per_radius {
+                &functions[g.radius as usize]
+            } else {
+                &functions[0]
+            };
+            let args = ConvArgs {
+                input: address(pass.reads)?,
+                output: address(pass.writes)?,
+                geometry: g,
+                taps: match taps {
+                    PassTaps::Global(filter) => TapsParam::Pointer(filter.as_device_ptr().as_raw()),
+                    PassTaps::Value(taps) => TapsParam::Value(taps),
+                },
+            };
+            args.launch(stream, function, (pass.config)(&g))?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,125 @@
+//! The launch shapes and hand-counted global loads per pixel of the registered kernels, one
+//! function per kernel family, named in [`REGISTRY`](super::variant::REGISTRY).
+
+use super::variant::LaunchConfig;
+use gpu_kernels::launch::{self, Geometry};
+
+pub(super) fn pixel(g: &Geometry) -> LaunchConfig {
+    LaunchConfig::tiles(g, launch::PIXEL_BLOCK, launch::PIXEL_BLOCK, 0)
+}
+
+pub(super) fn tiled(g: &Geometry) -> LaunchConfig {
+    let out = launch::tiled_out(g.radius);
+    let block = (launch::TILED_IN, launch::TILED_IN);
+    LaunchConfig::tiles(g, (out, out), block, launch::TILED_SHARED_BYTES)
+}
+
+pub(super) fn tiled_output<const I: usize>(g: &Geometry) -> LaunchConfig {
+    let block = launch::TILED_OUTPUT_BLOCKS[I];
+    LaunchConfig::tiles(
+        g,
+        block,
+        block,
+        launch::tiled_output_shared_bytes(block, g.radius),
+    )
+}
+
+pub(super) fn tiled_cache(g: &Geometry) -> LaunchConfig {
+    let block = launch::TILED_CACHE_BLOCK;
+    LaunchConfig::tiles(g, block, block, launch::TILED_CACHE_SHARED_BYTES)
+}
+
+pub(super) fn fast<const I: usize>(g: &Geometry) -> LaunchConfig {
+    let rows = launch::FAST_ROWS[I];
+    LaunchConfig::tiles(
+        g,
+        launch::fast_tile(rows),
+        launch::FAST_BLOCK,
+        launch::fast_shared_bytes(g.radius, rows),
+    )
+}
+
+pub(super) fn fused(g: &Geometry) -> LaunchConfig {
+    LaunchConfig::tiles(
+        g,
+        launch::FUSED_TILE,
+        launch::FUSED_BLOCK,
+        launch::fused_shared_bytes(g.radius),
+    )
+}
+
+/// The row pass covers every input row (the column pass needs the halo rows).
+pub(super) fn sep_rows(g: &Geometry) -> LaunchConfig {
+    LaunchConfig {
+        grid: (
+            g.out_width.div_ceil(launch::ROW_SPAN),
+            g.in_height.div_ceil(launch::ROW_BLOCK.1),
+            g.channels,
+        ),
+        block: launch::ROW_BLOCK,
+        shared_bytes: launch::row_shared_bytes(g.radius),
+    }
+}
+
+pub(super) fn sep_cols(g: &Geometry) -> LaunchConfig {
+    LaunchConfig::tiles(
+        g,
+        (launch::COL_BLOCK.0, launch::COL_SPAN),
+        launch::COL_BLOCK,
+        launch::col_shared_bytes(g.radius),
+    )
+}
+
+/// Loads per pixel of a tile of `w × h` outputs with an `r`-pixel halo all round.
+pub(super) fn halo(w: u32, h: u32, r: usize) -> f64 {
+    let (w, h, r) = (f64::from(w), f64::from(h), r as f64);
+    (w + 2.0 * r) * (h + 2.0 * r) / (w * h)
+}
+
+pub(super) fn taps(r: usize) -> f64 {
+    let k = 2.0 * r as f64 + 1.0;
+    k * k
+}
+
+pub(super) fn loads_tiled(r: usize) -> f64 {
+    let out = f64::from(launch::tiled_out(r as u32));
+    (f64::from(launch::TILED_IN) / out).powi(2)
+}
+
+pub(super) fn loads_tiled_output<const I: usize>(r: usize) -> f64 {
+    let (w, h) = launch::TILED_OUTPUT_BLOCKS[I];
+    halo(w, h, r)
+}
+
+/// One load per thread for the tile, plus every tap that falls outside the tile.
+pub(super) fn loads_tiled_cache(r: usize) -> f64 {
+    let (w, h) = launch::TILED_CACHE_BLOCK;
+    let inside = |n: u32| -> f64 {
+        (0..n as i64)
+            .map(|t| {
+                (0..2 * r as i64 + 1)
+                    .filter(|j| (0..n as i64).contains(&(t + j - r as i64)))
+                    .count() as f64
+            })
+            .sum()
+    };
+    let total = f64::from(w * h) * taps(r);
+    1.0 + (total - inside(w) * inside(h)) / f64::from(w * h)
+}
+
+pub(super) fn loads_separable(r: usize) -> f64 {
+    let (rows, cols, r) = (f64::from(launch::ROW_SPAN), f64::from(launch::COL_SPAN), r as f64);
+    (rows + 2.0 * r) / rows + (cols + 2.0 * r) / cols
+}
+
+/// Every row-pass item reads its 4 + 2r pixels, once per row of the haloed tile.
+pub(super) fn loads_fused(r: usize) -> f64 {
+    let (h, r) = (f64::from(launch::FUSED_TILE.1), r as f64);
+    (4.0 + 2.0 * r) / 4.0 * (h + 2.0 * r) / h
+}
+
+/// The shared tile's rows, halo included, over the outputs it serves.
+pub(super) fn loads_fast<const I: usize>(r: usize) -> f64 {
+    let (w, h) = launch::fast_tile(launch::FAST_ROWS[I]);
+    f64::from(launch::fast_stride(r as u32)) * (f64::from(h) + 2.0 * r as f64) / f64::from(w * h)
+}

@@ -1,0 +1,399 @@
+//! The registry of GPU variants: one [`Spec`] per variant says everything the launcher, the
+//! autotuner, `bench`, `verify`, the tests and `host info` need to know about it (kernels and
+//! their launch shapes, taps, input, loads per pixel, what it supports).
+
+use super::shapes::*;
+use gpu_kernels::launch::{self, Geometry, names};
+
+/// The GPU kernel variants, in the order the textbook and the reports introduce them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Variant {
+    /// Filter and image both from global memory.
+    Naive,
+    /// Filter in the constant bank, image from global memory.
+    Constant,
+    /// Image through the read-only data cache (`ld.global.nc`), filter in the constant bank.
+    Readonly,
+    /// Image through a 2D texture object, filter in the constant bank.
+    Texture,
+    /// Blocks the size of the input tile; whole tile in shared memory.
+    Tiled,
+    /// Blocks the size of the output tile (block shape `TILED_OUTPUT_BLOCKS[i]`); haloed tile
+    /// loaded in batches.
+    TiledOutput(usize),
+    /// Only the tile's interior in shared memory; halo through the caches.
+    TiledCache,
+    /// Row pass then column pass (rank-1 filters only).
+    Separable,
+    /// Row pass into shared memory then column pass, in one kernel (rank-1 filters only).
+    SeparableFused,
+    /// Register-blocked (4 × 4 outputs per thread), radius fixed at compile time.
+    Fast,
+    /// As [`Variant::Fast`] with 4 × 2 outputs per thread: half the tile, fewer registers.
+    Fast4x2,
+}
+
+/// Grid, block and dynamic shared memory of one kernel launch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaunchConfig {
+    pub grid: (u32, u32, u32),
+    pub block: (u32, u32),
+    pub shared_bytes: u32,
+}
+
+impl LaunchConfig {
+    /// One block per `tile` of output pixels (`tile` = the block's output), one grid plane per
+    /// channel.
+    pub(super) fn tiles(g: &Geometry, tile: (u32, u32), block: (u32, u32), shared_bytes: u32) -> Self {
+        Self {
+            grid: (
+                g.out_width.div_ceil(tile.0),
+                g.out_height.div_ceil(tile.1),
+                g.channels,
+            ),
+            block,
+            shared_bytes,
+        }
+    }
+}
+
+/// A device buffer a pass reads or writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Buffer {
+    /// The job's input image (linear memory or a texture object).
+    Input,
+    /// The `f32` intermediate between two passes (`out_width × in_height × channels`).
+    Intermediate,
+    /// The job's output image.
+    Output,
+}
+
+/// The last kernel argument: where a pass finds its taps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TapsArg {
+    /// A device pointer to the `k × k` filter in global memory.
+    Global,
+    /// The `k × k` filter by value (a [`launch::Taps`] in the constant bank).
+    Filter,
+    /// A rank-1 filter's row taps then its column taps, by value.
+    RowThenColumn,
+    /// A rank-1 filter's row taps, by value.
+    Row,
+    /// A rank-1 filter's column taps, by value.
+    Column,
+}
+
+/// One kernel launch of a variant: every kernel has the signature
+/// `(input, output, Geometry, taps)`, with `input`/`output` as [`Buffer`]s and taps as [`TapsArg`].
+#[derive(Debug)]
+pub struct Pass {
+    /// Entry-point base name (see [`launch::names`]).
+    pub entry: &'static str,
+    /// One entry point per radius, `<entry>_<type>_r<r>`, instead of `<entry>_<type>`.
+    pub per_radius: bool,
+    pub reads: Buffer,
+    pub writes: Buffer,
+    pub taps: TapsArg,
+    /// The launch shape for a geometry.
+    pub config: fn(&Geometry) -> LaunchConfig,
+}
+
+/// Where a variant's input lives on the device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InputKind {
+    /// Linear device memory.
+    Linear,
+    /// A 2D texture object over pitched memory (its address mode may do the border).
+    Texture,
+}
+
+/// Everything about one variant.
+#[derive(Debug)]
+pub struct Spec {
+    pub variant: Variant,
+    /// The name used in tables and on the command line.
+    pub name: &'static str,
+    /// One line for `host info` and the docs.
+    pub summary: &'static str,
+    /// Kernel launches, in order.
+    pub passes: &'static [Pass],
+    pub input: InputKind,
+    /// Works only with rank-1 (separable) filters.
+    pub rank1_only: bool,
+    /// Among the candidates `--variant auto` times.
+    pub autotune: bool,
+    /// Global-memory (or texture) loads per output sample for a radius, counted by hand as the
+    /// reports do.
+    pub loads_per_pixel: fn(usize) -> f64,
+}
+
+/// Every variant supports every sample type, border and radius up to this one.
+pub const MAX_RADIUS: usize = launch::MAX_RADIUS as usize;
+
+const fn single(entry: &'static str, taps: TapsArg, config: fn(&Geometry) -> LaunchConfig) -> Pass {
+    Pass {
+        entry,
+        per_radius: false,
+        reads: Buffer::Input,
+        writes: Buffer::Output,
+        taps,
+        config,
+    }
+}
+
+const fn per_radius(entry: &'static str, taps: TapsArg, config: fn(&Geometry) -> LaunchConfig) -> Pass {
+    Pass {
+        per_radius: true,
+        ..single(entry, taps, config)
+    }
+}
+
+const fn spec(variant: Variant, name: &'static str, summary: &'static str, passes: &'static [Pass]) -> Spec {
+    Spec {
+        variant,
+        name,
+        summary,
+        passes,
+        input: InputKind::Linear,
+        rank1_only: false,
+        autotune: false,
+        loads_per_pixel: taps,
+    }
+}
+
+/// Every variant, in [`Variant::ALL`]'s order.
+pub static REGISTRY: [Spec; 13] = [
+    Spec {
+        loads_per_pixel: |r| 2.0 * taps(r),
+        ..spec(
+            Variant::Naive,
+            "naive",
+            "filter and image from global memory",
+            &[single(names::NAIVE, TapsArg::Global, pixel)],
+        )
+    },
+    spec(
+        Variant::Constant,
+        "constant",
+        "filter in the constant bank, image from global memory",
+        &[single(names::CONSTANT, TapsArg::Filter, pixel)],
+    ),
+    spec(
+        Variant::Readonly,
+        "readonly",
+        "image through the read-only data cache, filter in the constant bank",
+        &[single(names::READONLY, TapsArg::Filter, pixel)],
+    ),
+    Spec {
+        input: InputKind::Texture,
+        ..spec(
+            Variant::Texture,
+            "texture",
+            "image through a 2D texture object, filter in the constant bank",
+            &[single(names::TEXTURE, TapsArg::Filter, pixel)],
+        )
+    },
+    Spec {
+        loads_per_pixel: loads_tiled,
+        ..spec(
+            Variant::Tiled,
+            "tiled",
+            "blocks the size of the input tile, whole tile in shared memory",
+            &[single(names::TILED, TapsArg::Filter, tiled)],
+        )
+    },
+    Spec {
+        autotune: true,
+        loads_per_pixel: loads_tiled_output::<0>,
+        ..spec(
+            Variant::TiledOutput(0),
+            "tiled-output-16x16",
+            "blocks the size of a 16x16 output tile, haloed tile loaded in batches",
+            &[single(names::TILED_OUTPUT, TapsArg::Filter, tiled_output::<0>)],
+        )
+    },
+    Spec {
+        autotune: true,
+        loads_per_pixel: loads_tiled_output::<1>,
+        ..spec(
+            Variant::TiledOutput(1),
+            "tiled-output-32x16",
+            "blocks the size of a 32x16 output tile, haloed tile loaded in batches",
+            &[single(names::TILED_OUTPUT, TapsArg::Filter, tiled_output::<1>)],
+        )
+    },
+    Spec {
+        autotune: true,
+        loads_per_pixel: loads_tiled_output::<2>,
+        ..spec(
+            Variant::TiledOutput(2),
+            "tiled-output-32x32",
+            "blocks the size of a 32x32 output tile, haloed tile loaded in batches",
+            &[single(names::TILED_OUTPUT, TapsArg::Filter, tiled_output::<2>)],
+        )
+    },
+    Spec {
+        loads_per_pixel: loads_tiled_cache,
+        ..spec(
+            Variant::TiledCache,
+            "tiled-cache",
+            "only the tile's interior in shared memory, halo through the caches",
+            &[single(names::TILED_CACHE, TapsArg::Filter, tiled_cache)],
+        )
+    },
+    Spec {
+        rank1_only: true,
+        autotune: true,
+        loads_per_pixel: loads_separable,
+        ..spec(
+            Variant::Separable,
+            "separable",
+            "row pass then column pass through an f32 intermediate (rank-1 filters)",
+            &[
+                Pass {
+                    writes: Buffer::Intermediate,
+                    ..single(names::SEP_ROWS, TapsArg::Row, sep_rows)
+                },
+                Pass {
+                    reads: Buffer::Intermediate,
+                    ..single(names::SEP_COLS, TapsArg::Column, sep_cols)
+                },
+            ],
+        )
+    },
+    Spec {
+        rank1_only: true,
+        autotune: true,
+        loads_per_pixel: loads_fused,
+        ..spec(
+            Variant::SeparableFused,
+            "separable-fused",
+            "row pass into shared memory then column pass, one kernel (rank-1 filters)",
+            &[per_radius(names::SEP_FUSED, TapsArg::RowThenColumn, fused)],
+        )
+    },
+    Spec {
+        autotune: true,
+        loads_per_pixel: loads_fast::<0>,
+        ..spec(
+            Variant::Fast,
+            "fast",
+            "4x4 outputs per thread in registers, radius fixed at compile time",
+            &[per_radius(names::FAST, TapsArg::Filter, fast::<0>)],
+        )
+    },
+    Spec {
+        autotune: true,
+        loads_per_pixel: loads_fast::<1>,
+        ..spec(
+            Variant::Fast4x2,
+            "fast-4x2",
+            "4x2 outputs per thread in registers: half the tile, fewer registers",
+            &[per_radius(names::FAST_4X2, TapsArg::Filter, fast::<1>)],
+        )
+    },
+];
+
+impl Spec {
+    /// Whether the passes go through an intermediate buffer (which costs device memory).
+    pub fn has_intermediate(&self) -> bool {
+        self.passes.iter().any(|p| p.writes == Buffer::Intermediate)
+    }
+}
+
+impl Variant {
+    /// Every variant.
+    pub const ALL: [Variant; 13] = [
+        Variant::Naive,
+        Variant::Constant,
+        Variant::Readonly,
+        Variant::Texture,
+        Variant::Tiled,
+        Variant::TiledOutput(0),
+        Variant::TiledOutput(1),
+        Variant::TiledOutput(2),
+        Variant::TiledCache,
+        Variant::Separable,
+        Variant::SeparableFused,
+        Variant::Fast,
+        Variant::Fast4x2,
+    ];
+
+    /// The variant's description in [`REGISTRY`].
+    pub fn spec(self) -> &'static Spec {
+        let index = match self {
+            Variant::Naive => 0,
+            Variant::Constant => 1,
+            Variant::Readonly => 2,
+            Variant::Texture => 3,
+            Variant::Tiled => 4,
+            // Block shapes past the last are the last, as `TILED_OUTPUT_BLOCKS` has three.
+            Variant::TiledOutput(i) => 5 + i.min(2),
+            Variant::TiledCache => 8,
+            Variant::Separable => 9,
+            Variant::SeparableFused => 10,
+            Variant::Fast => 11,
+            Variant::Fast4x2 => 12,
+        };
+        &REGISTRY[index]
+    }
+
+    /// The name used in tables and on the command line.
+    pub fn name(self) -> &'static str {
+        self.spec().name
+    }
+
+    /// Whether the variant only works with rank-1 (separable) filters.
+    pub fn needs_rank1(self) -> bool {
+        self.spec().rank1_only
+    }
+
+    /// The variant called `name`.
+    pub fn parse(name: &str) -> Option<Variant> {
+        REGISTRY.iter().find(|s| s.name == name).map(|s| s.variant)
+    }
+
+    /// Global-memory (or texture) loads per output sample, counted by hand as the reports do.
+    pub fn global_loads_per_pixel(self, radius: usize) -> f64 {
+        (self.spec().loads_per_pixel)(radius)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_registry_describes_every_variant_once_in_order() {
+        let listed: Vec<Variant> = REGISTRY.iter().map(|s| s.variant).collect();
+        assert_eq!(listed, Variant::ALL);
+        for v in Variant::ALL {
+            assert_eq!(v.spec().variant, v);
+            assert_eq!(Variant::parse(v.name()), Some(v));
+        }
+    }
+
+    #[test]
+    fn launch_shapes_cover_the_output() {
+        let g = Geometry {
+            in_width: 1000,
+            in_height: 700,
+            out_width: 996,
+            out_height: 696,
+            channels: 3,
+            radius: 2,
+            ..Geometry::default()
+        };
+        for spec in &REGISTRY {
+            let last = spec.passes.last().expect("a pass");
+            assert_eq!(last.writes, Buffer::Output, "{}", spec.name);
+            assert_eq!(spec.passes[0].reads, Buffer::Input, "{}", spec.name);
+            for pass in spec.passes {
+                let c = (pass.config)(&g);
+                assert_eq!(c.grid.2, 3, "{}", spec.name);
+                assert!(c.block.0 * c.block.1 <= 1024, "{}", spec.name);
+                assert!(c.shared_bytes <= 48 << 10, "{}", spec.name);
+            }
+        }
+    }
+}
