@@ -15,8 +15,9 @@ use conv::jobs::{self, Case, VerifyPlan};
 use conv::{Border, DType, Error};
 use std::sync::{Mutex, OnceLock, PoisonError};
 
-/// Seed of the random images and filters (the same for every test, so a failure reproduces with
-/// `host verify --seed 7` and the same sizes).
+/// Seed of the random images and filters, the same for every test and `host verify`'s default:
+/// `host verify --sizes 1x1,1x7,7x1,7x5,31x17,257x129 --filters 1,3,5,7,9,17,31 --borders B
+/// --dtypes D --variants V` reruns a test's small-ladder cases exactly.
 const SEED: u64 = 7;
 
 /// The size ladder of one test: tiny, thin and odd sizes (smaller than the filter included) with
