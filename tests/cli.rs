@@ -2,6 +2,7 @@
 
 mod common;
 use common::{host, text};
+use conv::engine::gpu::Variant;
 use std::process::Command;
 
 fn row<'a>(out: &'a str, name: &str) -> &'a str {
@@ -36,53 +37,62 @@ fn main_job_prints_cpu_rows_and_says_why_gpu_rows_are_missing() {
 
 #[test]
 fn main_job_runs_every_option_with_or_without_a_gpu() {
-    let cases: [&[&str]; 3] = [
-        &["--width", "33", "--height", "17", "--mask", "5"],
-        &[
-            "--size",
-            "40",
-            "--channels",
-            "4",
-            "--dtype",
-            "u8",
-            "--border",
-            "reflect",
-            "--filter",
-            "gaussian",
-            "--mask",
-            "7",
-        ],
-        &[
-            "--size",
-            "24",
-            "--channels",
-            "3",
-            "--dtype",
-            "u16",
-            "--border",
-            "valid",
-            "--filter",
-            "sharpen",
-            "--flip",
-        ],
+    // Each case with whether its filter is rank-1 (box by default, gaussian; sharpen is not), which
+    // decides whether the separable variants run.
+    let cases: [(&[&str], bool); 3] = [
+        (&["--width", "33", "--height", "17", "--mask", "5"], true),
+        (
+            &[
+                "--size",
+                "40",
+                "--channels",
+                "4",
+                "--dtype",
+                "u8",
+                "--border",
+                "reflect",
+                "--filter",
+                "gaussian",
+                "--mask",
+                "7",
+            ],
+            true,
+        ),
+        (
+            &[
+                "--size",
+                "24",
+                "--channels",
+                "3",
+                "--dtype",
+                "u16",
+                "--border",
+                "valid",
+                "--filter",
+                "sharpen",
+                "--flip",
+            ],
+            false,
+        ),
     ];
-    for args in cases {
+    for (args, rank1) in cases {
         let o = host(&[args, &["--runs", "2", "--cpu-runs", "1"][..]].concat());
         let (out, err) = text(&o);
         assert!(o.status.success(), "{args:?}: {out}\n{err}");
         if out.contains("GPU variants skipped") {
             eprintln!("SKIPPED GPU rows for {args:?} (no usable GPU here)");
         } else {
-            for name in [
-                "naive",
-                "constant",
-                "readonly",
-                "texture",
-                "tiled",
-                "tiled-output-32x16",
-                "tiled-cache",
-            ] {
-                assert!(row(&out, name).ends_with("PASS"), "{args:?}: {out}");
+            for variant in Variant::ALL {
+                let name = variant.name();
+                if variant.needs_rank1() && !rank1 {
+                    let present = out.lines().any(|l| l.split_whitespace().next() == Some(name));
+                    assert!(
+                        !present,
+                        "{args:?}: {name} ran with a filter that is not rank-1: {out}"
+                    );
+                } else {
+                    assert!(row(&out, name).ends_with("PASS"), "{args:?}: {out}");
+                }
             }
         }
     }

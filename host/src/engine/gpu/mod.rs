@@ -76,7 +76,7 @@ pub struct Gpu {
     info: GpuInfo,
     module_kind: ModuleKind,
     module_load_ms: f64,
-    _context: Context,
+    context: Context,
 }
 
 impl Gpu {
@@ -121,12 +121,19 @@ impl Gpu {
             info,
             module_kind,
             module_load_ms,
-            _context: context,
+            context,
         })
     }
 
     pub fn info(&self) -> &GpuInfo {
         &self.info
+    }
+
+    /// Makes this GPU's context current on the calling thread. [`Gpu::new`] makes it current on the
+    /// thread that opens it; a `Gpu` handed to another thread (a pool shared by tests, say) must be
+    /// made current there before its first call.
+    pub fn make_current(&self) -> Result<()> {
+        cust::context::CurrentContext::set_current(&self.context).map_err(cuda("make the context current"))
     }
 
     /// Time the driver took to load the kernels (and JIT-compile them, for PTX), in ms.

@@ -1,0 +1,243 @@
+//! Per-kernel GPU tests: one test per variant × sample type × border (`fast::f32_reflect`,
+//! `tiled_output_32x16::u8_valid`, ...), each running the library's verification over a ladder of
+//! image and filter sizes against the `f64` CPU reference. `cargo test --test gpu fast` or
+//! `cargo test tiled_output` selects one kernel's tests. Without a GPU every test says `SKIPPED`
+//! on stderr and passes; with one, every case must pass and at least one must have run. With
+//! `CONV_REQUIRE_GPU=1` (the GPU runner's workflow sets it) a missing GPU fails every test instead.
+//!
+//! The tests are generated as cubecl's `testgen!` does: [`testgen!`] expands one module per
+//! variant, and [`cases!`] one test per sample type × border inside it, each listed in the
+//! module's `COVERED` so that [`the_generated_tests_cover_every_variant_dtype_and_border`] fails
+//! when a variant, sample type or border has no tests.
+
+use conv::engine::gpu::{Gpu, Variant};
+use conv::verify::jobs::{self, Case, VerifyPlan};
+use conv::{Border, DType, Error};
+use std::sync::{Mutex, OnceLock, PoisonError};
+
+/// Seed of the random images and filters, the same for every test and `host verify`'s default:
+/// `host verify --sizes 1x1,1x7,7x1,7x5,31x17,257x129 --filters 1,3,5,7,9,17,31 --borders B
+/// --dtypes D --variants V` reruns a test's small-ladder cases exactly.
+const SEED: u64 = 7;
+
+/// The size ladder of one test: tiny, thin and odd sizes (smaller than the filter included) with
+/// every filter size and channel count, then one larger image with two filter sizes and one
+/// channel count (the layout `VerifyPlan::standard` uses for the sample type at large sizes).
+fn plans(dtype: DType, border: Border) -> Vec<VerifyPlan> {
+    let large_channels = match dtype {
+        DType::F32 => 1,
+        DType::U16 => 3,
+        DType::U8 => 4,
+    };
+    vec![
+        VerifyPlan {
+            sizes: vec![(1, 1), (1, 7), (7, 1), (7, 5), (31, 17), (257, 129)],
+            filter_sizes: vec![1, 3, 5, 7, 9, 17, 31],
+            borders: vec![border],
+            layouts: vec![(1, dtype), (3, dtype), (4, dtype)],
+        },
+        VerifyPlan {
+            sizes: vec![(1031, 517)],
+            filter_sizes: vec![3, 17],
+            borders: vec![border],
+            layouts: vec![(large_channels, dtype)],
+        },
+    ]
+}
+
+/// GPUs not in use by a test. A test takes one (or opens one when none is free) and puts it back
+/// when done, so the process opens as many as tests run at the same time (`--test-threads`), each
+/// once: one context (the device's primary context, shared) and one module load per GPU, and no
+/// two running tests share a module's constant bank or a stream.
+static POOL: Mutex<Vec<Gpu>> = Mutex::new(Vec::new());
+
+/// Why there is no GPU, once a test found none (no later test looks again).
+static NO_GPU: OnceLock<String> = OnceLock::new();
+
+/// Whether a missing GPU is a failure rather than a skip (`CONV_REQUIRE_GPU` set and not `0`).
+fn gpu_required() -> bool {
+    std::env::var_os("CONV_REQUIRE_GPU").is_some_and(|v| !v.is_empty() && v != "0")
+}
+
+/// Says `SKIPPED` on stderr, or fails the test when a GPU is required.
+fn skip(test: &str, reason: &str) {
+    assert!(
+        !gpu_required(),
+        "{test}: CONV_REQUIRE_GPU is set but there is no GPU ({reason})"
+    );
+    eprintln!("SKIPPED: {test}: no GPU ({reason})");
+}
+
+/// A GPU taken from [`POOL`]; goes back when dropped, also when the test panics.
+struct Lease(Option<Gpu>);
+
+impl Lease {
+    /// A GPU, current on this thread, or `None` (after [`skip`]) when there is no GPU. Any
+    /// other failure to open one is a test failure: a GPU that is there must work.
+    fn take(test: &str) -> Option<Lease> {
+        if let Some(reason) = NO_GPU.get() {
+            skip(test, reason);
+            return None;
+        }
+        let pooled = POOL.lock().unwrap_or_else(PoisonError::into_inner).pop();
+        let gpu = match pooled {
+            Some(gpu) => gpu,
+            None => match Gpu::new() {
+                Ok(gpu) => gpu,
+                Err(Error::NoGpu(reason)) => {
+                    skip(test, NO_GPU.get_or_init(|| reason));
+                    return None;
+                }
+                Err(e) => panic!("{test}: a GPU is present but could not be opened: {e}"),
+            },
+        };
+        gpu.make_current()
+            .unwrap_or_else(|e| panic!("{test}: cannot use the GPU on this thread: {e}"));
+        Some(Lease(Some(gpu)))
+    }
+
+    fn gpu(&self) -> &Gpu {
+        self.0.as_ref().expect("a lease holds its GPU until dropped")
+    }
+}
+
+impl Drop for Lease {
+    fn drop(&mut self) {
+        if let Some(gpu) = self.0.take() {
+            POOL.lock().unwrap_or_else(PoisonError::into_inner).push(gpu);
+        }
+    }
+}
+
+/// One case as a failure message shows it: variant, size, channels, sample type, border, filter
+/// size and kind, then the comparison (first bad position, got, expected, tolerance).
+fn describe(c: &Case) -> String {
+    format!(
+        "{} {}x{} c={} {} {} k={}{}: {}",
+        c.variant,
+        c.width,
+        c.height,
+        c.channels,
+        c.dtype.suffix(),
+        c.border.name(),
+        c.filter_size,
+        if c.rank1 { " rank-1" } else { " general" },
+        c.check
+    )
+}
+
+/// The body of every generated test: `variant` on `dtype` samples with `border`, over [`plans`].
+fn check(test: &str, variant: Variant, dtype: DType, border: Border) {
+    let Some(lease) = Lease::take(test) else {
+        return;
+    };
+    let what = format!("{test} ({} {} {})", variant.name(), dtype.suffix(), border.name());
+    let plans = plans(dtype, border);
+    let (cases, _valid_skipped) = jobs::verify(&plans, &[variant], SEED, Some(lease.gpu()), |_| {})
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
+    let ran = cases.iter().filter(|c| c.variant == variant.name()).count();
+    assert!(
+        ran > 0,
+        "{what}: no GPU case ran (the plan is empty for this variant)"
+    );
+    let failed: Vec<String> = cases.iter().filter(|c| !c.check.passed()).map(describe).collect();
+    assert!(
+        failed.is_empty(),
+        "{what}: {} of {} cases failed (seed {SEED}); the first ones:\n{}",
+        failed.len(),
+        cases.len(),
+        failed[..failed.len().min(20)].join("\n")
+    );
+}
+
+/// One test per sample type × border for the variant `$variant`, and the module's `COVERED` list.
+macro_rules! cases {
+    ($module:ident, $variant:expr; $($test:ident: $dtype:ident $border:ident),* $(,)?) => {
+        /// Every (module, variant, sample type, border) this module has a test for.
+        pub const COVERED: &[(&str, Variant, DType, Border)] =
+            &[$((stringify!($module), $variant, DType::$dtype, Border::$border)),*];
+        $(
+            #[test]
+            fn $test() {
+                super::check(
+                    concat!(module_path!(), "::", stringify!($test)),
+                    $variant,
+                    DType::$dtype,
+                    Border::$border,
+                );
+            }
+        )*
+    };
+}
+
+/// One module per variant (named after it, `-` as `_`), with a test per sample type × border.
+macro_rules! testgen {
+    ($($module:ident => $variant:expr),* $(,)?) => {
+        $(
+            mod $module {
+                use super::*;
+                cases!($module, $variant;
+                    u8_zero: U8 Zero, u8_replicate: U8 Replicate, u8_reflect: U8 Reflect,
+                    u8_wrap: U8 Wrap, u8_valid: U8 Valid,
+                    u16_zero: U16 Zero, u16_replicate: U16 Replicate, u16_reflect: U16 Reflect,
+                    u16_wrap: U16 Wrap, u16_valid: U16 Valid,
+                    f32_zero: F32 Zero, f32_replicate: F32 Replicate, f32_reflect: F32 Reflect,
+                    f32_wrap: F32 Wrap, f32_valid: F32 Valid,
+                );
+            }
+        )*
+
+        /// The tests generated, one list per variant module.
+        const GENERATED: &[&[(&str, Variant, DType, Border)]] = &[$($module::COVERED),*];
+    };
+}
+
+testgen! {
+    naive => Variant::Naive,
+    constant => Variant::Constant,
+    readonly => Variant::Readonly,
+    texture => Variant::Texture,
+    tiled => Variant::Tiled,
+    tiled_output_16x16 => Variant::TiledOutput(0),
+    tiled_output_32x16 => Variant::TiledOutput(1),
+    tiled_output_32x32 => Variant::TiledOutput(2),
+    tiled_cache => Variant::TiledCache,
+    separable => Variant::Separable,
+    separable_fused => Variant::SeparableFused,
+    fast => Variant::Fast,
+    fast_4x2 => Variant::Fast4x2,
+}
+
+#[test]
+fn the_generated_tests_cover_every_variant_dtype_and_border() {
+    let generated: Vec<_> = GENERATED.iter().flat_map(|m| m.iter().copied()).collect();
+    for &(module, variant, _, _) in &generated {
+        assert_eq!(
+            module,
+            variant.name().replace('-', "_"),
+            "the module of {} should be named after it",
+            variant.name()
+        );
+    }
+    let mut missing = Vec::new();
+    for variant in Variant::ALL {
+        for dtype in DType::ALL {
+            for border in Border::ALL {
+                let n = generated
+                    .iter()
+                    .filter(|&&(_, v, d, b)| (v, d, b) == (variant, dtype, border))
+                    .count();
+                assert!(n <= 1, "{} {dtype:?} {border:?} has {n} tests", variant.name());
+                if n == 0 {
+                    missing.push(format!("{} {} {}", variant.name(), dtype.suffix(), border.name()));
+                }
+            }
+        }
+    }
+    assert!(missing.is_empty(), "no GPU test for: {}", missing.join(", "));
+    assert_eq!(
+        generated.len(),
+        Variant::ALL.len() * DType::ALL.len() * Border::ALL.len(),
+        "tests for variants, sample types or borders the library does not list"
+    );
+}
