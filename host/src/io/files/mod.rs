@@ -1,0 +1,126 @@
+//! Image files in and out: format from the extension, decoding with size limits ([`decode`]),
+//! encoding with the bit depth kept and safe writes ([`write`]: temporary file, then rename),
+//! sample type conversion.
+//!
+//! PNG, JPEG, BMP and PGM/PPM/PNM/PAM go through the `image` crate, TIFF through the `tiff` crate
+//! (which also reads and writes 32-bit float gray), RAW is headerless little-endian `f32`.
+//! Decoding refuses, before any pixel buffer is allocated, images beyond [`MAX_SIDE`] per side or
+//! [`MAX_PIXELS`] pixels, images whose samples would take more memory than a bound (by default a
+//! quarter of the machine's), and files of uncompressed formats (PNM, PAM, BMP, TIFF) shorter than
+//! their header says, so a small file that claims huge dimensions (a decompression bomb) fails fast
+//! with a clear error.
+
+mod decode;
+mod write;
+
+pub use decode::{decode, decode_with_limit, default_max_image_bytes, read, read_with_limit};
+pub use write::{check_writable_dir, not_a_regular_file, remove_temporaries_and_exit, write};
+
+use crate::model::image::{DType, Image, Samples};
+use std::path::{Path, PathBuf};
+
+/// Why a file could not be read or written; every message is one line.
+#[derive(Debug, thiserror::Error)]
+pub enum FileError {
+    #[error("cannot read {}: {source}", .path.display())]
+    Read { path: PathBuf, source: std::io::Error },
+    #[error("cannot write {}: {source}", .path.display())]
+    Write { path: PathBuf, source: std::io::Error },
+    #[error("{}: {}", .path.display(), one_line(.reason))]
+    Decode { path: PathBuf, reason: String },
+    #[error("{}: {}", .path.display(), one_line(.reason))]
+    Encode { path: PathBuf, reason: String },
+    #[error("{}: {reason}", .path.display())]
+    Unsupported { path: PathBuf, reason: String },
+    #[error("{}: {source}", .path.display())]
+    Image { path: PathBuf, source: crate::Error },
+    /// A signal asked the process to stop while (or before) the result was written; nothing was
+    /// left at `path`.
+    #[error("{}: not written: interrupted by {signal}", .path.display())]
+    Interrupted { path: PathBuf, signal: String },
+}
+
+/// `text` with every run of whitespace, line breaks included, made one space.
+pub fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// A file format, chosen by the file's extension (for reading, by its content when it is known).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Png,
+    Jpeg,
+    Tiff,
+    Bmp,
+    /// `.pgm` (gray), `.ppm` (RGB), `.pnm` (either, or PAM for RGBA), `.pam`.
+    Pnm,
+    /// Headerless little-endian `f32` samples, interleaved; the size comes from the command line.
+    Raw,
+}
+
+/// Extensions of files a folder input picks up.
+pub const EXTENSIONS: [&str; 14] = [
+    "png", "jpg", "jpeg", "tif", "tiff", "bmp", "pgm", "ppm", "pnm", "pbm", "pam", "raw", "f32", "bin",
+];
+
+impl Format {
+    /// The format of `path`'s extension, if it is one we know.
+    pub fn of(path: &Path) -> Option<Format> {
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        Some(match ext.as_str() {
+            "png" => Format::Png,
+            "jpg" | "jpeg" => Format::Jpeg,
+            "tif" | "tiff" => Format::Tiff,
+            "bmp" => Format::Bmp,
+            "pgm" | "ppm" | "pnm" | "pbm" | "pam" => Format::Pnm,
+            "raw" | "f32" | "bin" => Format::Raw,
+            _ => return None,
+        })
+    }
+
+    /// Whether this format can store `channels` channels of `dtype` samples in a file with
+    /// extension `ext`; the error says what would work.
+    pub fn check_encodable(self, ext: &str, channels: usize, dtype: DType) -> Result<(), String> {
+        let name = ext.to_ascii_uppercase();
+        let depth = |ok: &[DType], hint: &str| {
+            if ok.contains(&dtype) {
+                Ok(())
+            } else {
+                Err(format!("{name} cannot store {} samples ({hint})", dtype.suffix()))
+            }
+        };
+        let layout = match (self, ext, channels) {
+            (Format::Jpeg, _, 4) => Err("JPEG cannot store RGBA: use .png or .tiff".to_string()),
+            (Format::Pnm, "pgm", c) if c != 1 => Err(format!("PGM stores gray images, not {c} channels")),
+            (Format::Pnm, "ppm", c) if c != 3 => Err(format!("PPM stores RGB images, not {c} channels")),
+            (Format::Pnm, "pbm", _) => Err("PBM (1-bit) output is not supported: use .pgm".to_string()),
+            _ => Ok(()),
+        };
+        layout?;
+        match self {
+            Format::Png | Format::Pnm => depth(&[DType::U8, DType::U16], "use .tiff or .raw, or --dtype u16"),
+            Format::Jpeg | Format::Bmp => depth(&[DType::U8], "use --dtype u8, or .png or .tiff"),
+            Format::Tiff | Format::Raw => Ok(()),
+        }
+    }
+}
+
+/// How to read files that carry no size: RAW `f32` files.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RawLayout {
+    pub width: Option<usize>,
+    pub height: Option<usize>,
+    pub channels: usize,
+}
+
+/// The image with its samples converted to `dtype` (value semantics: integers are level / max;
+/// converting to integers clamps to [0, 1] and rounds).
+pub fn convert(image: Image, dtype: DType) -> Image {
+    if image.dtype() == dtype {
+        return image;
+    }
+    let s = image.samples();
+    let values: Vec<f32> = (0..s.len()).map(|i| s.value_f32(i)).collect();
+    let samples = Samples::from_values(dtype, &values, image.channels(), false);
+    Image::new(image.width(), image.height(), image.channels(), samples).expect("same shape")
+}

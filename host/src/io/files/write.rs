@@ -1,0 +1,287 @@
+//! Writing image files: encoding with the bit depth kept, and safe writes (an exclusive hidden
+//! temporary file in the destination folder, then a rename), removed on error or interruption.
+
+use super::{EXTENSIONS, FileError, Format};
+use crate::model::image::{DType, Image, Samples};
+use image::{ExtendedColorType, ImageFormat};
+use std::fs::File;
+use std::io::{BufWriter, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+/// Encodes `image` into `writer` in the format of `path`'s extension.
+fn encode<W: Write + Seek>(image: &Image, path: &Path, writer: &mut W) -> Result<(), FileError> {
+    let unsupported = |reason: String| FileError::Unsupported {
+        path: path.to_path_buf(),
+        reason,
+    };
+    let encode_err = |reason: String| FileError::Encode {
+        path: path.to_path_buf(),
+        reason,
+    };
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let format = Format::of(path).ok_or_else(|| {
+        unsupported(format!(
+            "unknown output extension '{ext}' (use one of: {})",
+            EXTENSIONS.join(", ")
+        ))
+    })?;
+    let (ch, dtype) = (image.channels(), image.dtype());
+    format.check_encodable(&ext, ch, dtype).map_err(unsupported)?;
+    let (w, h) = (image.width() as u32, image.height() as u32);
+    let bytes = image.samples().as_bytes();
+    match format {
+        Format::Raw => {
+            let values: Vec<u8> = (0..image.samples().len())
+                .flat_map(|i| image.samples().value_f32(i).to_le_bytes())
+                .collect();
+            writer.write_all(&values).map_err(|source| FileError::Write {
+                path: path.to_path_buf(),
+                source,
+            })
+        }
+        Format::Tiff => write_tiff(image, writer).map_err(|e| encode_err(e.to_string())),
+        Format::Pnm if ext != "pam" && ch != 4 => {
+            // Binary PGM (P5) or PPM (P6), 8-bit or 16-bit (big-endian samples, maxval 65535).
+            let magic = if ch == 1 { "P5" } else { "P6" };
+            let mut data = format!("{magic}\n{w} {h}\n{}\n", dtype.levels().unwrap_or(255.0)).into_bytes();
+            match image.samples() {
+                Samples::U16(v) => data.extend(v.iter().flat_map(|x| x.to_be_bytes())),
+                _ => data.extend(bytes),
+            }
+            writer.write_all(&data).map_err(|source| FileError::Write {
+                path: path.to_path_buf(),
+                source,
+            })
+        }
+        Format::Png | Format::Jpeg | Format::Bmp | Format::Pnm => {
+            let format = match format {
+                Format::Png => ImageFormat::Png,
+                Format::Jpeg => ImageFormat::Jpeg,
+                Format::Bmp => ImageFormat::Bmp,
+                _ => ImageFormat::Pnm,
+            };
+            image::write_buffer_with_format(writer, bytes, w, h, color_type(ch, dtype), format)
+                .map_err(|e| encode_err(e.to_string()))
+        }
+    }
+}
+
+fn color_type(channels: usize, dtype: DType) -> ExtendedColorType {
+    match (channels, dtype) {
+        (1, DType::U8) => ExtendedColorType::L8,
+        (3, DType::U8) => ExtendedColorType::Rgb8,
+        (4, DType::U8) => ExtendedColorType::Rgba8,
+        (1, DType::U16) => ExtendedColorType::L16,
+        (3, DType::U16) => ExtendedColorType::Rgb16,
+        (4, DType::U16) => ExtendedColorType::Rgba16,
+        (3, DType::F32) => ExtendedColorType::Rgb32F,
+        (4, DType::F32) => ExtendedColorType::Rgba32F,
+        _ => ExtendedColorType::Unknown(0),
+    }
+}
+
+fn write_tiff<W: Write + Seek>(image: &Image, writer: &mut W) -> tiff::TiffResult<()> {
+    use tiff::encoder::{TiffEncoder, colortype as ct};
+    let mut enc = TiffEncoder::new(writer)?;
+    let (w, h) = (image.width() as u32, image.height() as u32);
+    match (image.channels(), image.samples()) {
+        (1, Samples::U8(v)) => enc.write_image::<ct::Gray8>(w, h, v),
+        (3, Samples::U8(v)) => enc.write_image::<ct::RGB8>(w, h, v),
+        (_, Samples::U8(v)) => enc.write_image::<ct::RGBA8>(w, h, v),
+        (1, Samples::U16(v)) => enc.write_image::<ct::Gray16>(w, h, v),
+        (3, Samples::U16(v)) => enc.write_image::<ct::RGB16>(w, h, v),
+        (_, Samples::U16(v)) => enc.write_image::<ct::RGBA16>(w, h, v),
+        (1, Samples::F32(v)) => enc.write_image::<ct::Gray32Float>(w, h, v),
+        (3, Samples::F32(v)) => enc.write_image::<ct::RGB32Float>(w, h, v),
+        (_, Samples::F32(v)) => enc.write_image::<ct::RGBA32Float>(w, h, v),
+    }
+}
+
+/// The temporary files being written now; [`remove_temporaries_and_exit`] removes them when a
+/// signal ends the process. Creating, renaming and removing one happen under this lock.
+static LIVE_TEMPORARIES: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+fn live_temporaries() -> MutexGuard<'static, Vec<PathBuf>> {
+    LIVE_TEMPORARIES.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Removes every temporary file being written and ends the process with `code`, holding the list
+/// so that no new temporary file appears meanwhile (see [`crate::io::interrupt`]).
+pub fn remove_temporaries_and_exit(code: i32) -> ! {
+    let live = live_temporaries();
+    for path in live.iter() {
+        let _ = std::fs::remove_file(path);
+    }
+    std::process::exit(code)
+}
+
+/// A result being written: a hidden file in the destination folder with an unpredictable name,
+/// created exclusively (never through a symlink, never over a file), listed in
+/// [`LIVE_TEMPORARIES`] while it exists, and removed on drop unless persisted.
+struct Temporary(Option<tempfile::NamedTempFile>);
+
+impl Temporary {
+    fn create(path: &Path) -> std::io::Result<Self> {
+        let dir = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        let name = path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
+        let mut live = live_temporaries();
+        let prefix = format!(".{name}.");
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(&prefix).suffix(".tmp");
+        // As `File::create` would: read-write for all, less the umask.
+        #[cfg(unix)]
+        builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+        let file = builder.tempfile_in(dir)?;
+        live.push(file.path().to_path_buf());
+        Ok(Self(Some(file)))
+    }
+
+    fn file(&self) -> &File {
+        self.0.as_ref().expect("present until persisted").as_file()
+    }
+
+    /// Renames the file to `path` (atomically, replacing what is there).
+    fn persist(mut self, path: &Path) -> std::io::Result<()> {
+        let file = self.0.take().expect("present until persisted");
+        let mut live = live_temporaries();
+        live.retain(|p| p != file.path());
+        // On failure the returned file is dropped here, which removes it.
+        file.persist(path).map(drop).map_err(|e| e.error)
+    }
+}
+
+impl Drop for Temporary {
+    fn drop(&mut self) {
+        if let Some(file) = self.0.take() {
+            let mut live = live_temporaries();
+            live.retain(|p| p != file.path());
+            drop(file);
+        }
+    }
+}
+
+/// A writer that fails once a signal asked the process to stop, so that an encoder gives up on
+/// the file it is writing.
+struct Cancellable<W>(W);
+
+fn check_not_interrupted() -> std::io::Result<()> {
+    match crate::io::interrupt::signal() {
+        Some(s) => Err(std::io::Error::other(format!(
+            "interrupted by {}",
+            crate::io::interrupt::name(s)
+        ))),
+        None => Ok(()),
+    }
+}
+
+impl<W: Write> Write for Cancellable<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        check_not_interrupted()?;
+        self.0.write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
+    }
+}
+
+impl<W: Seek> Seek for Cancellable<W> {
+    fn seek(&mut self, pos: SeekFrom) -> std::io::Result<u64> {
+        self.0.seek(pos)
+    }
+}
+
+/// What `metadata` describes, for a message about something that is not a regular file.
+fn file_kind(meta: &std::fs::Metadata) -> &'static str {
+    let t = meta.file_type();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt as _;
+        if t.is_char_device() || t.is_block_device() {
+            return "a device";
+        }
+        if t.is_fifo() {
+            return "a named pipe";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+    }
+    if t.is_dir() { "a folder" } else { "a special file" }
+}
+
+/// What `path` is when it exists (through symlinks) and is not a regular file: a device such as
+/// `/dev/full`, a pipe, a folder. Results are never written to those.
+pub fn not_a_regular_file(path: &Path) -> Option<&'static str> {
+    match std::fs::metadata(path) {
+        Ok(meta) if !meta.is_file() => Some(file_kind(&meta)),
+        _ => None,
+    }
+}
+
+/// Writes `image` to `path` in the format of its extension: to a hidden temporary file with an
+/// unpredictable name in the same folder first (created exclusively, so never through a planted
+/// symlink), renamed over `path` only once complete. On any error, or once a signal asked the
+/// process to stop ([`crate::io::interrupt`]), the temporary file is removed, so an interruption or
+/// failure never leaves a truncated image or a temporary file.
+pub fn write(image: &Image, path: &Path) -> Result<(), FileError> {
+    if let Some(kind) = not_a_regular_file(path) {
+        return Err(FileError::Unsupported {
+            path: path.to_path_buf(),
+            reason: format!("{kind}, not a regular file: refusing to write the result there"),
+        });
+    }
+    let write_err = |source| FileError::Write {
+        path: path.to_path_buf(),
+        source,
+    };
+    let interrupted = || {
+        crate::io::interrupt::signal().map(|s| FileError::Interrupted {
+            path: path.to_path_buf(),
+            signal: crate::io::interrupt::name(s),
+        })
+    };
+    if let Some(e) = interrupted() {
+        return Err(e);
+    }
+    let tmp = Temporary::create(path).map_err(write_err)?;
+    let mut writer = BufWriter::new(Cancellable(tmp.file()));
+    let encoded = encode(image, path, &mut writer).and_then(|()| {
+        writer
+            .into_inner()
+            .map_err(|e| write_err(e.into_error()))
+            .and_then(|_| tmp.file().sync_all().map_err(write_err))
+    });
+    if let Some(e) = interrupted() {
+        return Err(e);
+    }
+    encoded?;
+    tmp.persist(path).map_err(write_err)
+}
+
+/// Checks that `dir` is an existing folder this process can create files in, by creating and
+/// removing a probe file.
+pub fn check_writable_dir(dir: &Path) -> Result<(), String> {
+    let shown = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    if !shown.is_dir() {
+        return Err(format!("output folder {} does not exist", shown.display()));
+    }
+    // An exclusively created probe with an unpredictable name, removed when dropped.
+    tempfile::Builder::new()
+        .prefix(".conv-write-probe.")
+        .tempfile_in(shown)
+        .map(drop)
+        .map_err(|e| format!("output folder {} is not writable: {e}", shown.display()))
+}
