@@ -19,6 +19,7 @@ pub mod gpu;
 pub mod image;
 pub mod interrupt;
 pub mod jobs;
+pub mod named;
 pub mod peers;
 pub mod pipeline;
 pub mod sanitize;
