@@ -9,6 +9,7 @@ pub mod engine;
 pub mod error;
 pub mod io;
 pub mod model;
+pub mod named;
 pub mod stats;
 pub mod verify;
 

@@ -4,6 +4,7 @@
 use crate::engine::gpu::pipeline::{Pipeline, Timings};
 use crate::engine::gpu::{DeviceJob, Gpu, GpuInfo, Problem, Variant};
 use crate::model::image::Samples;
+use crate::named::{Named, impl_from_str};
 use crate::{Border, DType, Filter, Image, Result, model::filter::FilterKind, stats};
 use std::fmt::Write as _;
 
@@ -29,7 +30,7 @@ pub struct BenchConfig {
 }
 
 /// How the benchmark times a kernel.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TimingMethod {
     /// The timed launches are queued behind a GPU-side wait and run back to back, each between
     /// its own pair of events: the kernel's GPU time alone, as `peers.cu` measures (the default).
@@ -38,6 +39,20 @@ pub enum TimingMethod {
     /// then include the host's launch latency (the method before `back-to-back`).
     HostLaunched,
 }
+
+impl Named for TimingMethod {
+    const WHAT: &'static str = "timing method";
+    const VALUES: &'static [Self] = &[TimingMethod::BackToBack, TimingMethod::HostLaunched];
+
+    fn name(self) -> &'static str {
+        match self {
+            TimingMethod::BackToBack => "back-to-back",
+            TimingMethod::HostLaunched => "host-launched",
+        }
+    }
+}
+
+impl_from_str!(TimingMethod);
 
 impl TimingMethod {
     /// How the method is described in reports.
@@ -411,11 +426,7 @@ pub fn machine_lines(m: &Machine) -> Vec<String> {
             m.gpu.multiprocessors,
             m.gpu.l2_bytes >> 20
         ),
-        format!(
-            "driver API: {}.{}",
-            m.gpu.driver_version / 1000,
-            (m.gpu.driver_version % 1000) / 10
-        ),
+        format!("driver API: {}", m.gpu.driver_api()),
         format!(
             "clocks (peak, as reported): SM {} MHz, memory {} MHz",
             m.gpu.sm_clock_mhz, m.gpu.memory_clock_mhz

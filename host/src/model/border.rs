@@ -1,10 +1,11 @@
 //! Border modes: how pixels outside the image are defined, and the output size they give.
 
+use crate::named::{Named, impl_from_str};
 use crate::{Error, Result};
 use gpu_kernels::launch::border as kernel_border;
 
 /// How the convolution treats pixels outside the image.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Border {
     /// Pixels outside are 0 ("ghost cells").
     Zero,
@@ -86,3 +87,14 @@ impl Border {
         }
     }
 }
+
+impl Named for Border {
+    const WHAT: &'static str = "border";
+    const VALUES: &'static [Self] = &Border::ALL;
+
+    fn name(self) -> &'static str {
+        Border::name(self)
+    }
+}
+
+impl_from_str!(Border);

@@ -1,6 +1,7 @@
 //! Square filters with odd side lengths: the built-in kinds, filter files, flipping, validation,
 //! rank-1 factorization and conversion for the GPU.
 
+use crate::named::{Named, impl_from_str};
 use crate::{Error, Result};
 use gpu_kernels::launch::{MAX_FILTER_SIZE, MAX_TAPS, Taps};
 use rand::{Rng, SeedableRng, rngs::StdRng};
@@ -13,10 +14,9 @@ pub struct Filter {
 }
 
 /// The built-in filters.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FilterKind {
-    /// Averaging filter: every tap 1/k².
-    #[value(alias = "average")]
+    /// Averaging filter: every tap 1/k² (also called `average`).
     Box,
     /// Sharpen: every tap -1, the centre k² (taps sum to 1).
     Sharpen,
@@ -33,6 +33,42 @@ pub enum FilterKind {
     /// Identity: 1 at the centre.
     Identity,
 }
+
+impl Named for FilterKind {
+    const WHAT: &'static str = "filter";
+    const VALUES: &'static [Self] = &[
+        FilterKind::Box,
+        FilterKind::Sharpen,
+        FilterKind::Edge,
+        FilterKind::Gaussian,
+        FilterKind::SobelX,
+        FilterKind::SobelY,
+        FilterKind::Emboss,
+        FilterKind::Identity,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            FilterKind::Box => "box",
+            FilterKind::Sharpen => "sharpen",
+            FilterKind::Edge => "edge",
+            FilterKind::Gaussian => "gaussian",
+            FilterKind::SobelX => "sobel-x",
+            FilterKind::SobelY => "sobel-y",
+            FilterKind::Emboss => "emboss",
+            FilterKind::Identity => "identity",
+        }
+    }
+
+    fn aliases(self) -> &'static [&'static str] {
+        match self {
+            FilterKind::Box => &["average"],
+            _ => &[],
+        }
+    }
+}
+
+impl_from_str!(FilterKind);
 
 /// Largest relative error of a rank-1 factorization for a filter to count as separable: every
 /// tap of `column ⊗ row` within `1e-6 · max|tap|` of the filter.

@@ -1,5 +1,6 @@
 //! Interleaved images of 1, 3 or 4 channels with `u8`, `u16` or `f32` samples.
 
+use crate::named::{Named, impl_from_str};
 use crate::{Error, Result};
 use rand::{Rng, SeedableRng, rngs::StdRng};
 
@@ -9,7 +10,7 @@ pub const MAX_SIDE: usize = 1 << 18;
 pub const MAX_PIXELS: usize = 1 << 30;
 
 /// The sample type of an image.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DType {
     /// 8-bit unsigned; value = sample / 255.
     U8,
@@ -49,6 +50,17 @@ impl DType {
         }
     }
 }
+
+impl Named for DType {
+    const WHAT: &'static str = "sample type";
+    const VALUES: &'static [Self] = &DType::ALL;
+
+    fn name(self) -> &'static str {
+        self.suffix()
+    }
+}
+
+impl_from_str!(DType);
 
 /// The samples of an image, interleaved, row-major, no row padding.
 #[derive(Clone, Debug, PartialEq)]

@@ -4,6 +4,7 @@
 
 use crate::engine::cpu::{self, Reference};
 use crate::engine::gpu::{DeviceJob, Gpu, Kernel, Problem, Variant};
+use crate::named::{Named, impl_from_str};
 use crate::stats::{self, Timing};
 use crate::verify::check::{self, Comparison};
 use crate::{Border, DType, Error, Filter, Image, Result};
@@ -15,7 +16,7 @@ use std::time::Instant;
 pub const WARMUP_RUNS: usize = 3;
 
 /// Whether runs include the separable variant.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SeparableMode {
     /// Include it, and fail if the filter is not rank-1.
     On,
@@ -24,6 +25,21 @@ pub enum SeparableMode {
     /// Include it when the filter is rank-1.
     Auto,
 }
+
+impl Named for SeparableMode {
+    const WHAT: &'static str = "separable mode";
+    const VALUES: &'static [Self] = &[SeparableMode::On, SeparableMode::Off, SeparableMode::Auto];
+
+    fn name(self) -> &'static str {
+        match self {
+            SeparableMode::On => "on",
+            SeparableMode::Off => "off",
+            SeparableMode::Auto => "auto",
+        }
+    }
+}
+
+impl_from_str!(SeparableMode);
 
 /// The GPU variants to run for `filter`: `requested` without `separable` unless `mode` and the
 /// filter allow it.
@@ -262,17 +278,8 @@ impl VerifyPlan {
     /// The default verification: every border, channel count and sample type with every filter
     /// size on the small and odd sizes, then the large sizes with fewer combinations.
     pub fn standard() -> Vec<VerifyPlan> {
-        let all_layouts = [1, 3, 4]
-            .into_iter()
-            .flat_map(|c| DType::ALL.into_iter().map(move |d| (c, d)))
-            .collect();
         vec![
-            VerifyPlan {
-                sizes: vec![(1, 1), (1, 7), (7, 1), (7, 5), (31, 17), (257, 129)],
-                filter_sizes: vec![1, 3, 5, 7, 9, 17, 31],
-                borders: Border::ALL.to_vec(),
-                layouts: all_layouts,
-            },
+            VerifyPlan::widest(None, None, None, None, None),
             VerifyPlan {
                 sizes: vec![(1023, 769), (2048, 2048)],
                 filter_sizes: vec![3, 17],
@@ -280,6 +287,29 @@ impl VerifyPlan {
                 layouts: vec![(1, DType::F32), (3, DType::U16), (4, DType::U8)],
             },
         ]
+    }
+
+    /// One plan over the given sizes, filter sizes, borders, channel counts and sample types,
+    /// every (channels, sample type) pair; each `None` takes its widest value (the small and odd
+    /// sizes, every filter size, border, channel count and sample type).
+    pub fn widest(
+        sizes: Option<Vec<(usize, usize)>>,
+        filter_sizes: Option<Vec<usize>>,
+        borders: Option<Vec<Border>>,
+        channels: Option<Vec<usize>>,
+        dtypes: Option<Vec<DType>>,
+    ) -> VerifyPlan {
+        let channels = channels.unwrap_or_else(|| vec![1, 3, 4]);
+        let dtypes = dtypes.unwrap_or_else(|| DType::ALL.to_vec());
+        VerifyPlan {
+            sizes: sizes.unwrap_or_else(|| vec![(1, 1), (1, 7), (7, 1), (7, 5), (31, 17), (257, 129)]),
+            filter_sizes: filter_sizes.unwrap_or_else(|| vec![1, 3, 5, 7, 9, 17, 31]),
+            borders: borders.unwrap_or_else(|| Border::ALL.to_vec()),
+            layouts: channels
+                .iter()
+                .flat_map(|&c| dtypes.iter().map(move |&d| (c, d)))
+                .collect(),
+        }
     }
 }
 

@@ -50,6 +50,17 @@ pub struct GpuInfo {
     pub l2_bytes: i32,
 }
 
+impl GpuInfo {
+    /// The driver API version as `major.minor`, e.g. `13.0`.
+    pub fn driver_api(&self) -> String {
+        format!(
+            "{}.{}",
+            self.driver_version / 1000,
+            (self.driver_version % 1000) / 10
+        )
+    }
+}
+
 /// What the driver loaded the kernels from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ModuleKind {

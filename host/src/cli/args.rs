@@ -1,0 +1,222 @@
+//! clap's argument structs of the top level: the main job's options, the image files' options,
+//! the filter's options, and the subcommands (whose own options live in their modules).
+
+use super::names;
+use super::values::{parse_bytes, parse_count, parse_file_variant, parse_seed, parse_sigma, parse_variant};
+use super::{bench, info, sanitize, soak, verify};
+use anyhow::{Context as _, Result, bail};
+use clap::{Parser, Subcommand};
+use conv::engine::gpu::Variant;
+use conv::model::filter::FilterKind;
+use conv::named::Named as _;
+use conv::verify::jobs::SeparableMode;
+use conv::{Border, DType, Filter};
+use std::path::PathBuf;
+
+/// 2D image convolution on NVIDIA GPUs with kernels written in Rust.
+///
+/// Without a subcommand or --input, runs the main job: convolves a reproducible random image with
+/// every CPU and GPU variant, checks each against an f64 CPU reference, and prints one table.
+/// With --input, convolves image files (PNG, JPEG, TIFF, BMP, PGM/PPM/PNM/PAM, RAW f32).
+#[derive(Parser, Debug)]
+#[command(version, about)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    #[command(flatten)]
+    pub main: MainArgs,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct MainArgs {
+    /// Side of the square test image, in pixels.
+    #[arg(long, default_value_t = 2048, allow_negative_numbers = true, value_parser = parse_count)]
+    pub size: usize,
+    /// Image width (overrides --size; with --input, the width of RAW f32 files).
+    #[arg(long, allow_negative_numbers = true, value_parser = parse_count)]
+    pub width: Option<usize>,
+    /// Image height (overrides --size; with --input, the height of RAW f32 files).
+    #[arg(long, allow_negative_numbers = true, value_parser = parse_count)]
+    pub height: Option<usize>,
+    /// Channels of the test image (with --input, of RAW f32 files): 1 (gray), 3 (RGB), 4 (RGBA;
+    /// alpha is copied).
+    #[arg(long, default_value_t = 1, allow_negative_numbers = true, value_parser = parse_count)]
+    pub channels: usize,
+    /// Sample type of the test image (default f32; with --input, default: keep the file's);
+    /// integer results are clamped to [0, 1] and rounded.
+    #[arg(long, value_parser = names::dtype())]
+    pub dtype: Option<DType>,
+    /// Seed of the random test image.
+    #[arg(long, default_value_t = 42, allow_negative_numbers = true, value_parser = parse_seed)]
+    pub seed: u64,
+    #[command(flatten)]
+    pub filter: FilterArgs,
+    /// How pixels outside the image are treated.
+    #[arg(long, value_parser = names::border(), default_value = "zero")]
+    pub border: Border,
+    /// Clamp f32 results to [0, 1].
+    #[arg(long)]
+    pub clamp: bool,
+    /// Include the separable variant: on (filter must be rank-1), off, or auto (when rank-1).
+    #[arg(long, value_parser = names::separable(), default_value = "auto")]
+    pub separable: SeparableMode,
+    /// GPU variants to run, comma-separated (default: all).
+    #[arg(long, value_delimiter = ',', value_parser = parse_variant)]
+    pub variants: Option<Vec<Variant>>,
+    /// Timed kernel launches per GPU variant, at least 1 (after 3 warm-up launches).
+    #[arg(long, default_value_t = 20, allow_negative_numbers = true, value_parser = parse_count)]
+    pub runs: usize,
+    /// Timed runs per CPU variant, at least 1 (after 3 warm-up runs).
+    #[arg(long, default_value_t = 3, allow_negative_numbers = true, value_parser = parse_count)]
+    pub cpu_runs: usize,
+    /// Skip the GPU even if one is present (with --input: the same as --variant cpu).
+    #[arg(long)]
+    pub cpu_only: bool,
+    #[command(flatten)]
+    pub files: FileArgs,
+}
+
+/// Processing image files instead of the main job.
+#[derive(clap::Args, Debug)]
+pub struct FileArgs {
+    /// Image files, folders of images, or glob patterns to process (repeatable; one -i may be
+    /// followed by several, as a shell-expanded glob gives).
+    #[arg(long, short, num_args = 1.., action = clap::ArgAction::Append)]
+    pub input: Vec<PathBuf>,
+    /// Output file, or folder (which must exist) for many inputs. Never overwrites an input.
+    #[arg(long, short, requires = "input")]
+    pub output: Option<PathBuf>,
+    /// Overwrite existing output files.
+    #[arg(long, requires = "input")]
+    pub force: bool,
+    /// Extension (format) of the results in an output folder (default: each input's).
+    #[arg(long, requires = "input")]
+    pub format: Option<String>,
+    /// The one variant for files: `auto` (the default: the fastest for each image's problem class,
+    /// measured once per GPU model and cached), a GPU variant, or `cpu`; the CPU is used when no
+    /// GPU is usable and no GPU variant was asked for.
+    #[arg(long, requires = "input", value_parser = parse_file_variant)]
+    pub variant: Option<FileVariant>,
+    /// Device memory one image may use, e.g. 256M or 2G (default: 90% of the free GPU memory);
+    /// larger images are processed in horizontal strips. Also bounds the CPU path's strips.
+    #[arg(long, requires = "input", value_parser = parse_bytes)]
+    pub max_gpu_mem: Option<usize>,
+    /// Memory one decoded image may take, e.g. 512M or 8G (default: a quarter of the machine's
+    /// memory); a larger image, or one whose header claims so, is refused before decoding.
+    #[arg(long, requires = "input", value_parser = parse_bytes)]
+    pub max_image_mem: Option<usize>,
+    /// Print one JSON document with every image's results on stdout, and nothing else there.
+    #[arg(long, requires = "input")]
+    pub json: bool,
+    /// Print only errors.
+    #[arg(long, short, requires = "input", conflicts_with = "verbose")]
+    pub quiet: bool,
+    /// Print a line per image.
+    #[arg(long, short, requires = "input")]
+    pub verbose: bool,
+}
+
+/// The engine `--variant` asks for.
+#[derive(Clone, Copy, Debug)]
+pub enum FileVariant {
+    Cpu,
+    Auto,
+    Gpu(Variant),
+}
+
+impl FileVariant {
+    pub fn name(self) -> &'static str {
+        match self {
+            FileVariant::Cpu => "cpu",
+            FileVariant::Auto => "auto",
+            FileVariant::Gpu(v) => v.name(),
+        }
+    }
+}
+
+#[derive(clap::Args, Debug)]
+pub struct FilterArgs {
+    /// Filter side length: odd, 1 to 31.
+    #[arg(long, default_value_t = 5, allow_negative_numbers = true, value_parser = parse_count)]
+    pub mask: usize,
+    /// Which built-in filter to apply.
+    #[arg(long, value_parser = names::filter(), default_value = "box")]
+    pub filter: FilterKind,
+    /// Standard deviation of the gaussian filter, a positive number (default: OpenCV's
+    /// getGaussianKernel(k, 0) taps for the size).
+    #[arg(long, allow_negative_numbers = true, value_parser = parse_sigma)]
+    pub sigma: Option<f64>,
+    /// Read the filter from a text file: one row per line, numbers separated by whitespace, `#`
+    /// starts a comment; square with an odd size.
+    #[arg(long, conflicts_with_all = ["mask", "filter", "sigma"])]
+    pub filter_file: Option<PathBuf>,
+    /// Flip the filter (true convolution instead of correlation).
+    #[arg(long)]
+    pub flip: bool,
+}
+
+impl FilterArgs {
+    /// The filter the options describe.
+    pub fn build(&self) -> Result<Filter> {
+        if self.sigma.is_some() && self.filter != FilterKind::Gaussian {
+            bail!(
+                "--sigma applies only to --filter gaussian, not to --filter {}",
+                self.filter.name()
+            );
+        }
+        let filter = match &self.filter_file {
+            Some(path) => {
+                let text = std::fs::read_to_string(path)
+                    .with_context(|| format!("cannot read filter file {}", path.display()))?;
+                Filter::parse(&text).with_context(|| format!("filter file {}", path.display()))?
+            }
+            None => Filter::builtin(self.filter, self.mask, self.sigma).context("--mask/--filter")?,
+        };
+        Ok(if self.flip { filter.flipped() } else { filter })
+    }
+
+    /// The filter in words, e.g. `box filter 5x5, rank-1`.
+    pub fn describe(&self, filter: &Filter) -> String {
+        let name = match &self.filter_file {
+            Some(p) => format!("file {}", p.display()),
+            None => format!("{:?}", self.filter).to_lowercase(),
+        };
+        let flip = if self.flip { ", flipped (convolution)" } else { "" };
+        let rank = if filter.rank1().is_some() { ", rank-1" } else { "" };
+        format!("{name} filter {0}x{0}{rank}{flip}", filter.size())
+    }
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Time variants over sizes, filter sizes and sample types against this GPU's roofline (its
+    /// measured copy bandwidth and FP32 peak); print a table and write bench.csv and bench.md.
+    Bench(bench::BenchArgs),
+    /// Check every variant against the f64 CPU reference over sizes, borders, channel counts,
+    /// sample types and filter sizes (default: the standard ladder, see README).
+    Verify(verify::VerifyArgs),
+    /// Describe the GPU (name, compute capability, SMs, memory, driver), the embedded PTX's target
+    /// and the largest filter; works without a GPU.
+    Info,
+    /// Run every variant at awkward sizes under compute-sanitizer (memcheck, racecheck,
+    /// synccheck, initcheck); one PASS/FAIL line per tool and case set (sizes over 100,000 pixels
+    /// run a reduced set: k 3 and 17, zero and reflect, gray and RGBA, f32); fails on any
+    /// reported error.
+    Sanitize(sanitize::SanitizeArgs),
+    /// Long run on the GPU: many small and some large random images through the batch engine in
+    /// one process; checks re-runs, device memory and throughput decay.
+    Soak(soak::SoakArgs),
+}
+
+impl Command {
+    /// Runs the subcommand.
+    pub fn run(self) -> Result<()> {
+        match self {
+            Command::Bench(args) => bench::run(args),
+            Command::Verify(args) => verify::run(args),
+            Command::Info => info::run(),
+            Command::Sanitize(args) => sanitize::run(&args),
+            Command::Soak(args) => soak::run(&args),
+        }
+    }
+}

@@ -1,0 +1,205 @@
+//! Image files (`--input`): checks the options, plans the outputs, picks the engine (a GPU
+//! variant, `auto`, or the CPU), runs the batch, and reports (see [`report`]).
+
+mod report;
+
+use super::args::{FileVariant, MainArgs};
+use super::interrupt::{self, Interrupted};
+use super::json;
+use super::usage::Given;
+use anyhow::{Context as _, Result, bail};
+use conv::engine::gpu::Gpu;
+use conv::io::files::{Format, RawLayout};
+use conv::{Filter, engine::batch};
+use indicatif::{ProgressBar, ProgressDrawTarget};
+use std::io::IsTerminal as _;
+use std::time::Instant;
+
+/// Processes image files; with `--json`, prints exactly one document on stdout, also when the
+/// run fails before any image is processed.
+pub fn run(args: &MainArgs, given: &Given) -> Result<()> {
+    let result = process(args, given);
+    if args.files.json
+        && let Err(e) = &result
+    {
+        let interrupted = e.downcast_ref::<Interrupted>().map(|i| i.0);
+        json::print_failure(&conv::io::files::one_line(&format!("{e:#}")), interrupted);
+    }
+    result
+}
+
+/// Processes image files: one line per failure on stderr as it happens (and with `-v` one per
+/// image written), a summary unless `--quiet`, a JSON document with `--json`; fails if any image
+/// failed. SIGINT or SIGTERM stops the batch cleanly ([`conv::io::interrupt`]): exit code 130 or 143.
+fn process(args: &MainArgs, given: &Given) -> Result<()> {
+    let f = &args.files;
+    check_options(args, given)?;
+    let progress = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
+    interrupt::install(&progress, f.json)?;
+    let (items, filter, variant) = plan(args, given)?;
+    let (gpu, gpu_note) = open_gpu(variant)?;
+    if let Some(note) = &gpu_note
+        && !f.quiet
+    {
+        let note = conv::io::files::one_line(note);
+        eprintln!("note: no usable GPU ({note}); processing on the CPU (cpu-par)");
+    }
+    let mut engine = match &gpu {
+        Some(gpu) => batch::Engine::Gpu {
+            gpu,
+            choice: match variant {
+                Some(FileVariant::Gpu(v)) => batch::Choice::Fixed(v),
+                _ => batch::Choice::Auto(conv::engine::autotune::Tuner::load()),
+            },
+            cached: None,
+        },
+        None => batch::Engine::Cpu,
+    };
+    let settings = settings(args, filter)?;
+    progress.set_length(items.len() as u64);
+    progress.set_style(batch::progress_style());
+    let lines = report::Lines {
+        verbose: f.verbose && !f.quiet,
+        failures: items.len() != 1,
+        json: f.json,
+    };
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().div_ceil(2).min(8));
+    let started = Instant::now();
+    let outcomes = batch::run(
+        &items,
+        &settings,
+        &mut engine,
+        threads,
+        &progress,
+        !f.quiet && std::io::stderr().is_terminal(),
+        &|o| lines.print(o),
+    );
+    progress.finish_and_clear();
+    let summary = batch::summarize(&outcomes, started.elapsed().as_secs_f64());
+    report::finish(&report::Batch {
+        args,
+        settings: &settings,
+        engine: &engine,
+        gpu: gpu.as_ref(),
+        gpu_note,
+        outcomes: &outcomes,
+        summary: &summary,
+    })
+}
+
+/// Refuses the main job's options that do nothing with files, naming the one that applies.
+fn check_options(args: &MainArgs, given: &Given) -> Result<()> {
+    let main_only = [
+        (
+            "size",
+            "--size sets the main job's random image; RAW files take --width and --height",
+        ),
+        ("seed", "--seed seeds the main job's random image"),
+        (
+            "variants",
+            "--variants lists the main job's GPU variants; for files use --variant NAME",
+        ),
+        (
+            "separable",
+            "--separable is the main job's; for files, --variant separable (or separable-fused) asks for it",
+        ),
+        ("runs", "--runs times the main job; files are processed once"),
+        (
+            "cpu_runs",
+            "--cpu-runs times the main job; files are processed once",
+        ),
+    ];
+    for (id, why) in main_only {
+        if given.has(id) {
+            bail!("{why}: it does nothing with --input");
+        }
+    }
+    if args.cpu_only
+        && let Some(v) = args.files.variant
+        && !matches!(v, FileVariant::Cpu)
+    {
+        bail!(
+            "--cpu-only means --variant cpu, which contradicts --variant {}: give one",
+            v.name()
+        );
+    }
+    Ok(())
+}
+
+/// The batch's items (input and output paths), its filter and the variant asked for (`None`:
+/// `auto` by default); refuses RAW layout options without RAW inputs, and a rank-1 variant with a
+/// filter that is not.
+fn plan(args: &MainArgs, given: &Given) -> Result<(Vec<batch::Item>, Filter, Option<FileVariant>)> {
+    let f = &args.files;
+    let output = f
+        .output
+        .as_deref()
+        .context("--input needs --output (a file, or a folder for many inputs)")?;
+    let filter = args.filter.build()?;
+    let inputs = batch::expand_inputs(&f.input).map_err(anyhow::Error::msg)?;
+    if !inputs.iter().any(|p| Format::of(p) == Some(Format::Raw)) {
+        for id in ["width", "height", "channels"] {
+            if given.has(id) {
+                bail!(
+                    "--{id} gives the layout of RAW inputs (.raw, .f32, .bin), and there are none: it does \
+                     nothing here"
+                );
+            }
+        }
+    }
+    let items =
+        batch::plan_outputs(&inputs, output, f.format.as_deref(), f.force).map_err(anyhow::Error::msg)?;
+    let variant = if args.cpu_only {
+        Some(FileVariant::Cpu)
+    } else {
+        f.variant
+    };
+    if let Some(FileVariant::Gpu(v)) = variant
+        && v.needs_rank1()
+        && filter.rank1().is_none()
+    {
+        bail!(
+            "the {} variant needs a rank-1 filter (box, gaussian, sobel, identity, or a file with one)",
+            v.name()
+        );
+    }
+    Ok((items, filter, variant))
+}
+
+/// The GPU for `variant`, or none (for `cpu`); without a usable GPU, a GPU variant fails and
+/// `auto` (given or not) falls back to the CPU, with the reason as the second value.
+fn open_gpu(variant: Option<FileVariant>) -> Result<(Option<Gpu>, Option<String>)> {
+    if let Some(FileVariant::Cpu) = variant {
+        return Ok((None, None));
+    }
+    let mut note = None;
+    let gpu = super::gpu::open_or(|e| match variant {
+        Some(FileVariant::Gpu(v)) => bail!("--variant {} needs a usable GPU: {e}", v.name()),
+        _ => {
+            note = Some(e.to_string());
+            Ok(())
+        }
+    })?;
+    Ok((gpu, note))
+}
+
+/// The batch's settings from the options (and the fault injection the environment asks for).
+fn settings(args: &MainArgs, filter: Filter) -> Result<batch::Settings> {
+    Ok(batch::Settings {
+        filter,
+        border: args.border,
+        clamp: args.clamp,
+        dtype: args.dtype,
+        raw: RawLayout {
+            width: args.width,
+            height: args.height,
+            channels: args.channels,
+        },
+        max_image_bytes: args
+            .files
+            .max_image_mem
+            .map_or_else(conv::io::files::default_max_image_bytes, |b| b as u64),
+        max_mem: args.files.max_gpu_mem,
+        inject: conv::engine::fault::Injection::from_env()?,
+    })
+}

@@ -1,0 +1,148 @@
+//! What a files run prints: a line per image as it finishes, then the `--json` document, the
+//! summary line, the account of an interruption, and the verdict.
+
+use crate::cli::args::MainArgs;
+use crate::cli::{interrupt, json};
+use anyhow::{Result, bail};
+use conv::engine::batch::{self, Engine, Outcome, Settings, Status, Summary};
+use conv::engine::gpu::Gpu;
+
+/// Which lines are printed as images finish.
+pub struct Lines {
+    /// A line per image written (`-v` without `-q`).
+    pub verbose: bool,
+    /// A line per failed image (a single image's failure is the run's error instead).
+    pub failures: bool,
+    /// Whether stdout carries only the JSON document (the per-image lines then go to stderr).
+    pub json: bool,
+}
+
+impl Lines {
+    /// The line for `o`, if any.
+    pub fn print(&self, o: &Outcome) {
+        match (o.status, &o.done) {
+            (Status::Written, Some(d)) if self.verbose => {
+                let line = format!(
+                    "{} -> {}: {}x{} x{} {}, {}, {} strip(s), {:.2} ms",
+                    o.input.display(),
+                    o.output.display(),
+                    d.width,
+                    d.height,
+                    d.channels,
+                    d.dtype,
+                    d.compute.variant,
+                    d.strips,
+                    d.compute.compute_ms
+                );
+                // Stdout carries only the JSON document with --json.
+                if self.json {
+                    eprintln!("{line}");
+                } else {
+                    println!("{line}");
+                }
+            }
+            (Status::Failed, _) if self.failures => {
+                if let Some(e) = &o.error {
+                    eprintln!("error: {e}");
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// A finished batch.
+pub struct Batch<'a> {
+    pub args: &'a MainArgs,
+    pub settings: &'a Settings,
+    pub engine: &'a Engine<'a>,
+    pub gpu: Option<&'a Gpu>,
+    /// Why no GPU was usable, when `auto` fell back to the CPU.
+    pub gpu_note: Option<String>,
+    pub outcomes: &'a [Outcome],
+    pub summary: &'a Summary,
+}
+
+/// Prints the document, the summary and any interruption; fails if the batch was interrupted or
+/// any image was not written.
+pub fn finish(b: &Batch) -> Result<()> {
+    let f = &b.args.files;
+    let summary = b.summary;
+    let interrupted = conv::io::interrupt::signal();
+    let auto_choices: Vec<String> = match b.engine {
+        Engine::Gpu {
+            choice: batch::Choice::Auto(tuner),
+            ..
+        } => tuner.choices_made().cloned().collect(),
+        _ => Vec::new(),
+    };
+    if f.json {
+        print_document(b, interrupted, &auto_choices);
+    }
+    if b.outcomes.len() == 1
+        && b.outcomes[0].status == Status::Failed
+        && let Some(e) = &b.outcomes[0].error
+    {
+        bail!("{e}");
+    }
+    if !f.quiet && !f.json {
+        for line in &auto_choices {
+            eprintln!("{line}");
+        }
+    }
+    if !f.quiet {
+        print_summary(b);
+    }
+    if let Some(signal) = interrupted {
+        return Err(interrupt::stopped(signal, b.outcomes, summary));
+    }
+    if summary.not_processed > 0 {
+        eprintln!(
+            "error: the batch stopped at a device fault; {} image(s) not processed",
+            summary.not_processed
+        );
+    }
+    let unsuccessful = summary.failed + summary.not_processed + summary.discarded;
+    if unsuccessful > 0 {
+        bail!("{} of {} image(s) failed", unsuccessful, summary.images);
+    }
+    Ok(())
+}
+
+/// The `--json` document of a batch that ran.
+fn print_document(b: &Batch, interrupted: Option<i32>, auto_choices: &[String]) {
+    json::print(&serde_json::json!({
+        "schema": batch::JSON_SCHEMA,
+        "error": null,
+        "interrupted": interrupted.map(conv::io::interrupt::name),
+        "gpu": b.gpu.map(|g| json::gpu(g.info())),
+        "gpu_unavailable": b.gpu_note,
+        "variant": b.engine.name(),
+        "auto_choices": auto_choices,
+        "filter": b.args.filter.describe(&b.settings.filter),
+        "border": b.args.border.name(),
+        "images": b.outcomes,
+        "summary": b.summary,
+    }));
+}
+
+/// The summary line on stderr: counts, time, throughput and engine.
+fn print_summary(b: &Batch) {
+    let summary = b.summary;
+    let mut counts = format!("{} image(s), {} failed", summary.images, summary.failed);
+    if summary.discarded > 0 {
+        counts += &format!(", {} discarded", summary.discarded);
+    }
+    if summary.not_processed > 0 {
+        counts += &format!(", {} not processed", summary.not_processed);
+    }
+    eprintln!(
+        "{counts}, {:.2} s, {:.1} megapixels/s, {}",
+        summary.seconds,
+        summary.megapixels_per_s,
+        match b.gpu {
+            Some(g) => format!("{} on {}", b.engine.name(), g.info().name),
+            None => "cpu-par on the CPU".to_string(),
+        }
+    );
+}

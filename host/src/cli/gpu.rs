@@ -1,0 +1,46 @@
+//! Opening the GPU for a command, with the command's own fallback when none is usable.
+
+use anyhow::Result;
+use conv::engine::gpu::Gpu;
+
+/// Opens the GPU; when none is usable, `fallback` gets the reason and decides: `Ok(())` goes on
+/// without a GPU (`None`), an error stops the command.
+pub fn open_or(fallback: impl FnOnce(conv::Error) -> Result<()>) -> Result<Option<Gpu>> {
+    match Gpu::new() {
+        Ok(gpu) => Ok(Some(gpu)),
+        Err(e) => fallback(e).map(|()| None),
+    }
+}
+
+/// Opens the GPU for the main job and `verify`, or says in one line why the GPU variants are
+/// skipped.
+pub fn open_for_variants(cpu_only: bool) -> Option<Gpu> {
+    if cpu_only {
+        println!("GPU variants skipped: --cpu-only was given");
+        return None;
+    }
+    let Ok(Some(gpu)) = open_or(|e| {
+        println!("GPU variants skipped: {e}");
+        Ok(())
+    }) else {
+        return None;
+    };
+    let i = gpu.info();
+    println!(
+        "GPU: {} (compute capability {}.{}, {} SMs, {:.1} GiB), driver API {}, kernels from {} in {:.1} ms",
+        i.name,
+        i.compute_capability.0,
+        i.compute_capability.1,
+        i.multiprocessors,
+        gib(i.memory_bytes),
+        i.driver_api(),
+        gpu.module_kind(),
+        gpu.module_load_ms()
+    );
+    Some(gpu)
+}
+
+/// Bytes in GiB.
+pub fn gib(bytes: usize) -> f64 {
+    bytes as f64 / (1u64 << 30) as f64
+}

@@ -1,0 +1,55 @@
+//! `host info`: the GPU (or why there is none), the embedded PTX and the largest filter; works
+//! without a GPU.
+
+use super::gpu::{gib, open_or};
+use anyhow::Result;
+
+/// Prints the description.
+pub fn run() -> Result<()> {
+    let gpu = open_or(|e| {
+        println!("GPU: none ({e})");
+        Ok(())
+    })?;
+    if let Some(gpu) = gpu {
+        let i = gpu.info();
+        println!("GPU: {}", i.name);
+        println!(
+            "compute capability: {}.{}",
+            i.compute_capability.0, i.compute_capability.1
+        );
+        println!("SMs: {}", i.multiprocessors);
+        match gpu.memory() {
+            Ok((free, total)) => println!("memory: {:.1} GiB ({:.1} GiB free)", gib(total), gib(free)),
+            Err(_) => println!("memory: {:.1} GiB", gib(i.memory_bytes)),
+        }
+        println!("driver: CUDA driver API {}", i.driver_api());
+        println!(
+            "kernels loaded from: {} in {:.1} ms",
+            gpu.module_kind(),
+            gpu.module_load_ms()
+        );
+    }
+    let directive = |name: &str| {
+        conv::engine::gpu::PTX
+            .lines()
+            .find_map(|l| l.trim().strip_prefix(name))
+            .map_or("?", str::trim)
+    };
+    let kernels = conv::engine::gpu::PTX
+        .lines()
+        .filter(|l| l.contains(".entry "))
+        .count();
+    println!(
+        "PTX target: {} (PTX ISA {}, {kernels} kernels); SASS: {}",
+        directive(".target "),
+        directive(".version "),
+        if conv::engine::gpu::FATBIN.is_empty() {
+            "none (built without ptxas: the first run JIT-compiles the PTX)"
+        } else {
+            "embedded for the PTX target"
+        }
+    );
+    let k = gpu_kernels::launch::MAX_FILTER_SIZE;
+    println!("largest filter: {k}x{k}");
+    Ok(())
+}

@@ -1,0 +1,67 @@
+//! Interruption of a files run: the SIGINT/SIGTERM handler's messages, the error that carries the
+//! signal to the exit code (128 + its number), and the account of what was left unwritten.
+
+use super::json;
+use anyhow::{Context as _, Result};
+use conv::engine::batch::{self, Outcome, Summary};
+use indicatif::ProgressBar;
+
+/// A batch stopped by a signal; the process exits with 128 + its number.
+#[derive(Debug, thiserror::Error)]
+#[error("interrupted by {}", conv::io::interrupt::name(*.0))]
+pub struct Interrupted(pub i32);
+
+/// Installs the handler ([`conv::io::interrupt::install`]): the first signal says that the batch
+/// stops (above the progress bar), a second one stops at once (with `json`, after printing the
+/// failure document).
+pub fn install(progress: &ProgressBar, json: bool) -> Result<()> {
+    let progress = progress.clone();
+    conv::io::interrupt::install(
+        move |signal| {
+            progress.suspend(|| {
+                eprintln!(
+                    "interrupted by {}: no new image is started and the results being written are \
+                     discarded; a second Ctrl-C stops at once",
+                    conv::io::interrupt::name(signal)
+                );
+            });
+        },
+        move |signal| {
+            let name = conv::io::interrupt::name(signal);
+            if json {
+                json::print_failure(
+                    &format!("interrupted by a second signal ({name}): stopped at once"),
+                    Some(signal),
+                );
+            }
+            eprintln!(
+                "error: interrupted by a second signal ({name}): stopped at once, temporary files removed"
+            );
+        },
+    )
+    .context("installing the SIGINT/SIGTERM handler")
+}
+
+/// Says what an interrupted batch left (written whole, discarded, not processed, and which inputs
+/// were not written) and returns the error that exits with the signal's code.
+pub fn stopped(signal: i32, outcomes: &[Outcome], summary: &Summary) -> anyhow::Error {
+    let unwritten: Vec<String> = outcomes
+        .iter()
+        .filter(|o| o.status != batch::Status::Written)
+        .map(|o| o.input.display().to_string())
+        .collect();
+    let listed = match unwritten.len() {
+        0 => String::new(),
+        n if n <= 5 => format!(": {}", unwritten.join(", ")),
+        n => format!(": {} and {} more", unwritten[..3].join(", "), n - 3),
+    };
+    eprintln!(
+        "interrupted by {}: {} image(s) written whole, {} discarded while being written (nothing left), \
+         {} not processed; not written{listed}",
+        conv::io::interrupt::name(signal),
+        summary.written,
+        summary.discarded,
+        summary.not_processed,
+    );
+    Interrupted(signal).into()
+}

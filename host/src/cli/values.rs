@@ -1,0 +1,89 @@
+//! Parsers of option values: counts, seeds, sigmas, sizes, byte sizes and variant names. Each
+//! returns the message clap prints after `invalid value '...' for '--option':`.
+
+use super::args::FileVariant;
+use conv::engine::gpu::Variant;
+
+/// Parses a whole number of at least 0, saying what is wrong with a negative or fractional one.
+pub fn parse_count(s: &str) -> Result<usize, String> {
+    let t = s.trim();
+    t.parse::<usize>().map_err(|_| match t.parse::<f64>() {
+        Ok(v) if v < 0.0 => "it is negative: give a whole number of at least 0".to_string(),
+        Ok(_) => "give a whole number, without a fraction".to_string(),
+        Err(_) => "not a number".to_string(),
+    })
+}
+
+/// Parses a seed: a whole number from 0 to 2^64 - 1.
+pub fn parse_seed(s: &str) -> Result<u64, String> {
+    s.trim()
+        .parse::<u64>()
+        .map_err(|_| "give a whole number from 0 to 18446744073709551615".to_string())
+}
+
+/// Parses a Gaussian's standard deviation: a positive, finite number.
+pub fn parse_sigma(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        Ok(_) => Err("sigma must be a positive number".to_string()),
+        Err(_) => Err("not a number".to_string()),
+    }
+}
+
+/// Parses an image size, `WIDTHxHEIGHT`.
+pub fn parse_size(s: &str) -> Result<(usize, usize), String> {
+    let (w, h) = s
+        .split_once(['x', 'X'])
+        .ok_or_else(|| format!("'{s}' is not WIDTHxHEIGHT"))?;
+    let num = |t: &str| {
+        t.trim()
+            .parse::<usize>()
+            .map_err(|_| format!("'{s}' is not WIDTHxHEIGHT"))
+    };
+    Ok((num(w)?, num(h)?))
+}
+
+/// Parses a GPU variant's name.
+pub fn parse_variant(s: &str) -> Result<Variant, String> {
+    Variant::parse(s).ok_or_else(|| {
+        let names: Vec<_> = Variant::ALL.iter().map(|v| v.name()).collect();
+        format!("unknown variant '{s}' (one of: {})", names.join(", "))
+    })
+}
+
+/// Parses `--variant`: `cpu`, `auto` or a GPU variant.
+pub fn parse_file_variant(s: &str) -> Result<FileVariant, String> {
+    match s {
+        "cpu" => return Ok(FileVariant::Cpu),
+        "auto" => return Ok(FileVariant::Auto),
+        _ => {}
+    }
+    parse_variant(s)
+        .map(FileVariant::Gpu)
+        .map_err(|e| format!("{e}, auto or cpu"))
+}
+
+/// Parses a size in bytes with an optional K, M, G or T suffix (powers of 1024; `B` optional).
+pub fn parse_bytes(s: &str) -> Result<usize, String> {
+    let t = s.trim().trim_end_matches(['B', 'b']);
+    let (digits, shift) = match t.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => {
+            let shift = match c.to_ascii_uppercase() {
+                'K' => 10,
+                'M' => 20,
+                'G' => 30,
+                'T' => 40,
+                _ => return Err(format!("'{s}' is not a size such as 256M or 2G")),
+            };
+            (&t[..i], shift)
+        }
+        _ => (t, 0),
+    };
+    let n: usize = digits
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{s}' is not a size such as 256M or 2G"))?;
+    n.checked_mul(1usize << shift)
+        .filter(|&b| b > 0)
+        .ok_or_else(|| format!("'{s}' is not a usable size"))
+}

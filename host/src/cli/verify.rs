@@ -1,0 +1,129 @@
+//! `host verify`: every variant against the f64 CPU reference over the standard ladder, or over
+//! the sizes, filters, borders, channel counts and sample types given.
+
+use super::names;
+use super::values::{parse_size, parse_variant};
+use anyhow::{Context as _, Result, bail};
+use conv::engine::gpu::Variant;
+use conv::verify::jobs::{self, Case, VerifyPlan};
+use conv::{Border, DType};
+
+#[derive(clap::Args, Debug)]
+pub struct VerifyArgs {
+    /// Image sizes as WIDTHxHEIGHT, comma-separated.
+    #[arg(long, value_delimiter = ',', value_parser = parse_size)]
+    sizes: Option<Vec<(usize, usize)>>,
+    /// Filter sizes, comma-separated.
+    #[arg(long, value_delimiter = ',')]
+    filters: Option<Vec<usize>>,
+    /// Border modes, comma-separated.
+    #[arg(long, value_delimiter = ',', value_parser = names::border())]
+    borders: Option<Vec<Border>>,
+    /// Channel counts, comma-separated.
+    #[arg(long, value_delimiter = ',')]
+    channels: Option<Vec<usize>>,
+    /// Sample types, comma-separated.
+    #[arg(long, value_delimiter = ',', value_parser = names::dtype())]
+    dtypes: Option<Vec<DType>>,
+    /// GPU variants, comma-separated (default: all).
+    #[arg(long, value_delimiter = ',', value_parser = parse_variant)]
+    variants: Option<Vec<Variant>>,
+    /// Seed of the random images and filters.
+    #[arg(long, default_value_t = 7)]
+    seed: u64,
+    /// Print every case, not only failures and the summary.
+    #[arg(long, short)]
+    verbose: bool,
+    /// Skip the GPU even if one is present.
+    #[arg(long)]
+    cpu_only: bool,
+}
+
+/// Runs the verification; fails if any case fails.
+pub fn run(args: VerifyArgs) -> Result<()> {
+    let plans = plans(&args)?;
+    let variants = args.variants.unwrap_or_else(|| Variant::ALL.to_vec());
+    let gpu = super::gpu::open_for_variants(args.cpu_only);
+    println!(
+        "Verifying against the f64 CPU reference: random images, a general and a rank-1 random filter per case, \
+         GPU output poisoned before each run (NaN for f32; 0x00 and 0xFF for integers); f32 tolerance \
+         2·k²·2⁻²⁴·Σ|f|·max|in| + 2⁻²⁴, integers exact after rounding or one level off within it of a boundary."
+    );
+    let (cases, skipped) = jobs::verify(&plans, &variants, args.seed, gpu.as_ref(), |c| {
+        if args.verbose || !c.check.passed() {
+            print_case(c);
+        }
+    })
+    .context("running the verification")?;
+    let failed = cases.iter().filter(|c| !c.check.passed()).count();
+    let worst = cases
+        .iter()
+        .filter(|c| c.dtype == DType::F32)
+        .map(|c| c.check.max_error / c.check.tolerance)
+        .fold(0.0, f64::max);
+    println!(
+        "{} passed, {} failed (worst f32 error {:.3} of its tolerance; {} valid-border combinations skipped: \
+         filter larger than the image){}",
+        cases.len() - failed,
+        failed,
+        worst,
+        skipped,
+        if gpu.is_none() {
+            "; GPU variants were skipped"
+        } else {
+            ""
+        }
+    );
+    if failed > 0 {
+        bail!("{failed} verification case(s) failed");
+    }
+    Ok(())
+}
+
+/// The verification plans: the standard ones, or one built from the options given (each option
+/// not given takes its widest value).
+fn plans(args: &VerifyArgs) -> Result<Vec<VerifyPlan>> {
+    for &(w, h) in args.sizes.iter().flatten() {
+        conv::model::image::check_dims(w, h).context("--sizes")?;
+    }
+    for &k in args.filters.iter().flatten() {
+        conv::model::filter::check_size(k).context("--filters")?;
+    }
+    for &c in args.channels.iter().flatten() {
+        conv::model::image::check_channels(c).context("--channels")?;
+    }
+    let given = [
+        args.sizes.is_some(),
+        args.filters.is_some(),
+        args.borders.is_some(),
+        args.channels.is_some(),
+        args.dtypes.is_some(),
+    ];
+    if !given.contains(&true) {
+        return Ok(VerifyPlan::standard());
+    }
+    Ok(vec![VerifyPlan::widest(
+        args.sizes.clone(),
+        args.filters.clone(),
+        args.borders.clone(),
+        args.channels.clone(),
+        args.dtypes.clone(),
+    )])
+}
+
+/// One line for a case: PASS or FAIL, the variant, size, layout, border and filter, the check.
+fn print_case(c: &Case) {
+    let mark = if c.check.passed() { "PASS" } else { "FAIL" };
+    println!(
+        "{mark} {:<18} {:>4}x{:<4} c={} {:<3} {:<9} k={:<2}{} {}",
+        c.variant,
+        c.width,
+        c.height,
+        c.channels,
+        c.dtype.suffix(),
+        c.border.name(),
+        c.filter_size,
+        if c.rank1 { " rank-1" } else { "" },
+        c.check
+    );
+}
