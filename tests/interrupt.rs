@@ -172,11 +172,15 @@ fn signals_during_a_single_write_leave_no_temporary_and_no_partial_file() {
                         && err.lines().last().unwrap().starts_with("error: interrupted"),
                     "{context}: {err}"
                 );
-                if extra_ms.is_some() {
-                    assert!(err.contains("1 discarded"), "{context}: {err}");
+                if err.contains("1 discarded") {
                     interrupted_writes += 1;
                 } else {
-                    assert!(err.contains("1 not processed"), "{context}: {err}");
+                    // Only a signal sent before the write may find the image not yet written
+                    // (how far a run got in 150 ms depends on the machine's load).
+                    assert!(
+                        extra_ms.is_none() && err.contains("1 not processed"),
+                        "{context}: {err}"
+                    );
                 }
             }
             let _ = std::fs::remove_file(&target);
@@ -221,14 +225,15 @@ fn a_second_signal_stops_at_once_and_still_removes_the_temporary_file() {
 
 #[test]
 fn signals_during_a_batch_keep_finished_results_whole_and_report_the_rest() {
+    const IMAGES: usize = 12;
     let input = TempDir::new("sig-batch-in");
-    for n in 0..6 {
-        random_png(&input.path(&format!("img{n}.png")), 700, 10 + n);
+    for n in 0..IMAGES {
+        random_png(&input.path(&format!("img{n}.png")), 700, 10 + n as u64);
     }
     let reference = TempDir::new("sig-batch-ref");
     let (code, err) = finish(spawn(&["-i", s(&input.0), "-o", s(&reference.0), "-q"]));
     assert_eq!(code, Some(0), "{err}");
-    let want: Vec<Image> = (0..6)
+    let want: Vec<Image> = (0..IMAGES)
         .map(|n| files::read(&reference.path(&format!("img{n}.png")), &RawLayout::default()).unwrap())
         .collect();
     let mut stopped_midway = 0;
@@ -257,6 +262,18 @@ fn signals_during_a_batch_keep_finished_results_whole_and_report_the_rest() {
             }
             send(signal, pid);
             let (code, err) = finish(child);
+            if when == "early" && code == Some(0) {
+                // The whole batch finished before the signal was sent (a loaded machine can
+                // delay this thread by more than the batch takes): then every result is whole.
+                for (n, image) in want.iter().enumerate() {
+                    let path = out.path(&format!("img{n}.png"));
+                    assert!(
+                        absent_or_whole(&path, image, &context) && path.exists(),
+                        "{context}: {err}"
+                    );
+                }
+                continue;
+            }
             assert_eq!(code, Some(code_of(signal)), "{context}: {err}");
             assert!(!err.contains("panicked"), "{context}: {err}");
             assert_eq!(
@@ -264,10 +281,10 @@ fn signals_during_a_batch_keep_finished_results_whole_and_report_the_rest() {
                 Vec::<String>::new(),
                 "{context}: temporary files left"
             );
-            let written: Vec<usize> = (0..6)
+            let written: Vec<usize> = (0..IMAGES)
                 .filter(|n| absent_or_whole(&out.path(&format!("img{n}.png")), &want[*n], &context))
                 .collect();
-            assert!(written.len() < 6, "{context}: the batch did not stop: {err}");
+            assert!(written.len() < IMAGES, "{context}: the batch did not stop: {err}");
             if when == "after the first result" {
                 assert!(!written.is_empty(), "{context}");
                 stopped_midway += 1;

@@ -340,6 +340,9 @@ fn ci() -> Result<()> {
         "warnings",
     ])?;
     cargo(&["test", "--workspace"])?;
+    // SAFETY: as above, single-threaded.
+    unsafe { std::env::set_var("RUSTDOCFLAGS", "-D warnings") };
+    cargo(&["doc", "--package", "host", "--no-deps"])?;
     build_ptx(ptx_builder::DEFAULT_ARCH, true)?;
     cargo(&[
         "run",

@@ -118,12 +118,7 @@ pub fn run(
         gpu: gpu.info().clone(),
         copy_gbps: gpu.copy_bandwidth(COPY_PROBE_BYTES, 10)?,
         fma_gflops: gpu.fma_peak(10)?,
-        ptx_target: crate::engine::gpu::PTX
-            .lines()
-            .find_map(|l| l.strip_prefix(".target "))
-            .unwrap_or("?")
-            .trim()
-            .to_string(),
+        ptx_target: crate::engine::gpu::ptx_directive(".target").to_string(),
         git_rev: env!("CONV_GIT_REV"),
     };
     let mut rows = Vec::new();

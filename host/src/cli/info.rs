@@ -29,21 +29,13 @@ pub fn run() -> Result<()> {
             gpu.module_load_ms()
         );
     }
-    let directive = |name: &str| {
-        conv::engine::gpu::PTX
-            .lines()
-            .find_map(|l| l.trim().strip_prefix(name))
-            .map_or("?", str::trim)
-    };
-    let kernels = conv::engine::gpu::PTX
-        .lines()
-        .filter(|l| l.contains(".entry "))
-        .count();
+    use conv::engine::gpu::{FATBIN, ptx_directive, ptx_entries};
     println!(
-        "PTX target: {} (PTX ISA {}, {kernels} kernels); SASS: {}",
-        directive(".target "),
-        directive(".version "),
-        if conv::engine::gpu::FATBIN.is_empty() {
+        "PTX target: {} (PTX ISA {}, {} kernels); SASS: {}",
+        ptx_directive(".target"),
+        ptx_directive(".version"),
+        ptx_entries(),
+        if FATBIN.is_empty() {
             "none (built without ptxas: the first run JIT-compiles the PTX)"
         } else {
             "embedded for the PTX target"
@@ -51,5 +43,9 @@ pub fn run() -> Result<()> {
     );
     let k = gpu_kernels::launch::MAX_FILTER_SIZE;
     println!("largest filter: {k}x{k}");
+    println!("variants:");
+    for spec in &conv::engine::gpu::variant::REGISTRY {
+        println!("  {:<18} {}", spec.name, spec.summary);
+    }
     Ok(())
 }

@@ -81,7 +81,7 @@ pub fn reference(image: &Image, filter: &Filter, border: Border) -> Result<Refer
     reference_impl(image, filter, border, false)
 }
 
-/// [`reference`] with rows spread over threads: the same arithmetic per sample, only faster, for
+/// [`reference`](fn@reference) with rows spread over threads: the same arithmetic per sample, only faster, for
 /// verifying large images.
 pub fn reference_parallel(image: &Image, filter: &Filter, border: Border) -> Result<Reference> {
     reference_impl(image, filter, border, true)

@@ -1,4 +1,5 @@
 //! Image files and the process around them: decoding, encoding, safe writes and interruption.
 
 pub mod files;
+pub mod inputs;
 pub mod interrupt;

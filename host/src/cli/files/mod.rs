@@ -10,6 +10,7 @@ use super::usage::Given;
 use anyhow::{Context as _, Result, bail};
 use conv::engine::gpu::Gpu;
 use conv::io::files::{Format, RawLayout};
+use conv::io::inputs;
 use conv::{Filter, engine::batch};
 use indicatif::{ProgressBar, ProgressDrawTarget};
 use std::io::IsTerminal as _;
@@ -129,14 +130,14 @@ fn check_options(args: &MainArgs, given: &Given) -> Result<()> {
 /// The batch's items (input and output paths), its filter and the variant asked for (`None`:
 /// `auto` by default); refuses RAW layout options without RAW inputs, and a rank-1 variant with a
 /// filter that is not.
-fn plan(args: &MainArgs, given: &Given) -> Result<(Vec<batch::Item>, Filter, Option<FileVariant>)> {
+fn plan(args: &MainArgs, given: &Given) -> Result<(Vec<inputs::Item>, Filter, Option<FileVariant>)> {
     let f = &args.files;
     let output = f
         .output
         .as_deref()
         .context("--input needs --output (a file, or a folder for many inputs)")?;
     let filter = args.filter.build()?;
-    let inputs = batch::expand_inputs(&f.input).map_err(anyhow::Error::msg)?;
+    let inputs = inputs::expand_inputs(&f.input).map_err(anyhow::Error::msg)?;
     if !inputs.iter().any(|p| Format::of(p) == Some(Format::Raw)) {
         for id in ["width", "height", "channels"] {
             if given.has(id) {
@@ -148,7 +149,7 @@ fn plan(args: &MainArgs, given: &Given) -> Result<(Vec<batch::Item>, Filter, Opt
         }
     }
     let items =
-        batch::plan_outputs(&inputs, output, f.format.as_deref(), f.force).map_err(anyhow::Error::msg)?;
+        inputs::plan_outputs(&inputs, output, f.format.as_deref(), f.force).map_err(anyhow::Error::msg)?;
     let variant = if args.cpu_only {
         Some(FileVariant::Cpu)
     } else {

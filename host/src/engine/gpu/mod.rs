@@ -1,5 +1,5 @@
 //! The GPU engine: opens the device, loads the embedded kernels with `cust`, and times work on
-//! its stream; [`variant`] describes the kernels, [`job`] their buffers, [`launch`] their launches.
+//! its stream; [`variant`] describes the kernels, `job.rs` their buffers, `launch.rs` their launches.
 
 pub mod driver;
 mod job;
@@ -33,6 +33,18 @@ pub const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/kernels.ptx"));
 /// the build found `ptxas`; empty otherwise. On a GPU of that architecture the driver loads the SASS
 /// as it is, with no JIT.
 pub const FATBIN: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/kernels.fatbin"));
+
+/// The value of a PTX directive of the embedded kernels (`.target`, `.version`), or `?`.
+pub fn ptx_directive(name: &str) -> &'static str {
+    PTX.lines()
+        .find_map(|l| l.trim().strip_prefix(name)?.strip_prefix(' '))
+        .map_or("?", str::trim)
+}
+
+/// How many kernel entry points the embedded PTX has.
+pub fn ptx_entries() -> usize {
+    PTX.lines().filter(|l| l.contains(".entry ")).count()
+}
 
 /// Facts about the GPU in use.
 #[derive(Clone, Debug)]

@@ -1,0 +1,72 @@
+//! The library's front door: [`Convolver`] convolves images on the GPU when one can be used and
+//! on the CPU otherwise, with the same results (both are checked against the `f64` reference).
+
+use crate::engine::batch::{Choice, Engine, Settings};
+use crate::engine::cpu;
+use crate::io::files::RawLayout;
+use crate::{Border, Error, Filter, Gpu, Image, Result, Variant};
+
+/// Convolves images with square filters; see the crate documentation for an example.
+pub struct Convolver {
+    gpu: Option<Gpu>,
+    variant: Variant,
+}
+
+impl Convolver {
+    /// Opens the first GPU, or falls back to the CPU when there is none (no driver, no device).
+    /// Any other GPU failure is an error.
+    pub fn new() -> Result<Self> {
+        match Gpu::new() {
+            Ok(gpu) => Ok(Self {
+                gpu: Some(gpu),
+                variant: Variant::Fast,
+            }),
+            Err(Error::NoGpu(_)) => Ok(Self::cpu()),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Runs on the CPU (multi-threaded `f32`), whatever GPU the machine has.
+    pub fn cpu() -> Self {
+        Self {
+            gpu: None,
+            variant: Variant::Fast,
+        }
+    }
+
+    /// Uses `variant` on the GPU instead of `fast` (no effect on the CPU).
+    pub fn with_variant(self, variant: Variant) -> Self {
+        Self { variant, ..self }
+    }
+
+    /// The GPU in use, if any.
+    pub fn gpu(&self) -> Option<&Gpu> {
+        self.gpu.as_ref()
+    }
+
+    /// The correlation of `image` with `filter` (a filter that is not symmetric is used as given,
+    /// not flipped), with pixels outside the image defined by `border`; results of integer types
+    /// are rounded and clamped, `f32` results are not clamped. Images too large for the GPU's
+    /// memory run in strips with the same result.
+    pub fn convolve(&self, image: &Image, filter: &Filter, border: Border) -> Result<Image> {
+        let Some(gpu) = &self.gpu else {
+            return cpu::parallel(image, filter, border, false);
+        };
+        let settings = Settings {
+            filter: filter.clone(),
+            border,
+            clamp: false,
+            dtype: None,
+            raw: RawLayout::default(),
+            max_image_bytes: u64::MAX,
+            max_mem: None,
+            inject: None,
+        };
+        let mut engine = Engine::Gpu {
+            gpu,
+            choice: Choice::Fixed(self.variant),
+            cached: None,
+        };
+        Ok(engine.convolve(image, &settings, None)?.0)
+    }
+}
