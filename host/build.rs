@@ -45,10 +45,10 @@ fn embed_git_revision(manifest: &Path) {
 
 fn embed_ptx(manifest: &Path, out: &Path) {
     let workspace = manifest.parent().expect("host/ lives in the workspace");
-    println!(
-        "cargo:rerun-if-changed={}",
-        workspace.join("gpu-kernels").display()
-    );
+    // The kernels, and the `#[kernel]` attribute that writes their entry points.
+    for dir in ["gpu-kernels", "kernel-macros"] {
+        println!("cargo:rerun-if-changed={}", workspace.join(dir).display());
+    }
     println!("cargo:rerun-if-env-changed=CONV_PTX_ARCH");
     let arch = std::env::var("CONV_PTX_ARCH").unwrap_or_else(|_| ptx_builder::DEFAULT_ARCH.into());
     let target_dir = workspace.join("target").join("ptx-build");

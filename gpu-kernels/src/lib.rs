@@ -7,8 +7,10 @@
 //! Every kernel computes the correlation `out(y,x) = Σ_{i,j=-r..r} in(y+i, x+j) · f(i+r, j+r)` on an
 //! interleaved image of 1, 3 or 4 channels (RGBA's alpha is copied) stored row-major as `u8`, `u16`
 //! or `f32` samples, with the border mode and output size given by
-//! [`Geometry`](launch::Geometry). Each kernel has one entry point per sample type, named
-//! `<kernel>_<type>`.
+//! [`Geometry`](launch::Geometry). Each kernel is one generic function in `kernels/`, and its
+//! `#[kernel]` attribute (crate `kernel-macros`) writes its entry points: one per sample type,
+//! named `<kernel>_<type>`, and for kernels compiled per radius one per type and radius,
+//! `<kernel>_<type>_r<radius>`.
 #![no_std]
 #![cfg_attr(
     target_arch = "nvptx64",
@@ -25,32 +27,8 @@
 
 pub mod launch;
 
+// The kernels and the device API they use exist only on the GPU target.
 #[cfg(target_arch = "nvptx64")]
-#[macro_use]
 mod device;
 #[cfg(target_arch = "nvptx64")]
-mod constant;
-#[cfg(target_arch = "nvptx64")]
-mod fast;
-#[cfg(target_arch = "nvptx64")]
-mod naive;
-#[cfg(target_arch = "nvptx64")]
-mod probe;
-#[cfg(target_arch = "nvptx64")]
-mod readonly;
-#[cfg(target_arch = "nvptx64")]
-mod sep_cols;
-#[cfg(target_arch = "nvptx64")]
-mod sep_fused;
-#[cfg(target_arch = "nvptx64")]
-mod sep_rows;
-#[cfg(target_arch = "nvptx64")]
-mod spin;
-#[cfg(target_arch = "nvptx64")]
-mod texture;
-#[cfg(target_arch = "nvptx64")]
-mod tiled;
-#[cfg(target_arch = "nvptx64")]
-mod tiled_cache;
-#[cfg(target_arch = "nvptx64")]
-mod tiled_output;
+mod kernels;

@@ -1,41 +1,69 @@
-//! The `fast` kernels: register blocking with the filter radius known at compile time.
-//!
-//! # Tiling
-//! A block of [`FAST_BLOCK`](crate::launch::FAST_BLOCK) = 32 × 8 threads produces a 128 × 8·PY
-//! output tile of one channel, where PY (4 for `conv_fast_*`, 2 for `conv_fast_4x2_*`) is the
-//! number of output rows per thread. It first loads the haloed input tile, `(128 + 2RA) × (8·PY +
-//! 2R)` pixels where `RA` is `R` rounded up to a multiple of 4 (so everything stays 16-byte
-//! aligned), into shared memory. In a single-channel image whose width is a multiple of 4 every
-//! 4 pixels inside the image are one vector load (a tile wholly inside issues its loads in batches
-//! of [`LOAD_BATCH`] per thread before storing any, so their latencies overlap), and only vectors
-//! beyond the image's edges resolve the border pixel by pixel; other images are loaded pixel by
-//! pixel with the border resolved. Each thread then computes a
-//! 4 × PY patch of outputs held in registers. Where [`unrolled`] says so (k ≤ 15 for 4 × 4,
-//! k ≤ 17 for 4 × 2) it walks the
-//! `PY + 2R` input rows the patch needs, reads each row's `4 + 2RA` pixels once as 16-byte shared
-//! loads and applies them to every output row they feed, with every loop unrolled so each tap is
-//! read at a constant offset of the constant bank. Larger filters loop over filter rows instead
-//! (reading each input row once per output row), which keeps their code small. Shared-memory
-//! traffic per FMA falls by about `4k / (4 + 2R)` compared with one output per thread, which moves
-//! large filters from the load units onto the FMA units. PY = 4 shares each input row among more
-//! outputs; PY = 2 halves the tile, so small images get more blocks, and needs fewer registers.
-//!
-//! # Thread mapping
-//! Block `(bx, by, c)`, thread `(tx, ty)` writes output pixels
-//! `(bx·128 + 4·tx + ox, by·8·PY + PY·ty + oy)`, `ox < 4`, `oy < PY`, of channel `c`, where inside
-//! the output.
-//!
-//! # Safety
-//! Launch with block `FAST_BLOCK`, `fast_shared_bytes(R, PY)` bytes of dynamic shared memory and
-//! grid z = `channels`; `g.radius == R`; buffers and taps as for `constant`.
+//! The `fast` kernels (`conv_fast`, 4 × 4 outputs per thread, and `conv_fast_4x2`, 4 × 2): register
+//! blocking with the filter radius known at compile time.
 
+use crate::device::shared::dynamic_shared_mem;
+use crate::device::thread::{
+    block_idx_x, block_idx_y, block_idx_z, sync_threads, thread_idx_x, thread_idx_y,
+};
 use crate::device::{
-    F32x4, Global, Sample, TapRead, block_x, block_y, block_z, fetch_or_zero, fma, is_alpha, shared_tile,
-    shared_tile_x4, store_patch, sync_threads, thread_x, thread_y,
+    F32x4, Global, Sample, TapRead, fetch_or_zero, fma, is_alpha, param_taps, store_patch, unroll,
 };
 use crate::launch::{
     ExactTaps, FAST_BLOCK, FAST_PER_THREAD, Geometry, MAX_FILTER_SIZE, fast_halo, fast_stride, fast_tile,
 };
+use kernel_macros::kernel;
+
+/// The `fast` kernels: register blocking with the filter radius known at compile time, `R`.
+///
+/// # Tiling
+/// A block of [`FAST_BLOCK`](crate::launch::FAST_BLOCK) = 32 × 8 threads produces a 128 × 8·PY
+/// output tile of one channel, where PY (4 for `conv_fast_*`, 2 for `conv_fast_4x2_*`) is the
+/// number of output rows per thread. It first loads the haloed input tile, `(128 + 2RA) × (8·PY +
+/// 2R)` pixels where `RA` is `R` rounded up to a multiple of 4 (so everything stays 16-byte
+/// aligned), into shared memory. In a single-channel image whose width is a multiple of 4 every
+/// 4 pixels inside the image are one vector load (a tile wholly inside issues its loads in batches
+/// of `LOAD_BATCH` = 4 per thread before storing any, so their latencies overlap), and only vectors
+/// beyond the image's edges resolve the border pixel by pixel; other images are loaded pixel by
+/// pixel with the border resolved. Each thread then computes a
+/// 4 × PY patch of outputs held in registers. Where [`unrolled`] says so (k ≤ 15 for 4 × 4,
+/// k ≤ 17 for 4 × 2) it walks the
+/// `PY + 2R` input rows the patch needs, reads each row's `4 + 2RA` pixels once as 16-byte shared
+/// loads and applies them to every output row they feed, with every loop unrolled so each tap is
+/// read at a constant offset of the constant bank. Larger filters loop over filter rows instead
+/// (reading each input row once per output row), which keeps their code small. Shared-memory
+/// traffic per FMA falls by about `4k / (4 + 2R)` compared with one output per thread, which moves
+/// large filters from the load units onto the FMA units. PY = 4 shares each input row among more
+/// outputs; PY = 2 halves the tile, so small images get more blocks, and needs fewer registers.
+///
+/// # Thread mapping
+/// Block `(bx, by, c)`, thread `(tx, ty)` writes output pixels
+/// `(bx·128 + 4·tx + ox, by·8·PY + PY·ty + oy)`, `ox < 4`, `oy < PY`, of channel `c`, where inside
+/// the output.
+///
+/// # Safety
+/// Launch with block `FAST_BLOCK`, `fast_shared_bytes(R, PY)` bytes of dynamic shared memory and
+/// grid z = `channels`; `g.radius == R`; buffers and taps as for `constant`.
+///
+/// `ptx-builder`'s `register_limit` caps `conv_fast_4x2_<type>_r0` to `_r4` at 32 registers
+/// (`.maxnreg`), by these entry names.
+#[kernel(types(f32, u8, u16), radius(0..=15), consts(PY = 4))]
+#[kernel(name = conv_fast_4x2, types(f32, u8, u16), radius(0..=15), consts(PY = 2))]
+pub unsafe fn conv_fast<T: Sample, const R: usize, const PY: usize>(
+    input: *const T,
+    output: *mut T,
+    g: Geometry,
+    taps: ExactTaps<{ (2 * R + 1) * (2 * R + 1) }>,
+) {
+    if unrolled(R, PY) {
+        // Every index is a constant: the taps are read straight from the parameter.
+        // SAFETY: the caller follows the launch contract above.
+        unsafe { fast::<T, R, PY>(input, output, &g, &taps) }
+    } else {
+        let by_address = param_taps!(taps);
+        // SAFETY: the caller follows the launch contract above.
+        unsafe { fast::<T, R, PY>(input, output, &g, by_address) }
+    }
+}
 
 /// Whether the kernel for radius `r` and `rows` output rows per thread is unrolled completely
 /// (input-row-stationary, taps at constant offsets): up to radius 8 for 4 × 2 patches and 7 for
@@ -45,12 +73,10 @@ const fn unrolled(r: usize, rows: usize) -> bool {
     r <= 8 && (rows == 2 || r <= 7)
 }
 
-/// Tile vectors a thread loads before storing them to shared memory.
-const LOAD_BATCH: usize = 4;
-
-/// Longest input run a thread reads per row (4 outputs plus the largest aligned halo), in `f32`.
-const SEGMENT: usize = (FAST_PER_THREAD.0 + 2 * fast_halo(MAX_FILTER_SIZE / 2)) as usize;
-
+/// The body of `conv_fast`, generic over where it reads its taps from.
+///
+/// # Safety
+/// As for `conv_fast`.
 #[inline(always)]
 unsafe fn fast<T: Sample, const R: usize, const PY: usize>(
     input: *const T,
@@ -58,18 +84,23 @@ unsafe fn fast<T: Sample, const R: usize, const PY: usize>(
     g: &Geometry,
     taps: impl TapRead,
 ) {
+    /// Tile vectors a thread loads before storing them to shared memory.
+    const LOAD_BATCH: usize = 4;
+    /// Longest input run a thread reads per row (4 outputs plus the largest aligned halo), in `f32`.
+    const SEGMENT: usize = (FAST_PER_THREAD.0 + 2 * fast_halo(MAX_FILTER_SIZE / 2)) as usize;
+
     let k = 2 * R + 1;
     let tile = fast_tile(PY as u32);
     // Columns are loaded with an aligned halo of RA >= R pixels; row reads skip RA - R of them.
     let ra = fast_halo(R as u32) as usize;
     let stride = fast_stride(R as u32);
     let (tile_w, tile_h) = (stride, tile.1 + 2 * R as u32);
-    let (tx, ty, c) = (thread_x(), thread_y(), block_z());
+    let (tx, ty, c) = (thread_idx_x(), thread_idx_y(), block_idx_z());
     let src = Global::new(input, g);
-    let x0 = (block_x() * tile.0 + g.offset) as i32 - ra as i32;
-    let y0 = (block_y() * tile.1 + g.offset) as i32 - R as i32;
-    let pixels = shared_tile();
-    let vectors = shared_tile_x4();
+    let x0 = (block_idx_x() * tile.0 + g.offset) as i32 - ra as i32;
+    let y0 = (block_idx_y() * tile.1 + g.offset) as i32 - R as i32;
+    let pixels = dynamic_shared_mem::<f32>();
+    let vectors = dynamic_shared_mem::<F32x4>();
     let threads = FAST_BLOCK.0 * FAST_BLOCK.1;
     let first = ty * FAST_BLOCK.0 + tx;
     // A single-channel image whose rows are whole 16-byte vectors: every 4-pixel vector of the
@@ -136,7 +167,7 @@ unsafe fn fast<T: Sample, const R: usize, const PY: usize>(
     sync_threads();
 
     let (px, py) = (FAST_PER_THREAD.0 * tx, PY as u32 * ty);
-    let (x, y) = (block_x() * tile.0 + px, block_y() * tile.1 + py);
+    let (x, y) = (block_idx_x() * tile.0 + px, block_idx_y() * tile.1 + py);
     if x >= g.out_width || y >= g.out_height {
         return;
     }
@@ -202,64 +233,3 @@ unsafe fn fast<T: Sample, const R: usize, const PY: usize>(
     // SAFETY: the launch contract; (x, y) is inside the output (checked above).
     unsafe { store_patch(output, g, x, y, c, &acc) };
 }
-
-macro_rules! fast_entries {
-    ($t:ty, $py:literal: $($name:ident = $r:literal),* $(,)?) => {$(
-        /// A `fast` kernel for this sample type, output rows per thread and radius (see the module
-        /// documentation).
-        #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn $name(
-            input: *const $t,
-            output: *mut $t,
-            g: Geometry,
-            taps: ExactTaps<{ (2 * $r + 1) * (2 * $r + 1) }>,
-        ) {
-            if unrolled($r, $py) {
-                // Every index is a constant: the taps are read straight from the parameter.
-                // SAFETY: the caller follows the module documentation's launch contract.
-                unsafe { fast::<$t, $r, $py>(input, output, &g, &taps) }
-            } else {
-                let by_address = param_taps!($name, 3);
-                // SAFETY: the caller follows the module documentation's launch contract.
-                unsafe { fast::<$t, $r, $py>(input, output, &g, by_address) }
-            }
-        }
-    )*};
-}
-
-fast_entries!(f32, 4:
-    conv_fast_f32_r0 = 0, conv_fast_f32_r1 = 1, conv_fast_f32_r2 = 2, conv_fast_f32_r3 = 3,
-    conv_fast_f32_r4 = 4, conv_fast_f32_r5 = 5, conv_fast_f32_r6 = 6, conv_fast_f32_r7 = 7,
-    conv_fast_f32_r8 = 8, conv_fast_f32_r9 = 9, conv_fast_f32_r10 = 10, conv_fast_f32_r11 = 11,
-    conv_fast_f32_r12 = 12, conv_fast_f32_r13 = 13, conv_fast_f32_r14 = 14, conv_fast_f32_r15 = 15,
-);
-fast_entries!(u8, 4:
-    conv_fast_u8_r0 = 0, conv_fast_u8_r1 = 1, conv_fast_u8_r2 = 2, conv_fast_u8_r3 = 3,
-    conv_fast_u8_r4 = 4, conv_fast_u8_r5 = 5, conv_fast_u8_r6 = 6, conv_fast_u8_r7 = 7,
-    conv_fast_u8_r8 = 8, conv_fast_u8_r9 = 9, conv_fast_u8_r10 = 10, conv_fast_u8_r11 = 11,
-    conv_fast_u8_r12 = 12, conv_fast_u8_r13 = 13, conv_fast_u8_r14 = 14, conv_fast_u8_r15 = 15,
-);
-fast_entries!(u16, 4:
-    conv_fast_u16_r0 = 0, conv_fast_u16_r1 = 1, conv_fast_u16_r2 = 2, conv_fast_u16_r3 = 3,
-    conv_fast_u16_r4 = 4, conv_fast_u16_r5 = 5, conv_fast_u16_r6 = 6, conv_fast_u16_r7 = 7,
-    conv_fast_u16_r8 = 8, conv_fast_u16_r9 = 9, conv_fast_u16_r10 = 10, conv_fast_u16_r11 = 11,
-    conv_fast_u16_r12 = 12, conv_fast_u16_r13 = 13, conv_fast_u16_r14 = 14, conv_fast_u16_r15 = 15,
-);
-fast_entries!(f32, 2:
-    conv_fast_4x2_f32_r0 = 0, conv_fast_4x2_f32_r1 = 1, conv_fast_4x2_f32_r2 = 2, conv_fast_4x2_f32_r3 = 3,
-    conv_fast_4x2_f32_r4 = 4, conv_fast_4x2_f32_r5 = 5, conv_fast_4x2_f32_r6 = 6, conv_fast_4x2_f32_r7 = 7,
-    conv_fast_4x2_f32_r8 = 8, conv_fast_4x2_f32_r9 = 9, conv_fast_4x2_f32_r10 = 10, conv_fast_4x2_f32_r11 = 11,
-    conv_fast_4x2_f32_r12 = 12, conv_fast_4x2_f32_r13 = 13, conv_fast_4x2_f32_r14 = 14, conv_fast_4x2_f32_r15 = 15,
-);
-fast_entries!(u8, 2:
-    conv_fast_4x2_u8_r0 = 0, conv_fast_4x2_u8_r1 = 1, conv_fast_4x2_u8_r2 = 2, conv_fast_4x2_u8_r3 = 3,
-    conv_fast_4x2_u8_r4 = 4, conv_fast_4x2_u8_r5 = 5, conv_fast_4x2_u8_r6 = 6, conv_fast_4x2_u8_r7 = 7,
-    conv_fast_4x2_u8_r8 = 8, conv_fast_4x2_u8_r9 = 9, conv_fast_4x2_u8_r10 = 10, conv_fast_4x2_u8_r11 = 11,
-    conv_fast_4x2_u8_r12 = 12, conv_fast_4x2_u8_r13 = 13, conv_fast_4x2_u8_r14 = 14, conv_fast_4x2_u8_r15 = 15,
-);
-fast_entries!(u16, 2:
-    conv_fast_4x2_u16_r0 = 0, conv_fast_4x2_u16_r1 = 1, conv_fast_4x2_u16_r2 = 2, conv_fast_4x2_u16_r3 = 3,
-    conv_fast_4x2_u16_r4 = 4, conv_fast_4x2_u16_r5 = 5, conv_fast_4x2_u16_r6 = 6, conv_fast_4x2_u16_r7 = 7,
-    conv_fast_4x2_u16_r8 = 8, conv_fast_4x2_u16_r9 = 9, conv_fast_4x2_u16_r10 = 10, conv_fast_4x2_u16_r11 = 11,
-    conv_fast_4x2_u16_r12 = 12, conv_fast_4x2_u16_r13 = 13, conv_fast_4x2_u16_r14 = 14, conv_fast_4x2_u16_r15 = 15,
-);

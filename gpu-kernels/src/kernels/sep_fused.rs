@@ -1,41 +1,57 @@
 //! The fused separable kernel: row pass into shared memory, then the column pass, in one launch,
 //! so the image is read once and the result written once (no intermediate image in global memory).
-//!
-//! # Tiling
-//! A block of [`FUSED_BLOCK`](crate::launch::FUSED_BLOCK) = 32 × 8 threads produces a 128 × 32
-//! output tile of one channel. The row pass computes the row-filtered values of the
-//! tile's 128 columns on `32 + 2R` rows (the tile plus the column filter's halo) straight from
-//! global memory, 4 columns per work item: one warp covers one row, and where the block lies
-//! inside a single-channel image each item reads its `4 + 2RA` input pixels with 16-byte vector
-//! loads (neighbouring items' overlap hits L1). The results go to a `128 × (32 + 2R)` `f32` shared
-//! tile ([`fused_shared_bytes`](crate::launch::fused_shared_bytes)). After a barrier, each thread
-//! computes a 4 × 4 patch of outputs from the `4 + 2R` shared rows above and below it, one 16-byte
-//! shared load per row, with the column taps in registers.
-//!
-//! Work per output: `2k` FMAs plus a `2R / 32` share of extra row-pass work, instead of `k²`.
-//! Measured on an H100, 8 columns per row-pass item (fewer overlapping loads, 96 registers) and
-//! 128 × 64 tiles (fewer halo rows, fewer blocks per SM) were both slower at k = 17.
-//!
-//! # Thread mapping
-//! Row pass: work item `e` (stride 256) is shared row `e / 32`, columns `4·(e % 32) .. + 4`.
-//! Column pass: block `(bx, by, c)`, thread `(tx, ty)` writes output pixels
-//! `(bx·128 + 4·tx + ox, by·32 + 4·ty + oy)`, `ox, oy < 4`, of channel `c`, where inside the output.
-//!
-//! # Safety
-//! Launch with block `FUSED_BLOCK`, `fused_shared_bytes(R)` bytes of dynamic shared memory and grid
-//! z = `channels`; `g.radius == R`; `taps` holds the `k` row taps then the `k` column taps.
 
+use crate::device::shared::dynamic_shared_mem;
+use crate::device::thread::{
+    block_idx_x, block_idx_y, block_idx_z, sync_threads, thread_idx_x, thread_idx_y,
+};
 use crate::device::{
-    F32x4, Global, ParamTaps, Sample, block_x, block_y, block_z, fetch_or_zero, fma, is_alpha,
-    shared_tile_x4, store_patch, sync_threads, thread_x, thread_y,
+    F32x4, Global, ParamTaps, Sample, fetch_or_zero, fma, is_alpha, param_taps, store_patch, unroll,
 };
 use crate::launch::{
     FAST_PER_THREAD, FUSED_BLOCK, FUSED_TILE, Geometry, MAX_FILTER_SIZE, MAX_RADIUS, Taps, fast_halo,
 };
+use kernel_macros::kernel;
 
-/// Longest input run a row-pass item reads (its 4 outputs plus the largest aligned halo), in `f32`.
-const SEGMENT: usize = 4 + 2 * fast_halo(MAX_FILTER_SIZE / 2) as usize;
+/// # Tiling
+/// A block of [`FUSED_BLOCK`](crate::launch::FUSED_BLOCK) = 32 × 8 threads produces a 128 × 32
+/// output tile of one channel. The row pass computes the row-filtered values of the
+/// tile's 128 columns on `32 + 2R` rows (the tile plus the column filter's halo) straight from
+/// global memory, 4 columns per work item: one warp covers one row, and where the block lies
+/// inside a single-channel image each item reads its `4 + 2RA` input pixels with 16-byte vector
+/// loads (neighbouring items' overlap hits L1). The results go to a `128 × (32 + 2R)` `f32` shared
+/// tile ([`fused_shared_bytes`](crate::launch::fused_shared_bytes)). After a barrier, each thread
+/// computes a 4 × 4 patch of outputs from the `4 + 2R` shared rows above and below it, one 16-byte
+/// shared load per row, with the column taps in registers.
+///
+/// Work per output: `2k` FMAs plus a `2R / 32` share of extra row-pass work, instead of `k²`.
+/// Measured on an H100, 8 columns per row-pass item (fewer overlapping loads, 96 registers) and
+/// 128 × 64 tiles (fewer halo rows, fewer blocks per SM) were both slower at k = 17.
+///
+/// # Thread mapping
+/// Row pass: work item `e` (stride 256) is shared row `e / 32`, columns `4·(e % 32) .. + 4`.
+/// Column pass: block `(bx, by, c)`, thread `(tx, ty)` writes output pixels
+/// `(bx·128 + 4·tx + ox, by·32 + 4·ty + oy)`, `ox, oy < 4`, of channel `c`, where inside the output.
+///
+/// # Safety
+/// Launch with block `FUSED_BLOCK`, `fused_shared_bytes(R)` bytes of dynamic shared memory and grid
+/// z = `channels`; `g.radius == R`; `taps` holds the `k` row taps then the `k` column taps.
+#[kernel(types(f32, u8, u16), radius(0..=15))]
+pub unsafe fn conv_sep_fused<T: Sample, const R: usize>(
+    input: *const T,
+    output: *mut T,
+    g: Geometry,
+    taps: Taps,
+) {
+    let taps = param_taps!(taps);
+    // SAFETY: the caller follows the launch contract above.
+    unsafe { sep_fused::<T, R>(input, output, &g, taps) }
+}
 
+/// The body of `conv_sep_fused`.
+///
+/// # Safety
+/// As for `conv_sep_fused`.
 // The unrolled column pass tests `M >= OY` with both constants; for OY = 0 clippy calls it absurd.
 #[allow(clippy::absurd_extreme_comparisons)]
 #[inline(always)]
@@ -45,16 +61,20 @@ unsafe fn sep_fused<T: Sample, const R: usize>(
     g: &Geometry,
     taps: ParamTaps,
 ) {
+    /// Longest input run a row-pass item reads (its 4 outputs plus the largest aligned halo), in `f32`.
+    const SEGMENT: usize = 4 + 2 * fast_halo(MAX_FILTER_SIZE / 2) as usize;
+
     let k = 2 * R + 1;
     let ra = fast_halo(R as u32) as usize;
-    let (tx, ty, c) = (thread_x(), thread_y(), block_z());
+    let (tx, ty, c) = (thread_idx_x(), thread_idx_y(), block_idx_z());
     let alpha = is_alpha(g, c);
     let src = Global::new(input, g);
-    let per_row = vectors_per_row();
+    // 16-byte vectors per shared row: the tile's 128 columns.
+    let per_row = FUSED_TILE.0 as usize / 4;
     let tile_h = FUSED_TILE.1 as usize + 2 * R;
     // Input column of output column bx·128, and input row of shared row 0.
-    let xc = (block_x() * FUSED_TILE.0 + g.offset) as i32;
-    let y0 = (block_y() * FUSED_TILE.1 + g.offset) as i32 - R as i32;
+    let xc = (block_idx_x() * FUSED_TILE.0 + g.offset) as i32;
+    let y0 = (block_idx_y() * FUSED_TILE.1 + g.offset) as i32 - R as i32;
     let interior = xc >= ra as i32
         && y0 >= 0
         && (xc + (FUSED_TILE.0 as usize + ra) as i32) as u32 <= g.in_width
@@ -62,7 +82,7 @@ unsafe fn sep_fused<T: Sample, const R: usize>(
         && g.channels == 1
         && g.in_width.is_multiple_of(4)
         && xc % 4 == 0;
-    let shared = shared_tile_x4();
+    let shared = dynamic_shared_mem::<F32x4>();
 
     let mut row_taps = [0.0f32; MAX_FILTER_SIZE as usize];
     unroll!(J < k; [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30] {
@@ -105,7 +125,10 @@ unsafe fn sep_fused<T: Sample, const R: usize>(
     sync_threads();
 
     let (px, py) = (FAST_PER_THREAD.0 * tx, FAST_PER_THREAD.1 * ty);
-    let (x, y) = (block_x() * FUSED_TILE.0 + px, block_y() * FUSED_TILE.1 + py);
+    let (x, y) = (
+        block_idx_x() * FUSED_TILE.0 + px,
+        block_idx_y() * FUSED_TILE.1 + py,
+    );
     if x >= g.out_width || y >= g.out_height {
         return;
     }
@@ -139,47 +162,3 @@ unsafe fn sep_fused<T: Sample, const R: usize>(
     // SAFETY: the launch contract; (x, y) is inside the output (checked above).
     unsafe { store_patch(output, g, x, y, c, &acc) };
 }
-
-/// 16-byte vectors per shared row: the tile's 128 columns.
-#[inline(always)]
-const fn vectors_per_row() -> usize {
-    FUSED_TILE.0 as usize / 4
-}
-
-macro_rules! sep_fused_entries {
-    ($t:ty: $($name:ident = $r:literal),* $(,)?) => {$(
-        /// The fused separable kernel for this sample type and radius (see the module
-        /// documentation).
-        #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn $name(input: *const $t, output: *mut $t, g: Geometry, _taps: Taps) {
-            let taps = param_taps!($name, 3);
-            // SAFETY: the caller follows the module documentation's launch contract.
-            unsafe { sep_fused::<$t, $r>(input, output, &g, taps) }
-        }
-    )*};
-}
-
-sep_fused_entries!(f32:
-    conv_sep_fused_f32_r0 = 0, conv_sep_fused_f32_r1 = 1, conv_sep_fused_f32_r2 = 2,
-    conv_sep_fused_f32_r3 = 3, conv_sep_fused_f32_r4 = 4, conv_sep_fused_f32_r5 = 5,
-    conv_sep_fused_f32_r6 = 6, conv_sep_fused_f32_r7 = 7, conv_sep_fused_f32_r8 = 8,
-    conv_sep_fused_f32_r9 = 9, conv_sep_fused_f32_r10 = 10, conv_sep_fused_f32_r11 = 11,
-    conv_sep_fused_f32_r12 = 12, conv_sep_fused_f32_r13 = 13, conv_sep_fused_f32_r14 = 14,
-    conv_sep_fused_f32_r15 = 15,
-);
-sep_fused_entries!(u8:
-    conv_sep_fused_u8_r0 = 0, conv_sep_fused_u8_r1 = 1, conv_sep_fused_u8_r2 = 2,
-    conv_sep_fused_u8_r3 = 3, conv_sep_fused_u8_r4 = 4, conv_sep_fused_u8_r5 = 5,
-    conv_sep_fused_u8_r6 = 6, conv_sep_fused_u8_r7 = 7, conv_sep_fused_u8_r8 = 8,
-    conv_sep_fused_u8_r9 = 9, conv_sep_fused_u8_r10 = 10, conv_sep_fused_u8_r11 = 11,
-    conv_sep_fused_u8_r12 = 12, conv_sep_fused_u8_r13 = 13, conv_sep_fused_u8_r14 = 14,
-    conv_sep_fused_u8_r15 = 15,
-);
-sep_fused_entries!(u16:
-    conv_sep_fused_u16_r0 = 0, conv_sep_fused_u16_r1 = 1, conv_sep_fused_u16_r2 = 2,
-    conv_sep_fused_u16_r3 = 3, conv_sep_fused_u16_r4 = 4, conv_sep_fused_u16_r5 = 5,
-    conv_sep_fused_u16_r6 = 6, conv_sep_fused_u16_r7 = 7, conv_sep_fused_u16_r8 = 8,
-    conv_sep_fused_u16_r9 = 9, conv_sep_fused_u16_r10 = 10, conv_sep_fused_u16_r11 = 11,
-    conv_sep_fused_u16_r12 = 12, conv_sep_fused_u16_r13 = 13, conv_sep_fused_u16_r14 = 14,
-    conv_sep_fused_u16_r15 = 15,
-);

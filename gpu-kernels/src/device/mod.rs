@@ -1,0 +1,35 @@
+//! The device-side API the kernels are written against: `cuda_std`'s names and meaning over
+//! `core::arch::nvptx` (Rust-CUDA's `cuda_std` itself does not build for rustc's nvptx target), plus
+//! this project's convolution helpers.
+//!
+//! - [`thread`]: indices, block size, [`sync_threads`](thread::sync_threads) (as `cuda_std::thread`).
+//! - [`shared`]: [`dynamic_shared_mem`](shared::dynamic_shared_mem) (as `cuda_std::shared`).
+//! - [`Sample`]: `u8`, `u16`, `f32` samples read as `f32` in [0, 1] and written back, also 4 at a time.
+//! - [`Source`]: where input samples come from ([`Global`], [`ReadOnly`], [`Texture`]).
+//! - [`resolve`], [`fetch_or_zero`]: border handling.
+//! - [`ParamTaps`], [`TapRead`], [`param_taps!`]: filter taps read from kernel parameters.
+//! - [`fma`], [`correlate`], [`correlate_tile`], [`per_sample`], [`store_sample`], [`store_patch`]:
+//!   the arithmetic and the output side.
+//! - [`unroll!`]: loops unrolled at compile time, so register arrays stay in registers.
+//!
+//! Raw special-register reads, the barrier and inline PTX (`ld.global.nc`, `tex`, `ld.param`) live
+//! here, each behind a safe or documented-`unsafe` function, so the kernels hold only their own
+//! pointer arithmetic's `unsafe`.
+
+pub mod shared;
+pub mod thread;
+
+mod border;
+mod conv;
+mod sample;
+mod source;
+mod taps;
+mod unroll;
+
+pub use border::{fetch_or_zero, resolve};
+pub use conv::{correlate_tile, fma, is_alpha, per_sample, store_patch, store_sample};
+pub use sample::{F32x4, Sample};
+pub use source::{Global, ReadOnly, Source, Texture};
+pub(crate) use taps::param_taps;
+pub use taps::{ParamTaps, TapRead};
+pub(crate) use unroll::unroll;

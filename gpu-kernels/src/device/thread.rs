@@ -1,0 +1,86 @@
+//! The CUDA thread hierarchy as `cuda_std::thread` names it: thread and block indices, block size,
+//! a thread's global index, the block barrier, and the global timer.
+
+use core::arch::nvptx;
+
+/// `threadIdx.x`: this thread's column in its block.
+#[inline(always)]
+pub fn thread_idx_x() -> u32 {
+    // SAFETY: reading a special register has no preconditions.
+    unsafe { nvptx::_thread_idx_x() }
+}
+
+/// `threadIdx.y`: this thread's row in its block.
+#[inline(always)]
+pub fn thread_idx_y() -> u32 {
+    // SAFETY: reading a special register has no preconditions.
+    unsafe { nvptx::_thread_idx_y() }
+}
+
+/// `blockIdx.x`: this block's column in the grid.
+#[inline(always)]
+pub fn block_idx_x() -> u32 {
+    // SAFETY: reading a special register has no preconditions.
+    unsafe { nvptx::_block_idx_x() }
+}
+
+/// `blockIdx.y`: this block's row in the grid.
+#[inline(always)]
+pub fn block_idx_y() -> u32 {
+    // SAFETY: reading a special register has no preconditions.
+    unsafe { nvptx::_block_idx_y() }
+}
+
+/// `blockIdx.z`: the image channel every convolution kernel's block works on.
+#[inline(always)]
+pub fn block_idx_z() -> u32 {
+    // SAFETY: reading a special register has no preconditions.
+    unsafe { nvptx::_block_idx_z() }
+}
+
+/// `blockDim.x`: threads per block along x.
+#[inline(always)]
+pub fn block_dim_x() -> u32 {
+    // SAFETY: reading a special register has no preconditions.
+    unsafe { nvptx::_block_dim_x() }
+}
+
+/// `blockDim.y`: threads per block along y.
+#[inline(always)]
+pub fn block_dim_y() -> u32 {
+    // SAFETY: reading a special register has no preconditions.
+    unsafe { nvptx::_block_dim_y() }
+}
+
+/// This thread's index in a 1D grid: `blockIdx.x * blockDim.x + threadIdx.x`.
+#[inline(always)]
+pub fn index_1d() -> u32 {
+    block_idx_x() * block_dim_x() + thread_idx_x()
+}
+
+/// This thread's `(x, y)` in a 2D grid: `blockIdx * blockDim + threadIdx` on both axes.
+#[inline(always)]
+pub fn index_2d() -> (u32, u32) {
+    (
+        block_idx_x() * block_dim_x() + thread_idx_x(),
+        block_idx_y() * block_dim_y() + thread_idx_y(),
+    )
+}
+
+/// `__syncthreads()`: waits until every thread of the block gets here, after which every shared
+/// memory write made before it is visible to the whole block. Every thread of the block must reach
+/// it (call it only from control flow that is the same for the whole block).
+#[inline(always)]
+pub fn sync_threads() {
+    // SAFETY: callers only call this from control flow that all threads of the block reach.
+    unsafe { nvptx::_syncthreads() }
+}
+
+/// Nanoseconds since an arbitrary start (`%globaltimer`), the same clock for every thread.
+#[inline(always)]
+pub fn global_timer() -> u64 {
+    let t: u64;
+    // SAFETY: reads a special register; no memory, no side effects.
+    unsafe { core::arch::asm!("mov.u64 {t}, %globaltimer;", t = out(reg64) t, options(nomem, nostack)) };
+    t
+}

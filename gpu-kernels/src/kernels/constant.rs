@@ -1,0 +1,21 @@
+//! The `constant` kernel: filter in the constant bank, input from global memory.
+
+use crate::device::{Global, Sample, param_taps, per_sample};
+use crate::launch::{Geometry, Taps};
+use kernel_macros::kernel;
+
+/// The taps arrive by value as a kernel parameter, which the GPU keeps in its constant bank: all
+/// threads of a warp read the same tap at the same time, so each read is one cached broadcast and
+/// global memory only serves the image.
+///
+/// # Thread mapping
+/// One thread per output sample, as for `naive`.
+///
+/// # Safety
+/// As for `naive`, with the `(2 · radius + 1)²` taps row-major in `taps` instead of a pointer.
+#[kernel(types(u8, u16, f32))]
+pub unsafe fn conv_constant<T: Sample>(input: *const T, output: *mut T, g: Geometry, taps: Taps) {
+    let taps = param_taps!(taps);
+    // SAFETY: the caller guarantees the buffer sizes (see above).
+    unsafe { per_sample(&g, &Global::new(input, &g), output, |t| taps.get(t)) }
+}

@@ -1,0 +1,408 @@
+//! The `#[kernel]` attribute of `gpu-kernels`: writes a kernel's PTX entry points from one generic
+//! function, so no entry-point name is ever written by hand.
+//!
+//! ```ignore
+//! /// Rustdoc with `# Tiling`, `# Thread mapping`, `# Safety`.
+//! #[kernel(types(u8, u16, f32))]
+//! pub unsafe fn conv_tiled<T: Sample>(input: *const T, output: *mut T, g: Geometry, taps: Taps) {
+//!     let taps = param_taps!(taps);
+//!     // ...
+//! }
+//! ```
+//!
+//! expands to three `#[unsafe(no_mangle)] pub unsafe extern "ptx-kernel" fn`s, `conv_tiled_u8`,
+//! `conv_tiled_u16` and `conv_tiled_f32`, each the function with `T` replaced by its type (and
+//! `T`'s bounds checked on that type, as `where u8: Sample`). The arguments, each optional:
+//!
+//! - `types(A, B, ...)`: one entry per type, bound to the function's type parameter; the entry name
+//!   gets `_<type>`.
+//! - `radius(LO..=HI)`: one entry per radius, bound to the const parameter `R`; the entry name gets
+//!   `_r<radius>` (after the type).
+//! - `consts(NAME = value, ...)`: values for the other const parameters.
+//! - `name = base`: the base of the entry names instead of the function's name, for a second
+//!   `#[kernel(...)]` on the same function that instantiates it with other `consts`.
+//!
+//! Each entry is the function's body with every generic parameter replaced by its value, not a
+//! call to a generic function, because the entry's parameter types may depend on them (e.g.
+//! `ExactTaps<{ (2 * R + 1) * (2 * R + 1) }>`). Every entry is `#[cfg(target_arch = "nvptx64")]`:
+//! on any other target the kernel does not exist. Inside the body, `param_symbol!(param)` names the
+//! PTX symbol of a parameter (`<entry>_param_<index>`), which `gpu-kernels`' `param_taps!` uses to
+//! read taps through the parameter's address.
+
+use proc_macro2::{Group, Spacing, Span, TokenStream, TokenTree};
+use quote::{format_ident, quote};
+use syn::parse::{Parse, ParseStream};
+use syn::punctuated::Punctuated;
+use syn::{Attribute, FnArg, GenericParam, Ident, ItemFn, LitInt, Pat, Token};
+
+/// Turns a (generic) kernel function into its PTX entry points; see the crate documentation.
+#[proc_macro_attribute]
+pub fn kernel(attr: proc_macro::TokenStream, item: proc_macro::TokenStream) -> proc_macro::TokenStream {
+    match expand(attr.into(), item.into()) {
+        Ok(tokens) => tokens.into(),
+        Err(e) => e.to_compile_error().into(),
+    }
+}
+
+/// What one `#[kernel(...)]` asks for.
+#[derive(Default)]
+struct Spec {
+    name: Option<Ident>,
+    types: Vec<Ident>,
+    radius: Option<(u32, u32)>,
+    consts: Vec<(Ident, LitInt)>,
+}
+
+impl Parse for Spec {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let mut spec = Spec::default();
+        while !input.is_empty() {
+            let key: Ident = input.parse()?;
+            match key.to_string().as_str() {
+                "name" => {
+                    input.parse::<Token![=]>()?;
+                    spec.name = Some(input.parse()?);
+                }
+                "types" => {
+                    let content;
+                    syn::parenthesized!(content in input);
+                    spec.types = Punctuated::<Ident, Token![,]>::parse_terminated(&content)?
+                        .into_iter()
+                        .collect();
+                }
+                "radius" => {
+                    let content;
+                    syn::parenthesized!(content in input);
+                    let lo: LitInt = content.parse()?;
+                    content.parse::<Token![..=]>()?;
+                    let hi: LitInt = content.parse()?;
+                    spec.radius = Some((lo.base10_parse()?, hi.base10_parse()?));
+                }
+                "consts" => {
+                    let content;
+                    syn::parenthesized!(content in input);
+                    let pairs = Punctuated::<ConstValue, Token![,]>::parse_terminated(&content)?;
+                    spec.consts = pairs.into_iter().map(|c| (c.name, c.value)).collect();
+                }
+                _ => {
+                    return Err(syn::Error::new(
+                        key.span(),
+                        "expected `name = ...`, `types(...)`, `radius(LO..=HI)` or `consts(...)`",
+                    ));
+                }
+            }
+            if !input.is_empty() {
+                input.parse::<Token![,]>()?;
+            }
+        }
+        Ok(spec)
+    }
+}
+
+/// `NAME = value` in `consts(...)`.
+struct ConstValue {
+    name: Ident,
+    value: LitInt,
+}
+
+impl Parse for ConstValue {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let name = input.parse()?;
+        input.parse::<Token![=]>()?;
+        Ok(ConstValue {
+            name,
+            value: input.parse()?,
+        })
+    }
+}
+
+/// One entry point: its name and the value of each generic parameter.
+#[derive(Debug, PartialEq)]
+struct Instance {
+    name: String,
+    /// The type parameter's value, if the kernel is generic over the sample type.
+    ty: Option<String>,
+    /// The radius, if the kernel is compiled per radius.
+    radius: Option<u32>,
+}
+
+/// The entry-point name for sample type `ty` and `radius`: `<base>[_<ty>][_r<radius>]`. This is
+/// the naming `gpu_kernels::launch::names` documents and the host looks entries up by.
+fn entry_name(base: &str, ty: Option<&str>, radius: Option<u32>) -> String {
+    let mut name = base.to_string();
+    if let Some(ty) = ty {
+        name.push('_');
+        name.push_str(ty);
+    }
+    if let Some(r) = radius {
+        name.push_str(&format!("_r{r}"));
+    }
+    name
+}
+
+/// Every entry point of `base` for `types` (none: not generic over a type) and the radii
+/// `radius` (none: not compiled per radius), types outermost.
+fn instances(base: &str, types: &[String], radius: Option<(u32, u32)>) -> Vec<Instance> {
+    let types: Vec<Option<&str>> = if types.is_empty() {
+        vec![None]
+    } else {
+        types.iter().map(|t| Some(t.as_str())).collect()
+    };
+    let radii: Vec<Option<u32>> = match radius {
+        Some((lo, hi)) => (lo..=hi).map(Some).collect(),
+        None => vec![None],
+    };
+    let mut out = Vec::with_capacity(types.len() * radii.len());
+    for ty in &types {
+        for &r in &radii {
+            out.push(Instance {
+                name: entry_name(base, *ty, r),
+                ty: ty.map(str::to_string),
+                radius: r,
+            });
+        }
+    }
+    out
+}
+
+/// Whether `attr` is a `#[kernel(...)]` (or `#[kernel_macros::kernel(...)]`).
+fn is_kernel_attr(attr: &Attribute) -> bool {
+    attr.path().segments.last().is_some_and(|s| s.ident == "kernel")
+}
+
+fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
+    let mut func: ItemFn = syn::parse2(item)?;
+    // This attribute, then any further `#[kernel(...)]` on the same function.
+    let mut specs: Vec<Spec> = vec![syn::parse2(attr)?];
+    let mut attrs = Vec::new();
+    for a in std::mem::take(&mut func.attrs) {
+        if is_kernel_attr(&a) {
+            specs.push(match &a.meta {
+                syn::Meta::Path(_) => Spec::default(),
+                _ => a.parse_args()?,
+            });
+        } else {
+            attrs.push(a);
+        }
+    }
+    let sig = &func.sig;
+    if sig.unsafety.is_none() {
+        return Err(syn::Error::new(
+            sig.fn_token.span,
+            "a kernel is an `unsafe fn`: its launch contract goes in its `# Safety` section",
+        ));
+    }
+
+    let mut out = TokenStream::new();
+    for spec in &specs {
+        let base = spec.name.as_ref().unwrap_or(&sig.ident).to_string();
+        let types: Vec<String> = spec.types.iter().map(|t| t.to_string()).collect();
+        for inst in instances(&base, &types, spec.radius) {
+            let values = bind_generics(&func, spec, &inst)?;
+            out.extend(entry(&func, &attrs, &inst.name, &values));
+        }
+    }
+    Ok(out)
+}
+
+/// The value of every generic parameter of `func` for instance `inst`: `(name, tokens)`.
+fn bind_generics(func: &ItemFn, spec: &Spec, inst: &Instance) -> syn::Result<Vec<(String, TokenStream)>> {
+    let mut values = Vec::new();
+    for param in &func.sig.generics.params {
+        match param {
+            GenericParam::Type(t) => {
+                let Some(ty) = &inst.ty else {
+                    return Err(syn::Error::new(
+                        t.ident.span(),
+                        "bind the type parameter with `types(...)`",
+                    ));
+                };
+                let ty = Ident::new(ty, Span::call_site());
+                values.push((t.ident.to_string(), quote!(#ty)));
+            }
+            GenericParam::Const(c) => {
+                let value = if c.ident == "R" && inst.radius.is_some() {
+                    inst.radius.map(u64::from)
+                } else {
+                    spec.consts
+                        .iter()
+                        .find(|(name, _)| *name == c.ident)
+                        .map(|(_, v)| v.base10_parse::<u64>())
+                        .transpose()?
+                };
+                let Some(value) = value else {
+                    return Err(syn::Error::new(
+                        c.ident.span(),
+                        "bind this const parameter with `radius(...)` (if it is `R`) or `consts(...)`",
+                    ));
+                };
+                let ty = &c.ty;
+                let literal: LitInt = syn::parse_str(&format!("{value}{}", quote!(#ty)))?;
+                values.push((c.ident.to_string(), quote!(#literal)));
+            }
+            GenericParam::Lifetime(l) => {
+                return Err(syn::Error::new(
+                    l.lifetime.span(),
+                    "kernels take no lifetime parameters",
+                ));
+            }
+        }
+    }
+    Ok(values)
+}
+
+/// One `extern "ptx-kernel"` entry point named `name`: `func` with its generic parameters
+/// replaced by `values`, and `param_symbol!` defined for its parameters.
+fn entry(func: &ItemFn, attrs: &[Attribute], name: &str, values: &[(String, TokenStream)]) -> TokenStream {
+    let ident = format_ident!("{name}");
+    let vis = &func.vis;
+    let (inputs, output) = (&func.sig.inputs, &func.sig.output);
+    let inputs = substitute(quote!(#inputs), values);
+    let output = substitute(quote!(#output), values);
+    let stmts = &func.block.stmts;
+    let body = substitute(quote!(#(#stmts)*), values);
+    // The generic parameters' bounds, checked on the values (`where u8: Sample`).
+    let mut bounds: Vec<TokenStream> = func
+        .sig
+        .generics
+        .params
+        .iter()
+        .filter_map(|p| match p {
+            GenericParam::Type(t) if !t.bounds.is_empty() => {
+                let (ident, bounds) = (&t.ident, &t.bounds);
+                Some(substitute(quote!(#ident: #bounds), values))
+            }
+            _ => None,
+        })
+        .collect();
+    if let Some(clause) = &func.sig.generics.where_clause {
+        let predicates = &clause.predicates;
+        bounds.extend(predicates.iter().map(|p| substitute(quote!(#p), values)));
+    }
+    let where_clause = (!bounds.is_empty()).then(|| quote!(where #(#bounds),*));
+    let symbols = func.sig.inputs.iter().enumerate().filter_map(|(index, arg)| {
+        let FnArg::Typed(arg) = arg else { return None };
+        let Pat::Ident(pat) = &*arg.pat else { return None };
+        let param = &pat.ident;
+        let symbol = format!("{name}_param_{index}");
+        Some(quote!((#param) => { #symbol };))
+    });
+    quote! {
+        #(#attrs)*
+        #[cfg(target_arch = "nvptx64")]
+        #[unsafe(no_mangle)]
+        #vis unsafe extern "ptx-kernel" fn #ident(#inputs) #output #where_clause {
+            // `param_symbol!(param)`: the PTX name of a parameter of this entry point.
+            #[allow(unused_macros)]
+            macro_rules! param_symbol { #(#symbols)* }
+            #body
+        }
+    }
+}
+
+/// `tokens` with every identifier named in `values` replaced by its value, inside groups too,
+/// except where it is a path segment after `::`, a field or method after `.`, or a lifetime.
+fn substitute(tokens: TokenStream, values: &[(String, TokenStream)]) -> TokenStream {
+    let mut out = Vec::<TokenTree>::new();
+    for tree in tokens {
+        match tree {
+            TokenTree::Ident(ident) => {
+                let after_separator = match out.as_slice() {
+                    [.., TokenTree::Punct(p)] if p.as_char() == '.' || p.as_char() == '\'' => true,
+                    [.., TokenTree::Punct(a), TokenTree::Punct(b)] => {
+                        a.as_char() == ':' && a.spacing() == Spacing::Joint && b.as_char() == ':'
+                    }
+                    _ => false,
+                };
+                match values.iter().find(|(name, _)| ident == name) {
+                    Some((_, value)) if !after_separator => out.extend(value.clone()),
+                    _ => out.push(TokenTree::Ident(ident)),
+                }
+            }
+            TokenTree::Group(group) => {
+                let mut replaced = Group::new(group.delimiter(), substitute(group.stream(), values));
+                replaced.set_span(group.span());
+                out.push(TokenTree::Group(replaced));
+            }
+            other => out.push(other),
+        }
+    }
+    out.into_iter().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_base_then_type_then_radius() {
+        assert_eq!(entry_name("fma_probe", None, None), "fma_probe");
+        assert_eq!(entry_name("conv_naive", Some("u8"), None), "conv_naive_u8");
+        assert_eq!(
+            entry_name("conv_fast_4x2", Some("f32"), Some(15)),
+            "conv_fast_4x2_f32_r15"
+        );
+    }
+
+    #[test]
+    fn instances_run_over_types_then_radii() {
+        let types = ["f32".to_string(), "u8".to_string()];
+        let names: Vec<String> = instances("conv_sep_fused", &types, Some((0, 2)))
+            .into_iter()
+            .map(|i| i.name)
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "conv_sep_fused_f32_r0",
+                "conv_sep_fused_f32_r1",
+                "conv_sep_fused_f32_r2",
+                "conv_sep_fused_u8_r0",
+                "conv_sep_fused_u8_r1",
+                "conv_sep_fused_u8_r2",
+            ]
+        );
+        assert_eq!(instances("gpu_spin", &[], None).len(), 1);
+        assert_eq!(instances("conv_fast", &types, Some((0, 15))).len(), 32);
+    }
+
+    #[test]
+    fn substitutes_generic_parameters_but_not_paths_fields_or_lifetimes() {
+        let values = [("T".to_string(), quote!(u16)), ("R".to_string(), quote!(3usize))];
+        let tokens = quote!(T::load(p.R, a::T, x as T, [0; 2 * R + 1], &'T f(R)));
+        assert_eq!(
+            substitute(tokens, &values).to_string(),
+            quote!(u16::load(p.R, a::T, x as u16, [0; 2 * 3usize + 1], &'T f(3usize))).to_string()
+        );
+    }
+
+    #[test]
+    fn expands_one_entry_per_type_and_radius_with_parameter_symbols() {
+        let item = quote! {
+            /// Doc.
+            pub unsafe fn conv_x<T: Sample, const R: usize, const PY: usize>(a: *const T, taps: ExactTaps<{ 2 * R + 1 }>) {
+                body::<T, R, PY>();
+            }
+        };
+        let attr = quote!(types(u8), radius(1..=2), consts(PY = 4));
+        let out = expand(attr, item).unwrap().to_string();
+        assert_eq!(out.matches("extern \"ptx-kernel\"").count(), 2);
+        assert!(out.contains("fn conv_x_u8_r1 (a : * const u8 , taps : ExactTaps < { 2 * 1usize + 1 } >)"));
+        assert!(out.contains("body :: < u8 , 2usize , 4usize > ()"));
+        assert!(out.contains("(taps) => { \"conv_x_u8_r2_param_1\" }"));
+        assert!(out.contains("# [cfg (target_arch = \"nvptx64\")]"));
+        assert!(out.contains("where u8 : Sample {"));
+    }
+
+    #[test]
+    fn rejects_unbound_generics_and_safe_functions() {
+        let generic = quote!(
+            pub unsafe fn k<T: Sample>(a: *const T) {}
+        );
+        assert!(expand(quote!(), generic).is_err());
+        let safe = quote!(
+            pub fn k() {}
+        );
+        assert!(expand(quote!(), safe).is_err());
+    }
+}
