@@ -28,11 +28,11 @@ use std::ffi::{CString, c_void};
 use std::time::Instant;
 
 /// The kernels' PTX, built from `gpu-kernels` by `build.rs` and embedded in the binary.
-pub const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/kernels.ptx"));
+pub static PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/kernels.ptx"));
 /// The same kernels as SASS for the build's architecture (`sm_90`) and as PTX, in one fatbin, when
 /// the build found `ptxas`; empty otherwise. On a GPU of that architecture the driver loads the SASS
 /// as it is, with no JIT.
-pub const FATBIN: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/kernels.fatbin"));
+pub static FATBIN: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/kernels.fatbin"));
 
 /// The value of a PTX directive of the embedded kernels (`.target`, `.version`), or `?`.
 pub fn ptx_directive(name: &str) -> &'static str {
