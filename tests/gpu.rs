@@ -109,23 +109,6 @@ impl Drop for Lease {
     }
 }
 
-/// One case as a failure message shows it: variant, size, channels, sample type, border, filter
-/// size and kind, then the comparison (first bad position, got, expected, tolerance).
-fn describe(c: &Case) -> String {
-    format!(
-        "{} {}x{} c={} {} {} k={}{}: {}",
-        c.variant,
-        c.width,
-        c.height,
-        c.channels,
-        c.dtype.suffix(),
-        c.border.name(),
-        c.filter_size,
-        if c.rank1 { " rank-1" } else { " general" },
-        c.check
-    )
-}
-
 /// The body of every generated test: `variant` on `dtype` samples with `border`, over [`plans`].
 fn check(test: &str, variant: Variant, dtype: DType, border: Border) {
     let Some(lease) = Lease::take(test) else {
@@ -140,7 +123,11 @@ fn check(test: &str, variant: Variant, dtype: DType, border: Border) {
         ran > 0,
         "{what}: no GPU case ran (the plan is empty for this variant)"
     );
-    let failed: Vec<String> = cases.iter().filter(|c| !c.check.passed()).map(describe).collect();
+    let failed: Vec<String> = cases
+        .iter()
+        .filter(|c| !c.check.passed())
+        .map(Case::to_string)
+        .collect();
     assert!(
         failed.is_empty(),
         "{what}: {} of {} cases failed (seed {SEED}); the first ones:\n{}",

@@ -30,6 +30,22 @@ impl Timing {
     }
 }
 
+/// Untimed runs before the timed ones wherever the crate times a kernel or a CPU path.
+pub const WARMUP_RUNS: usize = 3;
+
+/// Runs `f` `warmups` times untimed (caches, clocks, lazy initialization), then `runs` times, and
+/// summarizes the times those return: the one timing loop of the crate.
+pub fn warm_then_repeat<E>(
+    warmups: usize,
+    runs: usize,
+    mut f: impl FnMut() -> Result<f64, E>,
+) -> Result<Option<Timing>, E> {
+    for _ in 0..warmups {
+        f()?;
+    }
+    repeat(runs, f)
+}
+
 /// Runs `f` `runs` times and summarizes the times it returns.
 pub fn repeat<E>(runs: usize, mut f: impl FnMut() -> Result<f64, E>) -> Result<Option<Timing>, E> {
     let samples = (0..runs).map(|_| f()).collect::<Result<Vec<_>, E>>()?;

@@ -213,13 +213,19 @@ fn build_ptx(arch: &str, require_ptxas: bool) -> Result<()> {
         bail!("ptxas rejected the PTX:\n{log}");
     }
     let report = ptxas_report(&log);
+    let w = report
+        .iter()
+        .map(|k| k.name.len())
+        .max()
+        .unwrap_or(0)
+        .max("kernel".len());
     println!(
-        "ptxas {arch}:\n{:<16} {:>5} {:>10} {:>7} {:>12}",
+        "ptxas {arch}:\n{:<w$} {:>5} {:>10} {:>7} {:>12}",
         "kernel", "regs", "shared B", "stack B", "spill st/ld"
     );
     for k in &report {
         println!(
-            "{:<22} {:>5} {:>10} {:>7} {:>7}/{:<4}",
+            "{:<w$} {:>5} {:>10} {:>7} {:>7}/{:<4}",
             k.name, k.registers, k.shared, k.stack, k.spill_stores, k.spill_loads
         );
     }

@@ -18,7 +18,7 @@ pub struct BenchConfig {
     pub filter_sizes: Vec<usize>,
     pub dtypes: Vec<DType>,
     pub variants: Vec<Variant>,
-    /// Timed runs per configuration (after 3 warm-ups).
+    /// Timed runs per configuration (after [`stats::WARMUP_RUNS`] warm-ups).
     pub runs: usize,
     /// How each kernel time is taken.
     pub timing: TimingMethod,
@@ -259,8 +259,7 @@ pub fn cpu_times(config: &BenchConfig) -> Result<Vec<CpuRow>> {
         let image = Image::random(width, height, 1, DType::F32, 1)?;
         for &k in &config.filter_sizes {
             let filter = Filter::random_normalized(k, k as u64)?;
-            crate::engine::cpu::parallel(&image, &filter, Border::Zero, false)?;
-            let timing = stats::repeat(3, || {
+            let timing = stats::warm_then_repeat(1, 3, || {
                 let t = std::time::Instant::now();
                 crate::engine::cpu::parallel(&image, &filter, Border::Zero, false)?;
                 Ok(t.elapsed().as_secs_f64() * 1e3)
@@ -315,8 +314,9 @@ fn time_variant(
             variant.name()
         )));
     }
-    for job in jobs.iter_mut().take(3) {
-        gpu.launch(&kernel, job)?;
+    // The warm-ups: back-to-back timing queues its runs itself, so they are plain launches here.
+    for r in 0..stats::WARMUP_RUNS {
+        gpu.launch(&kernel, &mut jobs[r % copies])?;
     }
     gpu.sync()?;
     let runs = runs.max(1);

@@ -114,16 +114,5 @@ fn plans(args: &VerifyArgs) -> Result<Vec<VerifyPlan>> {
 /// One line for a case: PASS or FAIL, the variant, size, layout, border and filter, the check.
 fn print_case(c: &Case) {
     let mark = if c.check.passed() { "PASS" } else { "FAIL" };
-    println!(
-        "{mark} {:<18} {:>4}x{:<4} c={} {:<3} {:<9} k={:<2}{} {}",
-        c.variant,
-        c.width,
-        c.height,
-        c.channels,
-        c.dtype.suffix(),
-        c.border.name(),
-        c.filter_size,
-        if c.rank1 { " rank-1" } else { "" },
-        c.check
-    );
+    println!("{mark} {c}");
 }

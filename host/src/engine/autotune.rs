@@ -10,7 +10,7 @@ use std::path::PathBuf;
 /// Largest side of the image the candidates are timed on; larger problems are timed on a crop of
 /// this size (their per-pixel cost is the same once the GPU is full).
 const PROBE_SIDE: usize = 4096;
-/// Timed launches per candidate (after 2 warm-ups).
+/// Timed launches per candidate (after [`stats::WARMUP_RUNS`] warm-ups).
 const PROBE_RUNS: usize = 5;
 
 /// How a choice was made.
@@ -155,10 +155,9 @@ fn measure(gpu: &Gpu, problem: &Problem) -> Result<Vec<(Variant, f64)>> {
             let kernel = gpu.kernel(variant, probe.dtype)?;
             let mut job = gpu.alloc(variant, &probe)?;
             gpu.upload(&mut job, &image)?;
-            for _ in 0..2 {
-                gpu.launch(&kernel, &mut job)?;
-            }
-            let t = stats::repeat(PROBE_RUNS, || gpu.time(|g| g.launch(&kernel, &mut job)))?;
+            let t = stats::warm_then_repeat(stats::WARMUP_RUNS, PROBE_RUNS, || {
+                gpu.time(|g| g.launch(&kernel, &mut job))
+            })?;
             Ok((variant, t.map_or(f64::INFINITY, |t| t.median)))
         })
         .collect()

@@ -13,7 +13,7 @@ use std::time::Instant;
 /// Untimed runs of every row before timing starts: GPU kernel launches (module JIT, caches and
 /// clocks settle) and whole CPU calls (the thread pool wakes, the allocator keeps its pages, the
 /// caches fill), so that no row's times include a cold start.
-pub const WARMUP_RUNS: usize = 3;
+pub use crate::stats::WARMUP_RUNS;
 
 /// Whether runs include the separable variant.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -185,11 +185,8 @@ pub fn main_job(job: &MainJob, gpu: Option<&Gpu>) -> Result<Report> {
         ));
     }
     for (name, run) in cpu_variants {
-        for _ in 0..WARMUP_RUNS {
-            run(image, filter, border, job.clamp)?;
-        }
         let mut out = None;
-        let compute = stats::repeat(job.cpu_runs, || -> Result<f64> {
+        let compute = stats::warm_then_repeat(WARMUP_RUNS, job.cpu_runs, || -> Result<f64> {
             let t = Instant::now();
             out = Some(run(image, filter, border, job.clamp)?);
             Ok(t.elapsed().as_secs_f64() * 1e3)
@@ -242,11 +239,10 @@ fn gpu_row(
         check = checked_runs(gpu, &kernel, &mut dev, image.dtype(), expected, tol, job.clamp)?;
     }
 
-    for _ in 0..WARMUP_RUNS {
-        gpu.launch(&kernel, &mut dev)?;
-    }
-    gpu.sync()?;
-    let compute = stats::repeat(job.runs, || gpu.time(|g| g.launch(&kernel, &mut dev)))?.unwrap_or(Timing {
+    let compute = stats::warm_then_repeat(WARMUP_RUNS, job.runs, || {
+        gpu.time(|g| g.launch(&kernel, &mut dev))
+    })?
+    .unwrap_or(Timing {
         median: first_ms,
         min: first_ms,
         runs: 1,
@@ -326,6 +322,26 @@ pub struct Case {
     /// Whether the filter was the random rank-1 one (else a general random filter).
     pub rank1: bool,
     pub check: Comparison,
+}
+
+impl std::fmt::Display for Case {
+    /// Variant, size, channels, sample type, border, filter size and kind, then the comparison
+    /// (first bad position, got, expected, tolerance), in aligned columns.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{:<18} {:>4}x{:<4} c={} {:<3} {:<9} k={:<2}{} {}",
+            self.variant,
+            self.width,
+            self.height,
+            self.channels,
+            self.dtype.suffix(),
+            self.border.name(),
+            self.filter_size,
+            if self.rank1 { " rank-1" } else { "" },
+            self.check
+        )
+    }
 }
 
 /// Checks the CPU variants and, with `gpu`, every variant in `variants` on random images with two

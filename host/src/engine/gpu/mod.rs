@@ -177,16 +177,7 @@ impl Gpu {
     /// Runs `work` (which queues GPU work on this stream) between two events, waits, and returns
     /// the GPU time between the events in ms.
     pub fn time(&self, work: impl FnOnce(&Self) -> Result<()>) -> Result<f64> {
-        let start = Event::new(EventFlags::DEFAULT).map_err(cuda("create an event"))?;
-        let stop = Event::new(EventFlags::DEFAULT).map_err(cuda("create an event"))?;
-        start.record(&self.stream).map_err(cuda("record an event"))?;
-        work(self)?;
-        stop.record(&self.stream).map_err(cuda("record an event"))?;
-        stop.synchronize().map_err(cuda("wait for the GPU"))?;
-        Ok(f64::from(
-            stop.elapsed_time_f32(&start)
-                .map_err(cuda("read an event time"))?,
-        ))
+        time_on(&self.stream, || work(self))
     }
 
     /// Times `runs` calls of `work` (each queues GPU work on this stream; it gets the call's
@@ -276,6 +267,21 @@ impl Gpu {
     pub fn memory(&self) -> Result<(usize, usize)> {
         cust::memory::mem_get_info().map_err(cuda("read the free memory"))
     }
+}
+
+/// Runs `work` (which queues GPU work ending on `stream`) between two events recorded on
+/// `stream`, waits, and returns the GPU time between the events in ms: the one CUDA-event timer.
+pub(crate) fn time_on(stream: &Stream, work: impl FnOnce() -> Result<()>) -> Result<f64> {
+    let start = Event::new(EventFlags::DEFAULT).map_err(cuda("create an event"))?;
+    let stop = Event::new(EventFlags::DEFAULT).map_err(cuda("create an event"))?;
+    start.record(stream).map_err(cuda("record an event"))?;
+    work()?;
+    stop.record(stream).map_err(cuda("record an event"))?;
+    stop.synchronize().map_err(cuda("wait for the GPU"))?;
+    Ok(f64::from(
+        stop.elapsed_time_f32(&start)
+            .map_err(cuda("read an event time"))?,
+    ))
 }
 
 /// Loads PTX; if the driver refuses it, loads it again with a log buffer to show the JIT's reason.

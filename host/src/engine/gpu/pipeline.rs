@@ -8,7 +8,7 @@
 //! every kept output row is the one the whole image gives. The `wrap` border needs the opposite
 //! edge's rows, so it runs as one strip.
 
-use crate::engine::gpu::{DeviceJob, Gpu, Kernel, Problem};
+use super::{DeviceJob, Gpu, Kernel, Problem, time_on};
 use crate::error::{check, cuda};
 use crate::model::image::{Image, Samples};
 use crate::{Border, Error, Result, stats};
@@ -219,31 +219,26 @@ impl Pipeline {
 /// and a stop event after every stream's work; waits for the stop and returns the time in ms.
 fn across(streams: &[Stream], work: impl FnOnce(&[Stream]) -> Result<()>) -> Result<f64> {
     let event = || Event::new(EventFlags::DEFAULT).map_err(cuda("create an event"));
-    let (start, stop) = (event()?, event()?);
     let first = &streams[0];
-    start.record(first).map_err(cuda("record an event"))?;
-    for stream in &streams[1..] {
-        // `wait_event` consumes its event: give it its own, recorded at the same point as `start`.
-        let started = event()?;
-        started.record(first).map_err(cuda("record an event"))?;
-        stream
-            .wait_event(started, StreamWaitEventFlags::DEFAULT)
-            .map_err(cuda("order the streams"))?;
-    }
-    work(streams)?;
-    for stream in &streams[1..] {
-        let done = event()?;
-        done.record(stream).map_err(cuda("record an event"))?;
-        first
-            .wait_event(done, StreamWaitEventFlags::DEFAULT)
-            .map_err(cuda("order the streams"))?;
-    }
-    stop.record(first).map_err(cuda("record an event"))?;
-    stop.synchronize().map_err(cuda("wait for the GPU"))?;
-    Ok(f64::from(
-        stop.elapsed_time_f32(&start)
-            .map_err(cuda("read an event time"))?,
-    ))
+    time_on(first, || {
+        for stream in &streams[1..] {
+            // `wait_event` consumes its event: give it its own, recorded after the start event.
+            let started = event()?;
+            started.record(first).map_err(cuda("record an event"))?;
+            stream
+                .wait_event(started, StreamWaitEventFlags::DEFAULT)
+                .map_err(cuda("order the streams"))?;
+        }
+        work(streams)?;
+        for stream in &streams[1..] {
+            let done = event()?;
+            done.record(stream).map_err(cuda("record an event"))?;
+            first
+                .wait_event(done, StreamWaitEventFlags::DEFAULT)
+                .map_err(cuda("order the streams"))?;
+        }
+        Ok(())
+    })
 }
 
 /// Queues a copy of pinned `src` to device address `dst` on `stream`.
