@@ -71,7 +71,7 @@ pub(super) fn sep_cols(g: &Geometry) -> LaunchConfig {
 }
 
 /// Loads per pixel of a tile of `w × h` outputs with an `r`-pixel halo all round.
-pub(super) fn halo(w: u32, h: u32, r: usize) -> f64 {
+fn halo(w: u32, h: u32, r: usize) -> f64 {
     let (w, h, r) = (f64::from(w), f64::from(h), r as f64);
     (w + 2.0 * r) * (h + 2.0 * r) / (w * h)
 }

@@ -2,7 +2,10 @@
 //! autotuner, `bench`, `verify`, the tests and `host info` need to know about it (kernels and
 //! their launch shapes, taps, input, loads per pixel, what it supports).
 
-use super::shapes::*;
+use super::shapes::{
+    fast, fused, loads_fast, loads_fused, loads_separable, loads_tiled, loads_tiled_cache,
+    loads_tiled_output, pixel, sep_cols, sep_rows, taps, tiled, tiled_cache, tiled_output,
+};
 use gpu_kernels::launch::{self, Geometry, names};
 
 /// The GPU kernel variants, in the order the textbook and the reports introduce them.
