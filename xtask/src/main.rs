@@ -1,5 +1,5 @@
 //! Project tasks, run as `cargo xtask <task>`: build-ptx, install-ptxas, verify, bench, sanitize,
-//! plot, soak, fuzz, ci, doctor.
+//! plot, soak, cpu-bench, fuzz, ci, doctor.
 
 use anyhow::{Context, Result, bail};
 use std::path::{Path, PathBuf};
@@ -37,6 +37,12 @@ tasks:
   sanitize [ARGS...]         build the host in release mode and run `host sanitize ARGS...`
                              (needs a GPU and compute-sanitizer)
   soak [ARGS...]             build the host in release mode and run `host soak ARGS...` (GPU)
+  cpu-bench [--size N] [--rounds R] [--runs N] [--no-opencv]
+                             the CPU engine against OpenCV (filter2D, GaussianBlur, sepFilter2D;
+                             opencv-python-headless from PyPI under target/tools/opencv, skipped
+                             when pip cannot install it): 4096x4096 by default, replicate border,
+                             median of 3 interleaved rounds of 5 runs per side; prints the table
+                             and writes bench/results/cpu-<date>/cpu-bench.md
   fuzz [--seconds N]         random fuzzing: each target for N seconds (default 30) from its
                              seeds; a crashing input lands in fuzz/artifacts/<target>/ and belongs
                              in fuzz/seeds/<target>/ and a test once fixed
@@ -50,6 +56,7 @@ tasks:
                              cargo-fuzz, the PTX build, the CUDA driver) and say how to fix each
   help, --help, -h           this list";
 
+mod cpu_bench;
 mod plot;
 
 /// `cargo xtask plot DIR`.
@@ -131,6 +138,7 @@ fn run() -> Result<()> {
             install_ptxas()?;
             install_cargo_fuzz().map(|_| ())
         }
+        Some("cpu-bench") => cpu_bench::run(&args[1..]),
         Some("ci") => ci(),
         Some("doctor") => doctor(),
         Some("help" | "--help" | "-h") => {
