@@ -188,6 +188,69 @@ fn argument_errors_say_what_is_wrong_in_one_line() {
 }
 
 #[test]
+fn cpu_time_refuses_bad_values_in_one_line() {
+    for (args, needles) in [
+        (
+            &["cpu-time", "--runs", "0"][..],
+            &["invalid value '0' for '--runs", "at least 1"][..],
+        ),
+        (
+            &["cpu-time", "--k", "4"],
+            &["invalid value '4' for '--k", "odd size"],
+        ),
+        (
+            &["cpu-time", "--size", "-8"],
+            &["invalid value '-8' for '--size", "negative"],
+        ),
+        (
+            &["cpu-time", "--channels", "2"],
+            &["invalid value '2' for '--channels", "RGBA"],
+        ),
+        (
+            &["cpu-time", "--filter", "gauss"],
+            &["unknown filter 'gauss'", "random or one of"],
+        ),
+        (
+            &["cpu-time", "--dtype", "f64"],
+            &["invalid value 'f64' for '--dtype"],
+        ),
+    ] {
+        let out = fails_with(args, 2, needles);
+        assert!(out.is_empty(), "{args:?}: {out}");
+    }
+    // Checked after parsing: exit 1.
+    fails_with(
+        &["cpu-time", "--size", "8", "--sigma", "1", "--filter", "box"],
+        1,
+        &["--sigma applies only to --filter gaussian"],
+    );
+    // A good command line prints its case, then one time per run.
+    let (out, _) = run_ok(&[
+        "cpu-time",
+        "--size",
+        "16",
+        "--k",
+        "3",
+        "--runs",
+        "2",
+        "--warmups",
+        "0",
+    ]);
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(
+        lines[0].starts_with("# cpu-time: 16x16x1 f32, random filter 3x3"),
+        "{out}"
+    );
+    assert_eq!(lines.len(), 3, "{out}");
+    assert!(
+        lines[1..]
+            .iter()
+            .all(|l| l.parse::<f64>().is_ok_and(|ms| ms >= 0.0)),
+        "{out}"
+    );
+}
+
+#[test]
 fn verbose_lines_come_as_each_image_is_written() {
     let input = TempDir::new("verbose-in");
     for n in 0..6 {

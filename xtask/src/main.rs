@@ -1,5 +1,5 @@
 //! Project tasks, run as `cargo xtask <task>`: build-ptx, install-ptxas, verify, bench, sanitize,
-//! plot, soak, fuzz, ci, doctor.
+//! plot, soak, cpu-bench, fuzz, ci, doctor.
 
 use anyhow::{Context, Result, bail};
 use std::path::{Path, PathBuf};
@@ -18,6 +18,8 @@ const FUZZ_TARGETS: [&str; 2] = ["filter_file", "image_decode"];
 /// target (the committed seeds are replayed first).
 const CI_FUZZ_SEED: u32 = 1;
 const CI_FUZZ_RUNS: u32 = 200_000;
+/// The second CPU architecture CI builds the host for (`cargo check`: GH200 hosts are aarch64).
+const AARCH64: &str = "aarch64-unknown-linux-gnu";
 
 const USAGE: &str = "usage: cargo xtask <task> [ARGS...]
 
@@ -37,19 +39,28 @@ tasks:
   sanitize [ARGS...]         build the host in release mode and run `host sanitize ARGS...`
                              (needs a GPU and compute-sanitizer)
   soak [ARGS...]             build the host in release mode and run `host soak ARGS...` (GPU)
+  cpu-bench [--size N] [--rounds R] [--runs N] [--no-opencv]
+                             the CPU engine against OpenCV (filter2D, GaussianBlur, sepFilter2D;
+                             opencv-python-headless from PyPI under target/tools/opencv, skipped
+                             when pip cannot install it): 4096x4096 by default, replicate border,
+                             median of 3 interleaved rounds of 5 runs per side; prints the table
+                             and writes bench/results/cpu-<date>/cpu-bench.md
   fuzz [--seconds N]         random fuzzing: each target for N seconds (default 30) from its
                              seeds; a crashing input lands in fuzz/artifacts/<target>/ and belongs
                              in fuzz/seeds/<target>/ and a test once fixed
   fuzz --ci                  only the deterministic fuzzing pass of `ci`
-  ci                         everything CI checks: formatting, clippy (host and nvptx), tests,
+  ci                         everything CI checks: formatting, clippy (host and nvptx), `cargo
+                             check` of the host for aarch64-unknown-linux-gnu, tests,
                              PTX build + ptxas check, the main job on the CPU, and deterministic
                              fuzzing (each target replays its seeds, then {CI_FUZZ_RUNS} runs with
                              -seed={CI_FUZZ_SEED})
-  doctor                     check what building, running and `ci` need (pinned toolchain and
-                             its components, stable toolchain, cc, python3/pip, ptxas,
-                             cargo-fuzz, the PTX build, the CUDA driver) and say how to fix each
+  doctor                     check what building, running and `ci` need (pinned toolchain, its
+                             components and aarch64 target, stable toolchain, cc, python3/pip,
+                             ptxas, cargo-fuzz, the PTX build, the CUDA driver) and say how to
+                             fix each
   help, --help, -h           this list";
 
+mod cpu_bench;
 mod plot;
 
 /// `cargo xtask plot DIR`.
@@ -131,6 +142,7 @@ fn run() -> Result<()> {
             install_ptxas()?;
             install_cargo_fuzz().map(|_| ())
         }
+        Some("cpu-bench") => cpu_bench::run(&args[1..]),
         Some("ci") => ci(),
         Some("doctor") => doctor(),
         Some("help" | "--help" | "-h") => {
@@ -345,6 +357,8 @@ fn ci() -> Result<()> {
         "-D",
         "warnings",
     ])?;
+    // The host for aarch64: type-checked and compiled (no link, so no aarch64 C compiler needed).
+    cargo(&["check", "--package", "host", "--target", AARCH64])?;
     cargo(&["test", "--workspace"])?;
     // SAFETY: as above, single-threaded.
     unsafe { std::env::set_var("RUSTDOCFLAGS", "-D warnings") };
@@ -548,7 +562,7 @@ fn doctor() -> Result<()> {
             Check::Fail(format!(
                 "{channel} is not installed: run `rustup toolchain install` in the project folder \
                  (rustup older than 1.28: `rustup toolchain install {channel} --profile minimal \
-                 --component rust-src,rustfmt,clippy`)"
+                 --component rust-src,rustfmt,clippy --target {AARCH64}`)"
             ))
         },
     ));
@@ -572,6 +586,20 @@ fn doctor() -> Result<()> {
             },
         ));
     }
+    let targets = stdout_of(
+        "rustup",
+        &["target", "list", "--installed", "--toolchain", &channel],
+    );
+    checks.push((
+        AARCH64,
+        if targets.lines().any(|l| l.trim() == AARCH64) {
+            Check::Ok("installed (ci checks the host for aarch64)".to_string())
+        } else {
+            Check::Fail(format!(
+                "missing (ci checks the host for aarch64): run `rustup target add {AARCH64} --toolchain {channel}`"
+            ))
+        },
+    ));
     checks.push((
         "stable toolchain",
         match first_line("rustup", &["run", "stable", "cargo", "--version"]) {

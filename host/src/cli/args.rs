@@ -3,7 +3,7 @@
 
 use super::names;
 use super::values::{parse_bytes, parse_count, parse_file_variant, parse_seed, parse_sigma, parse_variant};
-use super::{bench, info, sanitize, soak, verify};
+use super::{bench, cpu_time, info, sanitize, soak, verify};
 use anyhow::{Context as _, Result, bail};
 use clap::{Parser, Subcommand};
 use conv::engine::gpu::Variant;
@@ -206,6 +206,10 @@ pub enum Command {
     /// Long run on the GPU: many small and some large random images through the batch engine in
     /// one process; checks re-runs, device memory and throughput decay.
     Soak(soak::SoakArgs),
+    /// Time the CPU engine in-process on one random image and filter (compute time only; the
+    /// image is made once, before the warm-ups) and print each run's milliseconds, one per line:
+    /// the host side of `cargo xtask cpu-bench`.
+    CpuTime(cpu_time::CpuTimeArgs),
 }
 
 impl Command {
@@ -217,6 +221,7 @@ impl Command {
             Command::Info => info::run(),
             Command::Sanitize(args) => sanitize::run(&args),
             Command::Soak(args) => soak::run(&args),
+            Command::CpuTime(args) => cpu_time::run(&args),
         }
     }
 }

@@ -4,6 +4,7 @@
 
 pub mod args;
 pub mod bench;
+pub mod cpu_time;
 pub mod files;
 pub mod gpu;
 pub mod info;

@@ -31,7 +31,7 @@ pub fn usage_error(e: clap::Error) -> ExitCode {
     let text = match (e.kind(), e.get(clap::error::ContextKind::InvalidSubcommand)) {
         // A path after the options, as `host -i a.png -o out/ b.png`: not a subcommand.
         (ErrorKind::InvalidSubcommand, Some(value)) => format!(
-            "error: '{value}' is not a subcommand (bench, verify, info, sanitize, soak): put every input \
+            "error: '{value}' is not a subcommand (bench, verify, info, sanitize, soak, cpu-time): put every input \
              after -i (-i a.png b.png) and the output after -o"
         ),
         _ => e.render().to_string(),

@@ -87,3 +87,18 @@ pub fn parse_bytes(s: &str) -> Result<usize, String> {
         .filter(|&b| b > 0)
         .ok_or_else(|| format!("'{s}' is not a usable size"))
 }
+
+/// Parses a whole number of at least 1.
+pub fn parse_positive(s: &str) -> Result<usize, String> {
+    match parse_count(s)? {
+        0 => Err("give a whole number of at least 1".to_string()),
+        n => Ok(n),
+    }
+}
+
+/// Parses a filter's side: odd, from 1 to the largest the kernels take.
+pub fn parse_filter_size(s: &str) -> Result<usize, String> {
+    let k = parse_count(s)?;
+    conv::model::filter::check_size(k).map_err(|e| e.to_string())?;
+    Ok(k)
+}
