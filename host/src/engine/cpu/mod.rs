@@ -239,6 +239,7 @@ fn convolve<T: Sample>(
         stride: work + (k - 1) * ch,
     };
     let mut out = vec![T::default(); ow * oh * ch];
+    advise_huge_pages(&mut out);
     let rows = if parallel {
         oh.div_ceil(rayon::current_num_threads() * 8).clamp(16, 256)
     } else {
@@ -254,6 +255,25 @@ fn convolve<T: Sample>(
         out.chunks_mut(chunk).enumerate().for_each(task);
     }
     out
+}
+
+/// Asks Linux to back a large fresh output with transparent huge pages: its first touch (during
+/// the convolution) then faults 2 MB at a time instead of 4 KB, which for a 64 MB `f32` result
+/// is most of the system time of a call. Only advice: the contents are not changed, and where
+/// the kernel declines (or on other systems) nothing happens.
+fn advise_huge_pages<T>(out: &mut [T]) {
+    #[cfg(target_os = "linux")]
+    {
+        const HUGE: usize = 2 << 20;
+        let (start, len) = (out.as_mut_ptr() as usize, std::mem::size_of_val(out));
+        let first = start.next_multiple_of(HUGE);
+        let end = (start + len) / HUGE * HUGE;
+        if end > first {
+            // SAFETY: `first .. end` lies inside `out`'s allocation and is page-aligned;
+            // MADV_HUGEPAGE only changes how its pages are backed, never what they hold.
+            unsafe { libc::madvise(first as *mut libc::c_void, end - first, libc::MADV_HUGEPAGE) };
+        }
+    }
 }
 
 fn fast(image: &Image, method: Method<'_>, border: Border, clamp: bool, parallel: bool) -> Result<Image> {

@@ -15,6 +15,9 @@ pub const BLOCK: usize = LANES * VECTORS;
 
 type V = Simd<f32, LANES>;
 
+/// 2^23: the `f32` whose unit in the last place is 1.
+const MAGIC: f32 = 8_388_608.0;
+
 /// Whether the multiply-adds are fused: on aarch64 always, on x86-64 where the CPU has FMA (the
 /// caller picks the compiled copy), elsewhere never (a software `fma` would be slow).
 #[inline(always)]
@@ -106,8 +109,16 @@ macro_rules! integer_sample {
                 let (d, dt) = dst.as_chunks_mut::<LANES>();
                 let (s, st) = src.as_chunks::<LANES>();
                 for (d, s) in d.iter_mut().zip(s) {
-                    let v = V::from_array(*s).simd_clamp(V::splat(0.0), V::splat(MAX)) + V::splat(0.5);
-                    *d = v.cast::<i32>().cast::<$t>().to_array();
+                    // max then min (not clamp): NaN becomes 0, as the scalar `as` does below.
+                    let v = V::from_array(*s)
+                        .simd_max(V::splat(0.0))
+                        .simd_min(V::splat(MAX));
+                    // An integer below 2^23 plus 2^23 has that integer as its mantissa bits: an
+                    // exact conversion that vectorizes everywhere (a saturating cast does not).
+                    let level = (v + V::splat(0.5)).floor() + V::splat(MAGIC);
+                    *d = (level.to_bits() - Simd::splat(MAGIC.to_bits()))
+                        .cast::<$t>()
+                        .to_array();
                 }
                 for (d, &s) in dt.iter_mut().zip(st) {
                     *d = (s.clamp(0.0, MAX) + 0.5) as $t;
