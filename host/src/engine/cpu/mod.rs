@@ -91,13 +91,13 @@ impl<T: Sample> Plan<'_, T> {
         let row = &self.src[yy * w * ch..(yy + 1) * w * ch];
         let first = self.shift.max(0) as usize;
         let n = w.min(pw - first);
-        T::widen(&row[..n * ch], &mut dst[first * ch..(first + n) * ch]);
+        T::load_row(&row[..n * ch], &mut dst[first * ch..(first + n) * ch]);
         for px in (0..first).chain(first + n..pw) {
             let to = &mut dst[px * ch..(px + 1) * ch];
             match self.columns[px] {
                 Some(sx) => {
                     for (d, s) in to.iter_mut().zip(&row[sx * ch..(sx + 1) * ch]) {
-                        *d = s.get();
+                        *d = s.load();
                     }
                 }
                 None => to.fill(0.0),
@@ -109,7 +109,7 @@ impl<T: Sample> Plan<'_, T> {
     /// Output row `y` from its computed working row: narrowed, then RGBA's alpha copied.
     #[inline(always)]
     fn store(&self, y: usize, acc: &[f32], out: &mut [T]) {
-        T::narrow(&acc[..out.len()], out, self.clamp);
+        T::store_row(&acc[..out.len()], out, self.clamp);
         if self.ch == 4 {
             let row = &self.src[(y + self.off) * self.w * 4..];
             for (o, s) in out.chunks_exact_mut(4).zip(row[self.off * 4..].chunks_exact(4)) {

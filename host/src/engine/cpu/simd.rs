@@ -57,21 +57,21 @@ pub fn correlate<const FMA: bool>(rows: &[&[f32]], taps: &[f32], cols: usize, st
 /// (levels for integers, so no scaling), and back with rounding and clamping for integers.
 pub trait Sample: Copy + Default + Send + Sync + 'static {
     /// `dst[n] = src[n]` as `f32`, for every `n` of `dst` (`src` as long).
-    fn widen(src: &[Self], dst: &mut [f32]);
+    fn load_row(src: &[Self], dst: &mut [f32]);
     /// `dst[n] = src[n]` as this type: integers clamped to their range and rounded to the
     /// nearest level (halves up); `f32` clamped to [0, 1] only if `clamp`.
-    fn narrow(src: &[f32], dst: &mut [Self], clamp: bool);
+    fn store_row(src: &[f32], dst: &mut [Self], clamp: bool);
     /// One sample as `f32`, for the few border pixels of a row.
-    fn get(self) -> f32;
+    fn load(self) -> f32;
 }
 
 impl Sample for f32 {
     #[inline(always)]
-    fn widen(src: &[f32], dst: &mut [f32]) {
+    fn load_row(src: &[f32], dst: &mut [f32]) {
         dst.copy_from_slice(src);
     }
     #[inline(always)]
-    fn narrow(src: &[f32], dst: &mut [f32], clamp: bool) {
+    fn store_row(src: &[f32], dst: &mut [f32], clamp: bool) {
         if clamp {
             for (d, &s) in dst.iter_mut().zip(src) {
                 *d = s.clamp(0.0, 1.0);
@@ -81,7 +81,7 @@ impl Sample for f32 {
         }
     }
     #[inline(always)]
-    fn get(self) -> f32 {
+    fn load(self) -> f32 {
         self
     }
 }
@@ -91,7 +91,7 @@ macro_rules! integer_sample {
     ($t:ty) => {
         impl Sample for $t {
             #[inline(always)]
-            fn widen(src: &[$t], dst: &mut [f32]) {
+            fn load_row(src: &[$t], dst: &mut [f32]) {
                 let src = &src[..dst.len()];
                 let (d, dt) = dst.as_chunks_mut::<LANES>();
                 let (s, st) = src.as_chunks::<LANES>();
@@ -103,7 +103,7 @@ macro_rules! integer_sample {
                 }
             }
             #[inline(always)]
-            fn narrow(src: &[f32], dst: &mut [$t], _clamp: bool) {
+            fn store_row(src: &[f32], dst: &mut [$t], _clamp: bool) {
                 const MAX: f32 = <$t>::MAX as f32;
                 let src = &src[..dst.len()];
                 let (d, dt) = dst.as_chunks_mut::<LANES>();
@@ -125,7 +125,7 @@ macro_rules! integer_sample {
                 }
             }
             #[inline(always)]
-            fn get(self) -> f32 {
+            fn load(self) -> f32 {
                 f32::from(self)
             }
         }
