@@ -30,7 +30,7 @@ fn main_job_prints_cpu_rows_and_says_why_gpu_rows_are_missing() {
         out.contains("GPU variants skipped: --cpu-only was given"),
         "{out}"
     );
-    for name in ["cpu-seq", "cpu-par"] {
+    for name in ["cpu-naive", "cpu-seq", "cpu-par"] {
         assert!(row(&out, name).ends_with("PASS"), "{out}");
     }
 }

@@ -211,43 +211,91 @@ fn filter_files_parse_with_comments_and_reject_bad_input() {
     }
 }
 
-/// One generic check over a ladder of sizes, channel counts, sample types and borders: both CPU
-/// paths agree with the sequential f64 reference (and the parallel reference equals it exactly).
+/// One generic check over a ladder of sizes (tiny, odd, wider than a vector block, several bands),
+/// channel counts, sample types, borders and filters (general, and rank-1 ones, which the fast
+/// paths convolve in two passes): every CPU path agrees with the sequential f64 reference (and the
+/// parallel reference equals it exactly), and the single-core and multi-threaded paths agree bit
+/// for bit.
 #[test]
 fn cpu_paths_match_the_reference_over_a_ladder() {
-    let sizes = [(1, 1), (1, 7), (7, 1), (7, 5), (16, 16), (31, 17), (100, 3)];
+    let sizes = [
+        (1, 1),
+        (1, 7),
+        (7, 1),
+        (7, 5),
+        (16, 16),
+        (31, 17),
+        (100, 3),
+        (70, 40),
+    ];
     for (n, &(w, h)) in sizes.iter().enumerate() {
         for channels in [1, 3, 4] {
             for dtype in DType::ALL {
                 let image = Image::random(w, h, channels, dtype, (n * 10 + channels) as u64).unwrap();
                 for k in [1, 3, 5, 31] {
-                    let filter = Filter::random_normalized(k, (n * 40 + k) as u64).unwrap();
-                    for border in Border::ALL {
-                        let Ok(expected) = cpu::reference(&image, &filter, border) else {
-                            assert_eq!(border, Border::Valid);
-                            continue;
-                        };
-                        assert_eq!(
-                            cpu::reference_parallel(&image, &filter, border).unwrap(),
-                            expected
-                        );
-                        let tol = check::tolerance(&image, &filter, None);
-                        for (name, got) in [
-                            (
-                                "sequential",
-                                cpu::sequential(&image, &filter, border, false).unwrap(),
-                            ),
-                            ("parallel", cpu::parallel(&image, &filter, border, true).unwrap()),
-                        ] {
-                            let c = compare(&got, &expected, tol, name == "parallel");
-                            assert!(
-                                c.passed(),
-                                "{name} {w}x{h} c={channels} {dtype:?} k={k} {border:?}: {c}"
-                            );
-                        }
+                    let seed = (n * 40 + k) as u64;
+                    let general = Filter::random_normalized(k, seed).unwrap();
+                    let rank1 = Filter::random_rank1(k, seed).unwrap();
+                    for filter in [general, rank1] {
+                        check_every_border(&image, &filter);
                     }
                 }
             }
+        }
+    }
+}
+
+fn check_every_border(image: &Image, filter: &Filter) {
+    let (w, h, channels, dtype, k) = (
+        image.width(),
+        image.height(),
+        image.channels(),
+        image.dtype(),
+        filter.size(),
+    );
+    let two_pass = cpu::separable_form(filter);
+    assert_eq!(two_pass.is_some(), k > 1 && filter.rank1().is_some());
+    for border in Border::ALL {
+        let Ok(expected) = cpu::reference(image, filter, border) else {
+            assert_eq!(border, Border::Valid);
+            continue;
+        };
+        if w * h <= 500 {
+            assert_eq!(cpu::reference_parallel(image, filter, border).unwrap(), expected);
+        }
+        let tol = check::tolerance(image, filter, two_pass.as_ref());
+        let seq = cpu::sequential(image, filter, border, false).unwrap();
+        let par = cpu::parallel(image, filter, border, false).unwrap();
+        assert_eq!(seq, par, "{w}x{h} c={channels} {dtype:?} k={k} {border:?}");
+        let mut paths = vec![
+            ("sequential", seq, false),
+            (
+                "parallel",
+                cpu::parallel(image, filter, border, true).unwrap(),
+                true,
+            ),
+            (
+                "naive",
+                cpu::naive_sequential(image, filter, border, true).unwrap(),
+                true,
+            ),
+        ];
+        if let Some(sep) = &two_pass {
+            let tol = check::tolerance(image, filter, Some(sep));
+            let got = cpu::separable(image, filter, border, false).unwrap();
+            let c = compare(&got, &expected, tol, false);
+            assert!(
+                c.passed(),
+                "separable {w}x{h} c={channels} {dtype:?} k={k} {border:?}: {c}"
+            );
+        }
+        for (name, got, clamp) in paths.drain(..) {
+            let c = compare(&got, &expected, tol, clamp);
+            assert!(
+                c.passed(),
+                "{name} {w}x{h} c={channels} {dtype:?} k={k} {border:?} rank-1={}: {c}",
+                two_pass.is_some()
+            );
         }
     }
 }

@@ -70,13 +70,26 @@ proptest! {
     fn fast_cpu_paths_match_the_reference(c in case(false)) {
         let expected = cpu::reference(&c.image, &c.filter, c.border).unwrap();
         let tol = check::tolerance(&c.image, &c.filter, None);
-        for got in [
-            cpu::sequential(&c.image, &c.filter, c.border, c.clamp).unwrap(),
-            cpu::parallel(&c.image, &c.filter, c.border, c.clamp).unwrap(),
-        ] {
+        let seq = cpu::sequential(&c.image, &c.filter, c.border, c.clamp).unwrap();
+        let par = cpu::parallel(&c.image, &c.filter, c.border, c.clamp).unwrap();
+        prop_assert_eq!(&seq, &par);
+        for got in [seq, cpu::naive_sequential(&c.image, &c.filter, c.border, c.clamp).unwrap()] {
             let cmp = check::compare(&got, &expected, tol, c.clamp);
             prop_assert!(cmp.passed(), "{cmp}");
         }
+    }
+
+    #[test]
+    fn fast_cpu_paths_take_two_passes_for_rank1_filters(c in case(true)) {
+        let sep = cpu::separable_form(&c.filter);
+        prop_assert_eq!(sep.is_some(), c.filter.size() > 1);
+        let expected = cpu::reference(&c.image, &c.filter, c.border).unwrap();
+        let tol = check::tolerance(&c.image, &c.filter, sep.as_ref());
+        let seq = cpu::sequential(&c.image, &c.filter, c.border, c.clamp).unwrap();
+        let par = cpu::parallel(&c.image, &c.filter, c.border, c.clamp).unwrap();
+        prop_assert_eq!(&seq, &par);
+        let cmp = check::compare(&seq, &expected, tol, c.clamp);
+        prop_assert!(cmp.passed(), "{cmp}");
     }
 
     #[test]

@@ -24,6 +24,8 @@
 //! - [`verify`]: comparison with the reference, the verification ladder, sanitizer plan, soak;
 //! - [`bench`](mod@bench): the benchmark sweep and the comparison with the CUDA C++ peers.
 
+#![feature(portable_simd)]
+
 mod convolver;
 
 pub mod bench;

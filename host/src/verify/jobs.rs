@@ -98,10 +98,11 @@ fn checked_runs(
 
 /// The tolerance of `variant` for this image and filter.
 fn tolerance_for(variant: Option<Variant>, image: &Image, filter: &Filter) -> f64 {
-    let sep = if variant.is_some_and(Variant::needs_rank1) {
-        filter.rank1()
-    } else {
-        None
+    // The CPU rows (no variant) take the two-pass path for rank-1 filters too.
+    let sep = match variant {
+        Some(v) if v.needs_rank1() => filter.rank1(),
+        Some(_) => None,
+        None => cpu::separable_form(filter),
     };
     check::tolerance(image, filter, sep.as_ref())
 }
@@ -177,8 +178,11 @@ pub fn main_job(job: &MainJob, gpu: Option<&Gpu>) -> Result<Report> {
     let expected = cpu::reference_parallel(image, filter, border)?;
     let mut rows = Vec::new();
     type CpuVariant = fn(&Image, &Filter, Border, bool) -> Result<Image>;
-    let cpu_variants: [(&'static str, CpuVariant); 2] =
-        [("cpu-seq", cpu::sequential), ("cpu-par", cpu::parallel)];
+    let cpu_variants: [(&'static str, CpuVariant); 3] = [
+        ("cpu-naive", cpu::naive_sequential),
+        ("cpu-seq", cpu::sequential),
+        ("cpu-par", cpu::parallel),
+    ];
     if job.cpu_runs == 0 {
         return Err(Error::InvalidRequest(
             "the CPU rows need at least one timed run (--cpu-runs)".into(),
@@ -408,6 +412,8 @@ pub fn verify(
                             record("cpu-seq", check::compare(&seq, &expected, tol, clamp));
                             let par = cpu::parallel(&image, filter, border, clamp)?;
                             record("cpu-par", check::compare(&par, &expected, tol, clamp));
+                            let naive = cpu::naive_sequential(&image, filter, border, clamp)?;
+                            record("cpu-naive", check::compare(&naive, &expected, tol, clamp));
                             let Some(gpu) = gpu else { continue };
                             let problem = Problem::of(&image, filter, border, clamp);
                             for kernel in &kernels {

@@ -1,0 +1,320 @@
+//! CPU convolutions: the `f64` reference (the oracle for every check), the textbook four-loop
+//! baseline and the timed fast paths (vectorized, in bands of rows, rank-1 filters in two passes).
+//!
+//! All compute the correlation `out(y,x) = Σ_{i,j} in(y+i-r+o, x+j-r+o) · f(i, j)` per channel,
+//! where `o` is `r` for the valid border and 0 otherwise, pixels outside the image defined by the
+//! border mode; RGBA's alpha is copied from the input pixel the output is centred on.
+//!
+//! The fast paths work on interleaved rows as they are: a padded row holds every channel, so the
+//! horizontal taps are `channels` samples apart and gray, RGB and RGBA run the same vector loop.
+//! Integer samples are widened to `f32` a row at a time (in levels, no scaling) and narrowed with
+//! rounding a row at a time.
+
+mod naive;
+mod reference;
+mod simd;
+
+pub use naive::naive_sequential;
+pub use reference::{Reference, reference, reference_parallel};
+
+use crate::model::filter::Separable;
+use crate::model::image::Samples;
+use crate::{Border, Error, Filter, Image, Result};
+use rayon::prelude::*;
+use simd::{BLOCK, Sample, correlate};
+use std::cell::RefCell;
+
+/// Whether sample `c` of a `channels`-channel image is RGBA's alpha, which is copied unfiltered.
+pub fn is_alpha(channels: usize, c: usize) -> bool {
+    channels == 4 && c == 3
+}
+
+/// The factors [`sequential`] and [`parallel`] convolve with in two passes: `Some` for a rank-1
+/// filter larger than 1×1 (see [`Filter::rank1`]), `None` when they take the 2D path. Their
+/// results are then checked with the factorization's error in the tolerance.
+pub fn separable_form(filter: &Filter) -> Option<Separable> {
+    (filter.size() > 1).then(|| filter.rank1()).flatten()
+}
+
+/// How the non-alpha channels are convolved: the 2D filter, or its two 1D passes.
+enum Method<'a> {
+    Direct(&'a Filter),
+    Separable(&'a Separable),
+}
+
+impl Method<'_> {
+    fn size(&self) -> usize {
+        match self {
+            Method::Direct(f) => f.size(),
+            Method::Separable(s) => s.row.len(),
+        }
+    }
+}
+
+/// One convolution of samples of type `T`: the image, where each padded row comes from, and the
+/// sizes of the working rows.
+struct Plan<'a, T> {
+    src: &'a [T],
+    method: Method<'a>,
+    border: Border,
+    clamp: bool,
+    /// Image width, height, channels.
+    w: usize,
+    h: usize,
+    ch: usize,
+    /// Output width; filter side.
+    ow: usize,
+    k: usize,
+    /// Output pixel `(x, y)` is centred on image pixel `(x + off, y + off)`.
+    off: usize,
+    /// Padded row `py` (pixel `px`) is image row (pixel) `border.source(py - shift)`.
+    shift: isize,
+    /// Source pixel of each padded pixel (`None`: outside the image, reads 0).
+    columns: Vec<Option<usize>>,
+    /// Output samples of a working row, rounded up to a whole number of [`BLOCK`]s.
+    work: usize,
+    /// `f32` samples of a padded row: `work` plus the `(k - 1)` pixels the taps reach past it.
+    stride: usize,
+}
+
+impl<T: Sample> Plan<'_, T> {
+    /// Padded row `py` into `dst` (`stride` samples, every one written; past the padded width,
+    /// zeros): the image columns widened in one vector loop, the border pixels one by one.
+    #[inline(always)]
+    fn fill(&self, py: usize, dst: &mut [f32]) {
+        let (w, ch) = (self.w, self.ch);
+        let pw = self.columns.len();
+        let Some(yy) = self.border.source(py as isize - self.shift, self.h) else {
+            dst.fill(0.0);
+            return;
+        };
+        let row = &self.src[yy * w * ch..(yy + 1) * w * ch];
+        let first = self.shift.max(0) as usize;
+        let n = w.min(pw - first);
+        T::load_row(&row[..n * ch], &mut dst[first * ch..(first + n) * ch]);
+        for px in (0..first).chain(first + n..pw) {
+            let to = &mut dst[px * ch..(px + 1) * ch];
+            match self.columns[px] {
+                Some(sx) => {
+                    for (d, s) in to.iter_mut().zip(&row[sx * ch..(sx + 1) * ch]) {
+                        *d = s.load();
+                    }
+                }
+                None => to.fill(0.0),
+            }
+        }
+        dst[pw * ch..].fill(0.0);
+    }
+
+    /// Output row `y` from its computed working row: narrowed, then RGBA's alpha copied.
+    #[inline(always)]
+    fn store(&self, y: usize, acc: &[f32], out: &mut [T]) {
+        T::store_row(&acc[..out.len()], out, self.clamp);
+        if self.ch == 4 {
+            let row = &self.src[(y + self.off) * self.w * 4..];
+            for (o, s) in out.chunks_exact_mut(4).zip(row[self.off * 4..].chunks_exact(4)) {
+                o[3] = s[3];
+            }
+        }
+    }
+}
+
+/// Each thread's working rows, reused band after band and call after call.
+#[derive(Default)]
+struct Scratch {
+    /// The last `k` padded rows (2D path) or row-pass rows (separable path), slot `py % k`.
+    ring: Vec<f32>,
+    /// One padded row (separable path).
+    line: Vec<f32>,
+    /// The output row being computed.
+    acc: Vec<f32>,
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+}
+
+/// Output rows `y0 .. y0 + out.len() / (ow · ch)`: padded rows enter a ring of `k` as the band
+/// moves down (the first `k - 1` before its first row), so each is widened (and, for the
+/// separable path, row-filtered) once per band; every output row is computed in the same order
+/// wherever the band starts, so bands, strips and threads give the same bits.
+#[inline(always)]
+fn band<T: Sample, const FMA: bool>(plan: &Plan<'_, T>, y0: usize, out: &mut [T], s: &mut Scratch) {
+    let (k, ch, stride, work) = (plan.k, plan.ch, plan.stride, plan.work);
+    let row_len = plan.ow * ch;
+    s.acc.resize(work, 0.0);
+    match plan.method {
+        Method::Direct(filter) => {
+            s.ring.resize(k * stride, 0.0);
+            for py in y0..y0 + k - 1 {
+                plan.fill(py, &mut s.ring[(py % k) * stride..][..stride]);
+            }
+            for (y, out) in (y0..).zip(out.chunks_exact_mut(row_len)) {
+                let py = y + k - 1;
+                plan.fill(py, &mut s.ring[(py % k) * stride..][..stride]);
+                let rows: Vec<&[f32]> = (y..y + k)
+                    .map(|py| &s.ring[(py % k) * stride..][..stride])
+                    .collect();
+                correlate::<FMA>(&rows, filter.taps(), k, ch, &mut s.acc);
+                plan.store(y, &s.acc, out);
+            }
+        }
+        Method::Separable(sep) => {
+            s.ring.resize(k * work, 0.0);
+            s.line.resize(stride, 0.0);
+            for py in y0..y0 + k - 1 {
+                row_pass::<T, FMA>(plan, sep, py, s);
+            }
+            for (y, out) in (y0..).zip(out.chunks_exact_mut(row_len)) {
+                row_pass::<T, FMA>(plan, sep, y + k - 1, s);
+                let rows: Vec<&[f32]> = (y..y + k).map(|py| &s.ring[(py % k) * work..][..work]).collect();
+                correlate::<FMA>(&rows, &sep.column, 1, ch, &mut s.acc);
+                plan.store(y, &s.acc, out);
+            }
+        }
+    }
+}
+
+/// Padded row `py` widened into the line, then filtered along the row into its ring slot.
+#[inline(always)]
+fn row_pass<T: Sample, const FMA: bool>(plan: &Plan<'_, T>, sep: &Separable, py: usize, s: &mut Scratch) {
+    let (k, work) = (plan.k, plan.work);
+    plan.fill(py, &mut s.line);
+    let slot = &mut s.ring[(py % k) * work..][..work];
+    correlate::<FMA>(&[&s.line], &sep.row, k, plan.ch, slot);
+}
+
+/// [`band`] compiled for AVX2 + FMA.
+///
+/// # Safety
+/// The CPU must support AVX2 and FMA.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn band_avx2<T: Sample>(plan: &Plan<'_, T>, y0: usize, out: &mut [T], s: &mut Scratch) {
+    band::<T, true>(plan, y0, out, s)
+}
+
+/// [`band`] with the best instructions the CPU has: AVX2 + FMA where detected on x86-64, the
+/// target's baseline elsewhere (NEON with fused multiply-adds on aarch64).
+fn band_best<T: Sample>(plan: &Plan<'_, T>, y0: usize, out: &mut [T], s: &mut Scratch) {
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
+        // SAFETY: the CPU supports AVX2 and FMA, checked just above.
+        return unsafe { band_avx2(plan, y0, out, s) };
+    }
+    band::<T, { cfg!(target_arch = "aarch64") }>(plan, y0, out, s)
+}
+
+/// Convolves samples of type `T` into a fresh `ow × oh` output, in bands of rows (spread over
+/// threads when `parallel`).
+#[allow(clippy::too_many_arguments)]
+fn convolve<T: Sample>(
+    src: &[T],
+    (w, h, ch): (usize, usize, usize),
+    method: Method<'_>,
+    border: Border,
+    clamp: bool,
+    (ow, oh): (usize, usize),
+    parallel: bool,
+) -> Vec<T> {
+    let k = method.size();
+    let r = k / 2;
+    let shift = if border == Border::Valid { 0 } else { r as isize };
+    let pw = ow + 2 * r;
+    let work = (ow * ch).div_ceil(BLOCK) * BLOCK;
+    let plan = Plan {
+        src,
+        method,
+        border,
+        clamp,
+        w,
+        h,
+        ch,
+        ow,
+        k,
+        off: if border == Border::Valid { r } else { 0 },
+        shift,
+        columns: (0..pw).map(|px| border.source(px as isize - shift, w)).collect(),
+        work,
+        stride: work + (k - 1) * ch,
+    };
+    let mut out = vec![T::default(); ow * oh * ch];
+    advise_huge_pages(&mut out);
+    let rows = if parallel {
+        oh.div_ceil(rayon::current_num_threads() * 8).clamp(16, 256)
+    } else {
+        oh
+    };
+    let task = |(n, out): (usize, &mut [T])| {
+        SCRATCH.with_borrow_mut(|s| band_best(&plan, n * rows, out, s));
+    };
+    let chunk = (rows * ow * ch).max(1);
+    if parallel {
+        out.par_chunks_mut(chunk).enumerate().for_each(task);
+    } else {
+        out.chunks_mut(chunk).enumerate().for_each(task);
+    }
+    out
+}
+
+/// Asks Linux to back a large fresh output with transparent huge pages: its first touch (during
+/// the convolution) then faults 2 MB at a time instead of 4 KB, which for a 64 MB `f32` result
+/// is most of the system time of a call. Only advice: the contents are not changed, and where
+/// the kernel declines (or on other systems) nothing happens.
+fn advise_huge_pages<T>(out: &mut [T]) {
+    #[cfg(target_os = "linux")]
+    {
+        const HUGE: usize = 2 << 20;
+        let (start, len) = (out.as_mut_ptr() as usize, std::mem::size_of_val(out));
+        let first = start.next_multiple_of(HUGE);
+        let end = (start + len) / HUGE * HUGE;
+        if end > first {
+            // SAFETY: `first .. end` lies inside `out`'s allocation and is page-aligned;
+            // MADV_HUGEPAGE only changes how its pages are backed, never what they hold.
+            unsafe { libc::madvise(first as *mut libc::c_void, end - first, libc::MADV_HUGEPAGE) };
+        }
+    }
+}
+
+fn fast(image: &Image, method: Method<'_>, border: Border, clamp: bool, parallel: bool) -> Result<Image> {
+    let dims = (image.width(), image.height(), image.channels());
+    let out = border.output_size(dims.0, dims.1, method.size() / 2)?;
+    let samples = match image.samples() {
+        Samples::F32(v) => Samples::F32(convolve(v, dims, method, border, clamp, out, parallel)),
+        Samples::U8(v) => Samples::U8(convolve(v, dims, method, border, clamp, out, parallel)),
+        Samples::U16(v) => Samples::U16(convolve(v, dims, method, border, clamp, out, parallel)),
+    };
+    Image::new(out.0, out.1, dims.2, samples)
+}
+
+/// The 2D path, or the two passes for a rank-1 filter (see [`separable_form`]).
+fn auto(image: &Image, filter: &Filter, border: Border, clamp: bool, parallel: bool) -> Result<Image> {
+    match separable_form(filter) {
+        Some(sep) => fast(image, Method::Separable(&sep), border, clamp, parallel),
+        None => fast(image, Method::Direct(filter), border, clamp, parallel),
+    }
+}
+
+/// The vectorized single-core CPU convolution (rank-1 filters in two passes).
+pub fn sequential(image: &Image, filter: &Filter, border: Border, clamp: bool) -> Result<Image> {
+    auto(image, filter, border, clamp, false)
+}
+
+/// The vectorized multi-threaded CPU convolution (rayon over bands of rows; the reports' OpenMP
+/// version); the same bits as [`sequential`].
+pub fn parallel(image: &Image, filter: &Filter, border: Border, clamp: bool) -> Result<Image> {
+    auto(image, filter, border, clamp, true)
+}
+
+/// The sequential two-pass CPU convolution of a rank-1 filter: a row pass with
+/// [`Separable::row`] over the bordered image, then a column pass with [`Separable::column`], the
+/// same border rules as the 2D paths. Fails if the filter is not rank-1 (see [`Filter::rank1`]).
+pub fn separable(image: &Image, filter: &Filter, border: Border, clamp: bool) -> Result<Image> {
+    let sep = filter.rank1().ok_or_else(|| {
+        Error::Filter(format!(
+            "the {0}x{0} filter is not rank-1, so it has no separable form",
+            filter.size()
+        ))
+    })?;
+    fast(image, Method::Separable(&sep), border, clamp, false)
+}
