@@ -425,3 +425,33 @@ fn bad_filters_and_images_are_rejected_with_a_reason() {
             .contains("2 channels are not supported")
     );
 }
+
+#[test]
+fn parallel_into_writes_the_same_bits_into_an_output_allocated_once() {
+    let filters = [
+        Filter::random(5, 3).unwrap(),
+        Filter::builtin(FilterKind::Gaussian, 7, None).unwrap(),
+    ];
+    for (dtype, channels) in [(DType::F32, 1), (DType::U8, 3), (DType::U16, 4)] {
+        let image = Image::random(67, 41, channels, dtype, 9).unwrap();
+        for filter in &filters {
+            for border in Border::ALL {
+                let want = cpu::parallel(&image, filter, border, false).unwrap();
+                // A stale result in the reused output must be overwritten everywhere.
+                let mut out = cpu::parallel(
+                    &Image::random(67, 41, channels, dtype, 10).unwrap(),
+                    filter,
+                    border,
+                    false,
+                )
+                .unwrap();
+                cpu::parallel_into(&image, filter, border, false, &mut out).unwrap();
+                assert_eq!(out, want, "{dtype:?} c={channels} k={} {border:?}", filter.size());
+            }
+        }
+    }
+    let image = Image::random(20, 10, 1, DType::F32, 1).unwrap();
+    let mut wrong = Image::random(20, 10, 1, DType::U8, 1).unwrap();
+    let e = cpu::parallel_into(&image, &filters[0], Border::Zero, false, &mut wrong).unwrap_err();
+    assert!(e.to_string().contains("the output is 20x10x1 u8"), "{e}");
+}

@@ -7,9 +7,11 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// OpenCV and numpy from PyPI, installed under target/tools/opencv (pinned: the same table on
+/// OpenCV and numpy from PyPI, installed under target/tools/opencv-5.0.0.93 (pinned: the same table on
 /// every machine comes from the same OpenCV).
-const OPENCV_WHEELS: [&str; 2] = ["opencv-python-headless==4.10.0.84", "numpy==2.1.3"];
+const OPENCV_WHEELS: [&str; 2] = ["opencv-python-headless==5.0.0.93", "numpy==2.1.3"];
+/// Where they go: one folder per pin, so a changed pin installs afresh.
+const OPENCV_DIR: &str = "target/tools/opencv-5.0.0.93";
 
 /// Untimed calls per process on each side before the timed ones.
 const WARMUPS: usize = 3;
@@ -123,10 +125,10 @@ fn parse(args: &[String]) -> Result<Options> {
     Ok(o)
 }
 
-/// Installs the pinned OpenCV under target/tools/opencv if needed and returns that folder (for
+/// Installs the pinned OpenCV under target/tools/opencv-5.0.0.93 if needed and returns that folder (for
 /// PYTHONPATH), or says why it cannot.
 fn opencv_path() -> Result<PathBuf, String> {
-    let dest = workspace().join("target/tools/opencv");
+    let dest = workspace().join(OPENCV_DIR);
     let works = |dest: &Path| {
         Command::new("python3")
             .args(["-c", "import cv2, numpy"])
@@ -352,8 +354,8 @@ pub fn run(args: &[String]) -> Result<()> {
     writeln!(
         md,
         "`cargo xtask cpu-bench` ({size}x{size}, replicate border, compute time only, median of {runs} runs per \
-         side in {} interleaved rounds of {}, both sides warm and in-process; OpenCV writes into an output \
-         allocated once, the host's `cpu::parallel` returns a new image each call)\n",
+         side in {} interleaved rounds of {}, both sides warm and in-process, each writing into an output \
+         allocated once: OpenCV's `dst`, the host's `cpu::parallel_into`)\n",
         o.rounds,
         o.runs,
         size = o.size
@@ -369,7 +371,7 @@ pub fn run(args: &[String]) -> Result<()> {
     writeln!(md, "Command: `{}`, revision {rev}.\n", command.trim())?;
     writeln!(
         md,
-        "Machine: {}. Host: `host cpu-time` (`conv::engine::cpu::parallel`, {host_threads} rayon \
+        "Machine: {}. Host: `host cpu-time` (`conv::engine::cpu::parallel_into`, {host_threads} rayon \
          thread(s), {} warm-up(s) per process).",
         machine(),
         WARMUPS

@@ -41,7 +41,7 @@ tasks:
   soak [ARGS...]             build the host in release mode and run `host soak ARGS...` (GPU)
   cpu-bench [--size N] [--rounds R] [--runs N] [--no-opencv]
                              the CPU engine against OpenCV (filter2D, GaussianBlur, sepFilter2D;
-                             opencv-python-headless from PyPI under target/tools/opencv, skipped
+                             opencv-python-headless from PyPI under target/tools/opencv-5.0.0.93, skipped
                              when pip cannot install it): 4096x4096 by default, replicate border,
                              median of 3 interleaved rounds of 5 runs per side; prints the table
                              and writes bench/results/cpu-<date>/cpu-bench.md

@@ -233,6 +233,11 @@ impl Image {
         self.samples.dtype()
     }
 
+    /// The samples, to overwrite in place; callers keep their number and type.
+    pub(crate) fn samples_mut(&mut self) -> &mut Samples {
+        &mut self.samples
+    }
+
     pub fn samples(&self) -> &Samples {
         &self.samples
     }

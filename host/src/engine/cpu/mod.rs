@@ -205,8 +205,8 @@ fn band_best<T: Sample>(plan: &Plan<'_, T>, y0: usize, out: &mut [T], s: &mut Sc
     band::<T, { cfg!(target_arch = "aarch64") }>(plan, y0, out, s)
 }
 
-/// Convolves samples of type `T` into a fresh `ow × oh` output, in bands of rows (spread over
-/// threads when `parallel`).
+/// Convolves samples of type `T` into `out` (`ow × oh × ch` samples), in bands of rows (spread
+/// over threads when `parallel`).
 #[allow(clippy::too_many_arguments)]
 fn convolve<T: Sample>(
     src: &[T],
@@ -216,7 +216,8 @@ fn convolve<T: Sample>(
     clamp: bool,
     (ow, oh): (usize, usize),
     parallel: bool,
-) -> Vec<T> {
+    out: &mut [T],
+) {
     let k = method.size();
     let r = k / 2;
     let shift = if border == Border::Valid { 0 } else { r as isize };
@@ -238,8 +239,6 @@ fn convolve<T: Sample>(
         work,
         stride: work + (k - 1) * ch,
     };
-    let mut out = vec![T::default(); ow * oh * ch];
-    advise_huge_pages(&mut out);
     let rows = if parallel {
         oh.div_ceil(rayon::current_num_threads() * 8).clamp(16, 256)
     } else {
@@ -254,7 +253,6 @@ fn convolve<T: Sample>(
     } else {
         out.chunks_mut(chunk).enumerate().for_each(task);
     }
-    out
 }
 
 /// Asks Linux to back a large fresh output with transparent huge pages: its first touch (during
@@ -276,23 +274,77 @@ fn advise_huge_pages<T>(out: &mut [T]) {
     }
 }
 
-fn fast(image: &Image, method: Method<'_>, border: Border, clamp: bool, parallel: bool) -> Result<Image> {
+/// Convolves `image` into `out`, which must have the output's size, channels and sample type.
+fn fast_into(
+    image: &Image,
+    method: Method<'_>,
+    border: Border,
+    clamp: bool,
+    parallel: bool,
+    out: &mut Image,
+) -> Result<()> {
     let dims = (image.width(), image.height(), image.channels());
-    let out = border.output_size(dims.0, dims.1, method.size() / 2)?;
-    let samples = match image.samples() {
-        Samples::F32(v) => Samples::F32(convolve(v, dims, method, border, clamp, out, parallel)),
-        Samples::U8(v) => Samples::U8(convolve(v, dims, method, border, clamp, out, parallel)),
-        Samples::U16(v) => Samples::U16(convolve(v, dims, method, border, clamp, out, parallel)),
-    };
-    Image::new(out.0, out.1, dims.2, samples)
+    let size = border.output_size(dims.0, dims.1, method.size() / 2)?;
+    if (out.width(), out.height(), out.channels(), out.dtype()) != (size.0, size.1, dims.2, image.dtype()) {
+        return Err(Error::Mismatch(format!(
+            "the output is {}x{}x{} {}, the result is {}x{}x{} {}",
+            out.width(),
+            out.height(),
+            out.channels(),
+            out.dtype().suffix(),
+            size.0,
+            size.1,
+            dims.2,
+            image.dtype().suffix()
+        )));
+    }
+    match (image.samples(), out.samples_mut()) {
+        (Samples::F32(v), Samples::F32(o)) => convolve(v, dims, method, border, clamp, size, parallel, o),
+        (Samples::U8(v), Samples::U8(o)) => convolve(v, dims, method, border, clamp, size, parallel, o),
+        (Samples::U16(v), Samples::U16(o)) => convolve(v, dims, method, border, clamp, size, parallel, o),
+        _ => unreachable!("sample types checked above"),
+    }
+    Ok(())
 }
 
-/// The 2D path, or the two passes for a rank-1 filter (see [`separable_form`]).
-fn auto(image: &Image, filter: &Filter, border: Border, clamp: bool, parallel: bool) -> Result<Image> {
-    match separable_form(filter) {
-        Some(sep) => fast(image, Method::Separable(&sep), border, clamp, parallel),
-        None => fast(image, Method::Direct(filter), border, clamp, parallel),
+/// A fresh output for `image` convolved with a `k × k` filter, backed by huge pages where the
+/// system allows.
+fn output_for(image: &Image, k: usize, border: Border) -> Result<Image> {
+    let (ow, oh) = border.output_size(image.width(), image.height(), k / 2)?;
+    let mut samples = Samples::filled(image.dtype(), ow * oh * image.channels());
+    match &mut samples {
+        Samples::F32(v) => advise_huge_pages(v),
+        Samples::U8(v) => advise_huge_pages(v),
+        Samples::U16(v) => advise_huge_pages(v),
     }
+    Image::new(ow, oh, image.channels(), samples)
+}
+
+fn fast(image: &Image, method: Method<'_>, border: Border, clamp: bool, parallel: bool) -> Result<Image> {
+    let mut out = output_for(image, method.size(), border)?;
+    fast_into(image, method, border, clamp, parallel, &mut out)?;
+    Ok(out)
+}
+
+/// The 2D path, or the two passes for a rank-1 filter (see [`separable_form`]), into `out`.
+fn auto_into(
+    image: &Image,
+    filter: &Filter,
+    border: Border,
+    clamp: bool,
+    parallel: bool,
+    out: &mut Image,
+) -> Result<()> {
+    match separable_form(filter) {
+        Some(sep) => fast_into(image, Method::Separable(&sep), border, clamp, parallel, out),
+        None => fast_into(image, Method::Direct(filter), border, clamp, parallel, out),
+    }
+}
+
+fn auto(image: &Image, filter: &Filter, border: Border, clamp: bool, parallel: bool) -> Result<Image> {
+    let mut out = output_for(image, filter.size(), border)?;
+    auto_into(image, filter, border, clamp, parallel, &mut out)?;
+    Ok(out)
 }
 
 /// The vectorized single-core CPU convolution (rank-1 filters in two passes).
@@ -304,6 +356,19 @@ pub fn sequential(image: &Image, filter: &Filter, border: Border, clamp: bool) -
 /// version); the same bits as [`sequential`].
 pub fn parallel(image: &Image, filter: &Filter, border: Border, clamp: bool) -> Result<Image> {
     auto(image, filter, border, clamp, true)
+}
+
+/// [`parallel`] into an output the caller allocated once (for example with a previous result of
+/// the same shape): no allocation and no page faults per call. `out` must have the output's size,
+/// channels and sample type.
+pub fn parallel_into(
+    image: &Image,
+    filter: &Filter,
+    border: Border,
+    clamp: bool,
+    out: &mut Image,
+) -> Result<()> {
+    auto_into(image, filter, border, clamp, true, out)
 }
 
 /// The sequential two-pass CPU convolution of a rank-1 filter: a row pass with
