@@ -140,19 +140,8 @@ fn opencv_path() -> Result<PathBuf, String> {
         return Ok(dest);
     }
     println!("installing {} into {}", OPENCV_WHEELS.join(" "), dest.display());
-    let status = Command::new("python3")
-        .args([
-            "-m",
-            "pip",
-            "install",
-            "--quiet",
-            "--disable-pip-version-check",
-            "--target",
-        ])
-        .arg(&dest)
-        .args(OPENCV_WHEELS)
-        .status()
-        .map_err(|e| format!("cannot run python3 -m pip: {e}"))?;
+    let status =
+        crate::pip_install(&dest, &OPENCV_WHEELS).map_err(|e| format!("cannot run python3 -m pip: {e}"))?;
     if !status.success() {
         return Err(format!(
             "pip could not install {} ({status})",

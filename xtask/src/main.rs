@@ -306,6 +306,23 @@ fn installed_ptxas() -> PathBuf {
     ptx_builder::installed_ptxas(&workspace())
 }
 
+/// `python3 -m pip install --target dest ARGS...`, quietly: the project-local installs of
+/// tools from PyPI.
+fn pip_install(dest: &Path, args: &[&str]) -> std::io::Result<std::process::ExitStatus> {
+    Command::new("python3")
+        .args([
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--target",
+        ])
+        .arg(dest)
+        .args(args)
+        .status()
+}
+
 /// Installs the pinned wheel under target/tools/nvcc and returns the ptxas path.
 fn install_ptxas() -> Result<PathBuf> {
     let ptxas = installed_ptxas();
@@ -315,19 +332,7 @@ fn install_ptxas() -> Result<PathBuf> {
     }
     let dest = workspace().join("target/tools/nvcc");
     println!("installing ptxas from {NVCC_WHEEL} into {}", dest.display());
-    let status = Command::new("python3")
-        .args([
-            "-m",
-            "pip",
-            "install",
-            "--quiet",
-            "--no-deps",
-            "--disable-pip-version-check",
-            "--target",
-        ])
-        .arg(&dest)
-        .arg(NVCC_WHEEL)
-        .status()
+    let status = pip_install(&dest, &["--no-deps", NVCC_WHEEL])
         .context("running python3 -m pip (ptxas comes from PyPI)")?;
     if !status.success() || !ptxas.is_file() {
         bail!("installing {NVCC_WHEEL} failed ({status})");
