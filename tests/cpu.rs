@@ -282,7 +282,7 @@ fn check_every_border(image: &Image, filter: &Filter) {
         ];
         if let Some(sep) = &two_pass {
             let tol = check::tolerance(image, filter, Some(sep));
-            let got = cpu::separable(image, filter, border, false).unwrap();
+            let got = cpu::sequential(image, filter, border, false).unwrap();
             let c = compare(&got, &expected, tol, false);
             assert!(
                 c.passed(),

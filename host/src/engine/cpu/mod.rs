@@ -320,12 +320,6 @@ fn output_for(image: &Image, k: usize, border: Border) -> Result<Image> {
     Image::new(ow, oh, image.channels(), samples)
 }
 
-fn fast(image: &Image, method: Method<'_>, border: Border, clamp: bool, parallel: bool) -> Result<Image> {
-    let mut out = output_for(image, method.size(), border)?;
-    fast_into(image, method, border, clamp, parallel, &mut out)?;
-    Ok(out)
-}
-
 /// The 2D path, or the two passes for a rank-1 filter (see [`separable_form`]), into `out`.
 fn auto_into(
     image: &Image,
@@ -369,17 +363,4 @@ pub fn parallel_into(
     out: &mut Image,
 ) -> Result<()> {
     auto_into(image, filter, border, clamp, true, out)
-}
-
-/// The sequential two-pass CPU convolution of a rank-1 filter: a row pass with
-/// [`Separable::row`] over the bordered image, then a column pass with [`Separable::column`], the
-/// same border rules as the 2D paths. Fails if the filter is not rank-1 (see [`Filter::rank1`]).
-pub fn separable(image: &Image, filter: &Filter, border: Border, clamp: bool) -> Result<Image> {
-    let sep = filter.rank1().ok_or_else(|| {
-        Error::Filter(format!(
-            "the {0}x{0} filter is not rank-1, so it has no separable form",
-            filter.size()
-        ))
-    })?;
-    fast(image, Method::Separable(&sep), border, clamp, false)
 }
