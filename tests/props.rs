@@ -5,7 +5,6 @@
 use conv::model::image::Samples;
 use conv::{Border, DType, Filter, Image, engine::cpu, engine::strips, verify::check};
 use proptest::prelude::*;
-use std::ops::Range;
 
 /// One random problem: image, filter and border, always with a non-empty output.
 #[derive(Debug)]
@@ -58,11 +57,6 @@ fn case(rank1: bool) -> impl Strategy<Value = Case> {
         })
 }
 
-/// Cuts `0..n` into strips of `height` rows (the last may be shorter).
-fn strips_of(n: usize, height: usize) -> Vec<Range<usize>> {
-    (0..n).step_by(height).map(|y| y..(y + height).min(n)).collect()
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
@@ -107,7 +101,7 @@ proptest! {
         let r = c.filter.radius();
         let (_, oh) = c.border.output_size(c.image.width(), c.image.height(), r).unwrap();
         let whole = cpu::sequential(&c.image, &c.filter, c.border, c.clamp).unwrap();
-        let plan = strips_of(oh, height.min(oh));
+        let plan = strips::split(oh, oh.div_ceil(height.min(oh)), r, c.border);
         let striped = strips::run(&c.image, r, c.border, &plan, |s| {
             cpu::sequential(s, &c.filter, c.border, c.clamp)
         })

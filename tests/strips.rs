@@ -1,9 +1,8 @@
 //! Strips: the plan fits the budget and covers every output row once, and convolving strip by strip
 //! on the CPU gives exactly the whole-image result for every border, channel count and sample type.
 
-use conv::engine::gpu::Problem;
 use conv::engine::strips;
-use conv::{Border, DType, Filter, Image};
+use conv::{Border, DType, Filter, Image, Problem};
 
 fn problem(image: &Image, filter: &Filter, border: Border) -> Problem {
     Problem::of(image, filter, border, false)
@@ -18,17 +17,20 @@ fn plan_covers_every_row_once_and_fits_the_budget() {
             let p = problem(&image, &filter, border);
             let (_, oh) = p.output_size().unwrap();
             let whole = strips::device_bytes(&p, separable).unwrap();
-            assert_eq!(strips::plan(&p, separable, whole).unwrap(), vec![0..oh; 1]);
+            assert_eq!(
+                strips::plan(&p, separable, whole).unwrap(),
+                strips::split(oh, 1, 3, border)
+            );
             for budget in [whole / 2, whole / 4, whole / 8] {
                 let plan = strips::plan(&p, separable, budget).unwrap();
                 assert!(plan.len() > 1, "{border:?} {budget}: {plan:?}");
-                assert_eq!(plan.first().unwrap().start, 0);
-                assert_eq!(plan.last().unwrap().end, oh);
+                assert_eq!(plan.first().unwrap().rows.start, 0);
+                assert_eq!(plan.last().unwrap().rows.end, oh);
                 for pair in plan.windows(2) {
-                    assert_eq!(pair[0].end, pair[1].start, "{plan:?}");
+                    assert_eq!(pair[0].rows.end, pair[1].rows.start, "{plan:?}");
                 }
-                for rows in &plan {
-                    let strip = strips::strip_input(&image, 3, border, rows).unwrap();
+                for s in &plan {
+                    let strip = strips::strip_input(&image, border, s).unwrap();
                     let sp = Problem {
                         height: strip.height(),
                         ..p.clone()
@@ -66,8 +68,7 @@ fn strips_give_the_whole_image_result_bit_for_bit_on_the_cpu() {
                         };
                         let oh = whole.height();
                         for height in [1, 2, 5, oh] {
-                            let plan: Vec<_> =
-                                (0..oh).step_by(height).map(|y| y..(y + height).min(oh)).collect();
+                            let plan = strips::split(oh, oh.div_ceil(height), r, border);
                             let got = strips::run(&image, r, border, &plan, |strip| {
                                 conv::engine::cpu::sequential(strip, &filter, border, false)
                             })

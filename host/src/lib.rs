@@ -38,8 +38,9 @@ pub mod stats;
 pub mod verify;
 
 pub use convolver::Convolver;
-pub use engine::gpu::{Gpu, Problem, Variant};
+pub use engine::gpu::{Gpu, Variant};
 pub use error::{Error, Result};
 pub use model::border::Border;
 pub use model::filter::Filter;
 pub use model::image::{DType, Image};
+pub use model::problem::Problem;

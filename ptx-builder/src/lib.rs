@@ -107,18 +107,17 @@ pub fn build(workspace: &Path, target_dir: &Path, arch: &str, out: &Path) -> Res
 }
 
 /// The register limit of kernel `name` (PTX `.maxnreg`, what `__launch_bounds__` gives CUDA C++,
-/// for which rustc has no attribute), if it has one. The `fast-4x2` kernels up to radius 4 (256
-/// threads a block) fit in 32 registers without spilling, which lets 8 blocks share an SM (full
-/// occupancy) where ptxas would otherwise take up to 38 and fit 6. (Larger radii measured slower
-/// with the limit.)
+/// for which rustc has no attribute), if it has one. The `fast-4x2` kernels up to radius 4 and
+/// the `fast` (4 × 4) kernels of radius 2 to 4 (256 threads a block) fit in 32 registers without
+/// spilling, which lets 8 blocks share an SM (full occupancy) where ptxas would otherwise take up
+/// to 40 and fit 6. (Larger radii measured slower with the limit; `fast` below radius 2 spills.)
 pub fn register_limit(name: &str) -> Option<u32> {
-    let radius: u32 = name
-        .strip_prefix("conv_fast_4x2_")?
-        .rsplit("_r")
-        .next()?
-        .parse()
-        .ok()?;
-    (radius <= 4).then_some(32)
+    let (rest, smallest) = match name.strip_prefix("conv_fast_4x2_") {
+        Some(rest) => (rest, 0),
+        None => (name.strip_prefix("conv_fast_")?, 2),
+    };
+    let radius: u32 = rest.rsplit("_r").next()?.parse().ok()?;
+    (smallest..=4).contains(&radius).then_some(32)
 }
 
 /// `ptx` with a `.maxnreg` directive after the parameter list of every entry that
@@ -231,6 +230,8 @@ mod tests {
         assert_eq!(register_limit("conv_fast_4x2_u8_r4"), Some(32));
         assert_eq!(register_limit("conv_fast_4x2_u8_r5"), None);
         assert_eq!(register_limit("conv_fast_f32_r1"), None);
+        assert_eq!(register_limit("conv_fast_f32_r2"), Some(32));
+        assert_eq!(register_limit("conv_fast_u16_r5"), None);
         let ptx = ".visible .entry conv_fast_4x2_f32_r1(\n\t.param .u64 a\n)\n{\n}\n.visible .entry conv_fast_f32_r1(\n\t.param .u64 a\n)\n{\n}\n";
         let tuned = add_register_limits(ptx);
         assert_eq!(

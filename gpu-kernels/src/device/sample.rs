@@ -71,7 +71,7 @@ impl Sample for f32 {
     }
     #[inline(always)]
     fn store(v: f32, clamp: bool) -> f32 {
-        if clamp { v.clamp(0.0, 1.0) } else { v }
+        if clamp { clamp_keeping_nan(v) } else { v }
     }
     #[inline(always)]
     unsafe fn load4(p: *const f32) -> [f32; 4] {
@@ -89,7 +89,7 @@ impl Sample for u8 {
     #[inline(always)]
     unsafe fn load(p: *const u8) -> f32 {
         // SAFETY: forwarded from the caller.
-        f32::from(unsafe { *p }) * (1.0 / 255.0)
+        small_int_to_f32(u32::from(unsafe { *p })) * (1.0 / 255.0)
     }
     #[inline(always)]
     unsafe fn load_nc(p: *const u8) -> f32 {
@@ -98,22 +98,34 @@ impl Sample for u8 {
         unsafe {
             core::arch::asm!("ld.global.nc.u8 {v}, [{p}];", v = out(reg32) v, p = in(reg64) p, options(pure, readonly, nostack))
         };
-        v as f32 * (1.0 / 255.0)
+        small_int_to_f32(v) * (1.0 / 255.0)
     }
     #[inline(always)]
     fn store(v: f32, _clamp: bool) -> u8 {
-        (v.clamp(0.0, 1.0) * 255.0 + 0.5) as u8
+        // The permute makes the low byte an integer operation's result: ptxas compiles a byte
+        // store of an `fma` result as a float-to-integer conversion (`F2IP.U8`).
+        prmt::<0x4440>(round_to_level(v, 255.0), 0) as u8
     }
     #[inline(always)]
     unsafe fn load4(p: *const u8) -> [f32; 4] {
         // SAFETY: forwarded from the caller (4-byte aligned, 4 readable bytes).
-        let bytes = unsafe { *p.cast::<u32>() }.to_le_bytes();
-        bytes.map(|b| f32::from(b) * (1.0 / 255.0))
+        let word = unsafe { *p.cast::<u32>() };
+        // Byte i goes into the low byte of 2^23's bit pattern (0x4B00_00bb).
+        [
+            prmt::<0x7540>(word, MAGIC_BITS),
+            prmt::<0x7541>(word, MAGIC_BITS),
+            prmt::<0x7542>(word, MAGIC_BITS),
+            prmt::<0x7543>(word, MAGIC_BITS),
+        ]
+        .map(|bits| (f32::from_bits(bits) - TWO_23) * (1.0 / 255.0))
     }
     #[inline(always)]
-    unsafe fn store4(p: *mut u8, v: [f32; 4], clamp: bool) {
+    unsafe fn store4(p: *mut u8, v: [f32; 4], _clamp: bool) {
+        let [a, b, c, d] = v.map(|x| round_to_level(x, 255.0));
+        // Low bytes of a and b, then of c and d, then the four together.
+        let word = prmt::<0x5410>(prmt::<0x0040>(a, b), prmt::<0x0040>(c, d));
         // SAFETY: forwarded from the caller (4-byte aligned, 4 writable bytes).
-        unsafe { *p.cast::<u32>() = u32::from_le_bytes(v.map(|x| Self::store(x, clamp))) };
+        unsafe { *p.cast::<u32>() = word };
     }
 }
 
@@ -121,7 +133,7 @@ impl Sample for u16 {
     #[inline(always)]
     unsafe fn load(p: *const u16) -> f32 {
         // SAFETY: forwarded from the caller.
-        f32::from(unsafe { *p }) * (1.0 / 65535.0)
+        small_int_to_f32(u32::from(unsafe { *p })) * (1.0 / 65535.0)
     }
     #[inline(always)]
     unsafe fn load_nc(p: *const u16) -> f32 {
@@ -130,22 +142,91 @@ impl Sample for u16 {
         unsafe {
             core::arch::asm!("ld.global.nc.u16 {v}, [{p}];", v = out(reg32) v, p = in(reg64) p, options(pure, readonly, nostack))
         };
-        v as f32 * (1.0 / 65535.0)
+        small_int_to_f32(v) * (1.0 / 65535.0)
     }
     #[inline(always)]
     fn store(v: f32, _clamp: bool) -> u16 {
-        (v.clamp(0.0, 1.0) * 65535.0 + 0.5) as u16
+        // As for `u8`: a 16-bit store of an `fma` result would be compiled as a conversion.
+        prmt::<0x4410>(round_to_level(v, 65535.0), 0) as u16
     }
     #[inline(always)]
     unsafe fn load4(p: *const u16) -> [f32; 4] {
         // SAFETY: forwarded from the caller (8-byte aligned, 4 readable samples).
-        let bits = unsafe { *p.cast::<u64>() };
-        [0, 16, 32, 48].map(|shift| f32::from((bits >> shift) as u16) * (1.0 / 65535.0))
+        let [lo, hi] = unsafe { *p.cast::<[u32; 2]>() };
+        // Sample i goes into the low half of 2^23's bit pattern (0x4B00_ssss).
+        [
+            prmt::<0x7510>(lo, MAGIC_BITS),
+            prmt::<0x7532>(lo, MAGIC_BITS),
+            prmt::<0x7510>(hi, MAGIC_BITS),
+            prmt::<0x7532>(hi, MAGIC_BITS),
+        ]
+        .map(|bits| (f32::from_bits(bits) - TWO_23) * (1.0 / 65535.0))
     }
     #[inline(always)]
-    unsafe fn store4(p: *mut u16, v: [f32; 4], clamp: bool) {
-        let [a, b, c, d] = v.map(|x| u64::from(Self::store(x, clamp)));
+    unsafe fn store4(p: *mut u16, v: [f32; 4], _clamp: bool) {
+        let [a, b, c, d] = v.map(|x| round_to_level(x, 65535.0));
         // SAFETY: forwarded from the caller (8-byte aligned, 4 writable samples).
-        unsafe { *p.cast::<u64>() = a | b << 16 | c << 32 | d << 48 };
+        unsafe { *p.cast::<[u32; 2]>() = [prmt::<0x5410>(a, b), prmt::<0x5410>(c, d)] };
     }
+}
+
+/// 2^23: the `f32` whose bit pattern, with an integer n < 2^23 in its low mantissa bits, is
+/// exactly 2^23 + n. Integers become `f32` this way, by a byte permute and a subtraction, instead
+/// of the conversion instruction (`I2F`), which runs at a small fraction of the FMA rate.
+const TWO_23: f32 = 8_388_608.0;
+/// The bit pattern of [`TWO_23`].
+const MAGIC_BITS: u32 = 0x4B00_0000;
+
+/// An integer below 2^23 as `f32`, without a conversion instruction (see [`TWO_23`]).
+#[inline(always)]
+fn small_int_to_f32(n: u32) -> f32 {
+    f32::from_bits(n | MAGIC_BITS) - TWO_23
+}
+
+/// `v` clamped to [0, 1] (NaN to 0) and scaled by `levels` (at most 2^22), rounded to the nearest
+/// integer (ties to even), returned in the low bits: adding 1.5 · 2^23 leaves the rounded integer
+/// in the mantissa's low bits, which replaces the `F2I` conversion (a fraction of the FMA rate)
+/// and the clamps around it with two full-rate instructions.
+#[inline(always)]
+fn round_to_level(v: f32, levels: f32) -> u32 {
+    crate::device::fma(saturate(v), levels, 12_582_912.0).to_bits()
+}
+
+/// `v` clamped to [0, 1] as `f32::clamp` does (NaN stays NaN), in two `FMNMX.NAN` where
+/// `f32::clamp` compiles to four instructions.
+#[inline(always)]
+fn clamp_keeping_nan(v: f32) -> f32 {
+    let c: f32;
+    // SAFETY: register-only instructions.
+    unsafe {
+        core::arch::asm!(
+            "min.NaN.f32 {c}, {v}, 0f3F800000;",
+            "max.NaN.f32 {c}, {c}, 0f00000000;",
+            c = out(reg32) c, v = in(reg32) v, options(pure, nomem, nostack)
+        )
+    };
+    c
+}
+
+/// `v` clamped to [0, 1], NaN to 0, in one instruction (`cvt.sat`, an `FADD.SAT`).
+#[inline(always)]
+fn saturate(v: f32) -> f32 {
+    let s: f32;
+    // SAFETY: a register-only instruction.
+    unsafe {
+        core::arch::asm!("cvt.sat.f32.f32 {s}, {v};", s = out(reg32) s, v = in(reg32) v, options(pure, nomem, nostack))
+    };
+    s
+}
+
+/// PTX `prmt.b32` (byte permute): byte i of the result is byte `SEL`'s nibble i of the eight
+/// bytes `b:a` (0-3 from `a`, 4-7 from `b`).
+#[inline(always)]
+fn prmt<const SEL: u32>(a: u32, b: u32) -> u32 {
+    let d: u32;
+    // SAFETY: a register-only instruction.
+    unsafe {
+        core::arch::asm!("prmt.b32 {d}, {a}, {b}, {s};", d = out(reg32) d, a = in(reg32) a, b = in(reg32) b, s = const SEL, options(pure, nomem, nostack))
+    };
+    d
 }

@@ -44,8 +44,8 @@ use kernel_macros::kernel;
 /// Launch with block `FAST_BLOCK`, `fast_shared_bytes(R, PY)` bytes of dynamic shared memory and
 /// grid z = `channels`; `g.radius == R`; buffers and taps as for `constant`.
 ///
-/// `ptx-builder`'s `register_limit` caps `conv_fast_4x2_<type>_r0` to `_r4` at 32 registers
-/// (`.maxnreg`), by these entry names.
+/// `ptx-builder`'s `register_limit` caps `conv_fast_4x2_<type>_r0` to `_r4` and
+/// `conv_fast_<type>_r2` to `_r4` at 32 registers (`.maxnreg`), by these entry names.
 #[kernel(types(f32, u8, u16), radius(0..=15), consts(PY = 4))]
 #[kernel(name = conv_fast_4x2, types(f32, u8, u16), radius(0..=15), consts(PY = 2))]
 pub unsafe fn conv_fast<T: Sample, const R: usize, const PY: usize>(

@@ -94,9 +94,9 @@ const PEER_PREFIX: &str = "g_fast";
 /// zero border, as the peers'), in the benchmark's order.
 pub fn compare(rows: &[BenchRow], peers: &[PeerRow]) -> Vec<Comparison> {
     let mut out: Vec<Comparison> = Vec::new();
-    let general = rows
-        .iter()
-        .filter(|r| r.dtype == DType::F32 && r.cache == "warm" && !r.variant.needs_rank1());
+    let general = rows.iter().filter(|r| {
+        r.dtype == DType::F32 && r.channels == 1 && r.cache == "warm" && !r.variant.needs_rank1()
+    });
     for r in general {
         let best_peer = peers
             .iter()
@@ -227,6 +227,7 @@ a_naive,2048,2048,3,warm,100,0.0010,0.0010,2600,7900,1e-6,0.011,0.9,ok
             width: 2048,
             height: 2048,
             dtype,
+            channels: 1,
             filter_size: k,
             variant,
             cache,

@@ -17,6 +17,8 @@ pub struct BenchConfig {
     pub sizes: Vec<(usize, usize)>,
     pub filter_sizes: Vec<usize>,
     pub dtypes: Vec<DType>,
+    /// Channel counts of the images (1 gray, 3 RGB, 4 RGBA with its alpha copied).
+    pub channels: Vec<usize>,
     pub variants: Vec<Variant>,
     /// Timed runs per configuration (after [`stats::WARMUP_RUNS`] warm-ups).
     pub runs: usize,
@@ -86,6 +88,7 @@ pub struct BenchRow {
     pub width: usize,
     pub height: usize,
     pub dtype: DType,
+    pub channels: usize,
     pub filter_size: usize,
     pub variant: Variant,
     /// `warm`: the same buffers every run (they may sit in L2); `cold`: runs rotate through
@@ -123,8 +126,12 @@ pub fn run(
     };
     let mut rows = Vec::new();
     for &(width, height) in &config.sizes {
-        for &dtype in &config.dtypes {
-            let image = Image::random(width, height, 1, dtype, 1)?;
+        for (&dtype, &channels) in config
+            .dtypes
+            .iter()
+            .flat_map(|d| config.channels.iter().map(move |c| (d, c)))
+        {
+            let image = Image::random(width, height, channels, dtype, 1)?;
             for &k in &config.filter_sizes {
                 for &variant in &config.variants {
                     let filter = if variant.needs_rank1() {
@@ -361,6 +368,7 @@ fn roofline_row(
         width: problem.width,
         height: problem.height,
         dtype: problem.dtype,
+        channels: problem.channels,
         filter_size: k,
         variant,
         cache,
@@ -377,9 +385,10 @@ fn roofline_row(
 }
 
 /// The column headers and one row's cells, shared by the CSV, the Markdown and the console table.
-pub const HEADERS: [&str; 12] = [
+pub const HEADERS: [&str; 13] = [
     "size",
     "dtype",
+    "channels",
     "k",
     "variant",
     "cache",
@@ -397,6 +406,7 @@ pub fn cells(row: &BenchRow) -> Vec<String> {
     vec![
         format!("{}x{}", row.width, row.height),
         row.dtype.suffix().to_string(),
+        row.channels.to_string(),
         row.filter_size.to_string(),
         row.variant.name().to_string(),
         row.cache.to_string(),

@@ -23,6 +23,9 @@ pub struct BenchArgs {
     /// Sample types, comma-separated.
     #[arg(long, value_delimiter = ',', value_parser = names::dtype(), default_value = "f32,u8")]
     dtypes: Vec<DType>,
+    /// Channel counts, comma-separated (1 gray, 3 RGB, 4 RGBA; the alpha channel is copied).
+    #[arg(long, value_delimiter = ',', default_value = "1")]
+    channels: Vec<usize>,
     /// GPU variants, comma-separated.
     #[arg(long, value_delimiter = ',', value_parser = parse_variant,
           default_value = "fast,fast-4x2,tiled-output-32x16,tiled,constant,separable,separable-fused")]
@@ -60,6 +63,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
         sizes: args.sizes,
         filter_sizes: args.filters,
         dtypes: args.dtypes,
+        channels: args.channels,
         variants: args.variants,
         runs: args.runs,
         timing: args.timing,
@@ -137,6 +141,9 @@ fn check(config: &BenchConfig) -> Result<()> {
         conv::model::filter::check_size(k).context("--filters")?;
     }
     conv::model::filter::check_size(config.e2e_filter).context("--e2e-filter")?;
+    for &c in &config.channels {
+        conv::model::image::check_channels(c).context("--channels")?;
+    }
     if config.strips == 0 || config.streams == 0 {
         bail!("--strips and --streams must be at least 1");
     }

@@ -29,33 +29,59 @@ pub fn device_bytes(problem: &Problem, intermediate: bool) -> Result<usize> {
     Ok(input + output + tmp)
 }
 
-/// Rows of the strip image that gives output rows `rows` (before clipping to the image).
-pub(crate) fn input_rows(rows: &Range<usize>, radius: usize, border: Border) -> Range<isize> {
-    let (y0, y1, r) = (rows.start as isize, rows.end as isize, radius as isize);
-    if border == Border::Valid {
-        y0..y1 + 2 * r
-    } else {
-        y0 - r..y1 + r
+/// One strip: the output rows it produces and the input rows its strip image holds, before any
+/// clipping to the image (rows outside it are border rows).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Strip {
+    pub rows: Range<usize>,
+    pub input: Range<isize>,
+}
+
+impl Strip {
+    /// The strip for output rows `rows`: those rows shifted by the border's offset, plus `radius`
+    /// halo rows above and below (for `valid`, input rows `y0 .. y1 + 2r`).
+    pub fn new(rows: Range<usize>, radius: usize, border: Border) -> Strip {
+        let (off, r) = (border.offset(radius) as isize, radius as isize);
+        let input = rows.start as isize + off - r..rows.end as isize + off + r;
+        Strip { rows, input }
+    }
+
+    /// The input rows clipped to an image of `height` rows. Convolving those rows as an image
+    /// applies the border only at the image's own top and bottom, so the strip's output rows come
+    /// out as on the whole image, starting [`skip_clipped`](Strip::skip_clipped) rows in.
+    pub fn clipped(&self, height: usize) -> Range<usize> {
+        self.input.start.max(0) as usize..(self.input.end.max(0) as usize).min(height)
+    }
+
+    /// Leading rows of the strip image's result to skip: the halo rows above `rows`.
+    pub fn skip(&self) -> usize {
+        (self.rows.start as isize - self.input.start) as usize
+    }
+
+    /// As [`skip`](Strip::skip), for the strip image of [`clipped`](Strip::clipped) rows.
+    pub fn skip_clipped(&self) -> usize {
+        self.skip() - (self.input.start.max(0) - self.input.start) as usize
     }
 }
 
 /// The problem of convolving the strip image for `rows` output rows.
-fn strip_problem(problem: &Problem, rows: &Range<usize>) -> Problem {
-    let r = input_rows(rows, problem.filter.radius(), problem.border);
+fn strip_problem(problem: &Problem, rows: Range<usize>) -> Problem {
+    let strip = Strip::new(rows, problem.filter.radius(), problem.border);
     Problem {
-        height: r.len(),
+        height: strip.input.len(),
         ..problem.clone()
     }
 }
 
 /// Splits the output rows of `problem` into as few strips of equal height as fit in `budget`
 /// bytes of device memory each (see [`device_bytes`]); one strip when the whole image fits.
-pub fn plan(problem: &Problem, intermediate: bool, budget: usize) -> Result<Vec<Range<usize>>> {
+pub fn plan(problem: &Problem, intermediate: bool, budget: usize) -> Result<Vec<Strip>> {
     let (_, oh) = problem.output_size()?;
+    let (radius, border) = (problem.filter.radius(), problem.border);
     if device_bytes(problem, intermediate)? <= budget {
-        return Ok(std::iter::once(0..oh).collect());
+        return Ok(split(oh, 1, radius, border));
     }
-    let cost = |n: usize| device_bytes(&strip_problem(problem, &(0..n)), intermediate);
+    let cost = |n: usize| device_bytes(&strip_problem(problem, 0..n), intermediate);
     let one = cost(1)?;
     if one > budget {
         return Err(Error::InvalidRequest(format!(
@@ -67,16 +93,16 @@ pub fn plan(problem: &Problem, intermediate: bool, budget: usize) -> Result<Vec<
     // The cost is linear in the number of rows: one row's cost plus `per_row` for each more.
     let per_row = cost(2)? - one;
     let rows = 1 + (budget - one) / per_row.max(1);
-    Ok(split(oh, oh.div_ceil(rows)))
+    Ok(split(oh, oh.div_ceil(rows), radius, border))
 }
 
 /// `rows` output rows in `count` strips of equal height (the last may be shorter; fewer strips
-/// when there are fewer rows).
-pub(crate) fn split(rows: usize, count: usize) -> Vec<Range<usize>> {
+/// when there are fewer rows), for a filter of radius `radius`.
+pub fn split(rows: usize, count: usize, radius: usize, border: Border) -> Vec<Strip> {
     let height = rows.div_ceil(count.max(1)).max(1);
     (0..rows)
         .step_by(height)
-        .map(|y| y..(y + height).min(rows))
+        .map(|y| Strip::new(y..(y + height).min(rows), radius, border))
         .collect()
 }
 
@@ -88,11 +114,11 @@ fn human(bytes: usize) -> String {
     }
 }
 
-/// The strip image for output rows `rows`: its rows plus the halo, border rows made by `border`.
-pub fn strip_input(image: &Image, radius: usize, border: Border, rows: &Range<usize>) -> Result<Image> {
+/// The strip image of `strip`: its input rows, those outside the image made by `border`.
+pub fn strip_input(image: &Image, border: Border, strip: &Strip) -> Result<Image> {
     let (w, h, ch) = (image.width(), image.height(), image.channels());
     let row_bytes = w * ch * image.dtype().size();
-    let wanted = input_rows(rows, radius, border);
+    let wanted = strip.input.clone();
     let height = wanted.len();
     let mut samples = Samples::filled(image.dtype(), w * ch * height);
     let src = image.samples().as_bytes();
@@ -112,21 +138,21 @@ pub fn run(
     image: &Image,
     radius: usize,
     border: Border,
-    strips: &[Range<usize>],
+    strips: &[Strip],
     mut convolve: impl FnMut(&Image) -> Result<Image>,
 ) -> Result<Image> {
     let (ow, oh) = border.output_size(image.width(), image.height(), radius)?;
     if let [only] = strips
-        && *only == (0..oh)
+        && only.rows == (0..oh)
     {
         return convolve(image);
     }
     let ch = image.channels();
     let row_bytes = ow * ch * image.dtype().size();
     let mut out = Samples::filled(image.dtype(), ow * oh * ch);
-    let skip = if border == Border::Valid { 0 } else { radius };
-    for rows in strips {
-        let result = convolve(&strip_input(image, radius, border, rows)?)?;
+    for strip in strips {
+        let (rows, skip) = (&strip.rows, strip.skip());
+        let result = convolve(&strip_input(image, border, strip)?)?;
         let kept = &result.samples().as_bytes()[skip * row_bytes..(skip + rows.len()) * row_bytes];
         out.as_bytes_mut()[rows.start * row_bytes..rows.end * row_bytes].copy_from_slice(kept);
     }

@@ -52,6 +52,12 @@ impl Border {
         Ok((width - 2 * radius, height - 2 * radius))
     }
 
+    /// How far output pixel (0, 0) lies from input pixel (0, 0) on each axis: `radius` for `valid`,
+    /// whose outputs start where the whole window is inside, and 0 for the padded modes.
+    pub fn offset(self, radius: usize) -> usize {
+        if self == Border::Valid { radius } else { 0 }
+    }
+
     /// The mode code the kernels receive.
     pub fn kernel_code(self) -> u32 {
         match self {

@@ -58,7 +58,7 @@ impl Problem {
             channels: u(self.channels)?,
             radius: u(r)?,
             border: self.border.kernel_code(),
-            offset: if self.border == Border::Valid { u(r)? } else { 0 },
+            offset: u(self.border.offset(r))?,
             clamp: u32::from(self.clamp),
         })
     }

@@ -220,7 +220,7 @@ fn convolve<T: Sample>(
 ) {
     let k = method.size();
     let r = k / 2;
-    let shift = if border == Border::Valid { 0 } else { r as isize };
+    let shift = (r - border.offset(r)) as isize;
     let pw = ow + 2 * r;
     let work = (ow * ch).div_ceil(BLOCK) * BLOCK;
     let plan = Plan {
@@ -233,7 +233,7 @@ fn convolve<T: Sample>(
         ch,
         ow,
         k,
-        off: if border == Border::Valid { r } else { 0 },
+        off: border.offset(r),
         shift,
         columns: (0..pw).map(|px| border.source(px as isize - shift, w)).collect(),
         work,

@@ -12,7 +12,7 @@ pub fn naive_sequential(image: &Image, filter: &Filter, border: Border, clamp: b
     let (w, h, ch) = (image.width(), image.height(), image.channels());
     let (k, r) = (filter.size(), filter.radius());
     let (ow, oh) = border.output_size(w, h, r)?;
-    let off = if border == Border::Valid { r } else { 0 };
+    let off = border.offset(r);
     let (taps, samples) = (filter.taps(), image.samples());
     let mut values = vec![0.0f32; ow * oh * ch];
     for y in 0..oh {

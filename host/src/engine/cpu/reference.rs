@@ -18,7 +18,7 @@ pub struct Reference {
 fn reference_row(image: &Image, values: &[f64], filter: &Filter, border: Border, y: usize, out: &mut [f64]) {
     let (w, h, ch) = (image.width(), image.height(), image.channels());
     let (k, r) = (filter.size(), filter.radius() as isize);
-    let off = if border == Border::Valid { r } else { 0 };
+    let off = border.offset(filter.radius()) as isize;
     let taps = filter.taps();
     let cy = y as isize + off;
     for (n, o) in out.iter_mut().enumerate() {

@@ -2,49 +2,27 @@
 //! split into strips of rows that go round-robin over several streams, so one strip's copy in, the
 //! kernels and another strip's copy out run at the same time on the copy engines and the SMs.
 //!
-//! A strip of output rows `y0..y1` is convolved from input rows `y0 - r .. y1 + r` clipped to the
-//! image (`y0 .. y1 + 2r` for the `valid` border), copied straight from the pinned image; clipping
-//! happens only at the image's own top and bottom, where the kernel applies the border itself, so
-//! every kept output row is the one the whole image gives. The `wrap` border needs the opposite
-//! edge's rows, so it runs as one strip.
+//! The strips are those of [`crate::engine::strips`]; each strip's input rows are clipped to the
+//! image ([`Strip::clipped`]) and copied straight from the pinned image. Clipping happens only at
+//! the image's own top and bottom, where the kernel applies the border itself, so every kept output
+//! row is the one the whole image gives. The `wrap` border needs the opposite edge's rows, so it
+//! runs as one strip.
 
 use super::{DeviceJob, Gpu, Kernel, Problem, time_on};
+use crate::engine::strips::{self, Strip};
 use crate::error::{check, cuda};
 use crate::model::image::{Image, Samples};
 use crate::{Border, Error, Result, stats};
 use cust::event::{Event, EventFlags};
 use cust::memory::{DeviceBuffer, LockedBuffer};
 use cust::stream::{Stream, StreamFlags, StreamWaitEventFlags};
-use std::ops::Range;
-
-/// One strip: the output rows it produces and the input rows it reads.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Strip {
-    pub rows: Range<usize>,
-    pub input: Range<usize>,
-}
-
-impl Strip {
-    /// Leading rows of the strip's own result to skip: the halo rows above `rows` (none for the
-    /// `valid` border, whose strip image starts at `rows.start`).
-    pub fn skip(&self) -> usize {
-        self.rows.start - self.input.start
-    }
-}
 
 /// Splits `out_height` output rows into `count` strips (fewer if there are fewer rows; one for
-/// the `wrap` border) for an image of `in_height` rows and a filter of radius `radius`: the
-/// strips of [`crate::engine::strips`], their halo rows clipped to the image.
-pub fn plan(in_height: usize, out_height: usize, radius: usize, border: Border, count: usize) -> Vec<Strip> {
+/// the `wrap` border, whose halo rows are the opposite edge's): the strips of
+/// [`crate::engine::strips`], each copied in as its input rows clipped to the image.
+pub fn plan(out_height: usize, radius: usize, border: Border, count: usize) -> Vec<Strip> {
     let count = if border == Border::Wrap { 1 } else { count };
-    crate::engine::strips::split(out_height, count)
-        .into_iter()
-        .map(|rows| {
-            let wanted = crate::engine::strips::input_rows(&rows, radius, border);
-            let input = wanted.start.max(0) as usize..(wanted.end as usize).min(in_height);
-            Strip { rows, input }
-        })
-        .collect()
+    strips::split(out_height, count, radius, border)
 }
 
 /// Times of one pipelined configuration, in ms (CUDA events).
@@ -77,6 +55,7 @@ pub struct Pipeline {
     host_in: LockedBuffer<u8>,
     host_out: LockedBuffer<u8>,
     in_row: usize,
+    in_height: usize,
     out_row: usize,
     out_size: (usize, usize, usize),
     dtype: crate::DType,
@@ -93,8 +72,12 @@ impl Pipeline {
     ) -> Result<Self> {
         let (ow, oh) = problem.output_size()?;
         let r = problem.filter.radius();
-        let strips = plan(problem.height, oh, r, problem.border, strips);
-        let tallest = strips.iter().map(|s| s.input.len()).max().unwrap_or(1);
+        let strips = plan(oh, r, problem.border, strips);
+        let tallest = strips
+            .iter()
+            .map(|s| s.clipped(problem.height).len())
+            .max()
+            .unwrap_or(1);
         let (ch, size) = (problem.channels, problem.dtype.size());
         let strip_problem = Problem {
             height: tallest,
@@ -120,6 +103,7 @@ impl Pipeline {
             host_in: pinned(problem.width * problem.height * ch * size)?,
             host_out: pinned(ow * oh * ch * size)?,
             in_row: problem.width * ch * size,
+            in_height: problem.height,
             out_row: ow * ch * size,
             out_size: (ow, oh, ch),
             dtype: problem.dtype,
@@ -144,7 +128,7 @@ impl Pipeline {
     pub fn run(&mut self, gpu: &Gpu, kernel: &Kernel<'_>) -> Result<f64> {
         let (jobs, strips) = (&self.jobs, &self.strips);
         let (host_in, host_out) = (&self.host_in, &mut self.host_out);
-        let (in_row, out_row) = (self.in_row, self.out_row);
+        let (in_row, out_row, in_height) = (self.in_row, self.out_row, self.in_height);
         across(&self.streams, |streams| {
             for (n, strip) in strips.iter().enumerate() {
                 let lane = n % jobs.len();
@@ -152,14 +136,11 @@ impl Pipeline {
                 let (input, output) = job.linear_buffers().expect("checked in new");
                 // The job's input holds the tallest strip; its output the strip's result, of
                 // which rows `skip..skip + rows` are kept.
-                copy_in(
-                    input,
-                    &host_in[strip.input.start * in_row..strip.input.end * in_row],
-                    stream,
-                )?;
-                gpu.launch_rows(kernel, job, strip.input.len(), stream)?;
+                let rows = strip.clipped(in_height);
+                copy_in(input, &host_in[rows.start * in_row..rows.end * in_row], stream)?;
+                gpu.launch_rows(kernel, job, rows.len(), stream)?;
                 let dst = &mut host_out[strip.rows.start * out_row..strip.rows.end * out_row];
-                copy_out(dst, output + (strip.skip() * out_row) as u64, stream)?;
+                copy_out(dst, output + (strip.skip_clipped() * out_row) as u64, stream)?;
             }
             Ok(())
         })
@@ -273,12 +254,13 @@ mod tests {
                 let Ok((_, oh)) = border.output_size(4, h, r) else {
                     continue;
                 };
-                let strips = plan(h, oh, r, border, n);
+                let strips = plan(oh, r, border, n);
                 let rows: Vec<usize> = strips.iter().flat_map(|s| s.rows.clone()).collect();
                 assert_eq!(rows, (0..oh).collect::<Vec<_>>(), "{border:?} h={h} r={r} n={n}");
                 for s in &strips {
+                    let input = s.clipped(h);
                     assert!(
-                        s.input.end <= h && s.skip() + s.rows.len() <= s.input.len(),
+                        input.end <= h && s.skip_clipped() + s.rows.len() <= input.len(),
                         "{s:?}"
                     );
                 }
@@ -301,14 +283,16 @@ mod tests {
                 let (ow, oh) = border.output_size(9, 23, k / 2).unwrap();
                 let row = ow * 3 * 4;
                 let mut out = vec![0u8; row * oh];
-                for s in plan(23, oh, k / 2, border, 5) {
-                    let bytes = &image.samples().as_bytes()[s.input.start * 27 * 4..s.input.end * 27 * 4];
+                for s in plan(oh, k / 2, border, 5) {
+                    let input = s.clipped(23);
+                    let bytes = &image.samples().as_bytes()[input.start * 27 * 4..input.end * 27 * 4];
                     let mut samples = Samples::filled(DType::F32, bytes.len() / 4);
                     samples.as_bytes_mut().copy_from_slice(bytes);
-                    let strip = Image::new(9, s.input.len(), 3, samples).unwrap();
+                    let strip = Image::new(9, input.len(), 3, samples).unwrap();
                     let result = cpu::sequential(&strip, &filter, border, false).unwrap();
+                    let skip = s.skip_clipped();
                     out[s.rows.start * row..s.rows.end * row].copy_from_slice(
-                        &result.samples().as_bytes()[s.skip() * row..(s.skip() + s.rows.len()) * row],
+                        &result.samples().as_bytes()[skip * row..(skip + s.rows.len()) * row],
                     );
                 }
                 assert!(out == whole.samples().as_bytes(), "{border:?} k={k}");
