@@ -2,9 +2,7 @@
 //! blocking with the filter radius known at compile time.
 
 use crate::device::shared::dynamic_shared_mem;
-use crate::device::thread::{
-    block_idx_x, block_idx_y, block_idx_z, sync_threads, thread_idx_x, thread_idx_y,
-};
+use crate::device::thread::{block_idx_x, block_idx_y, sync_threads, thread_idx_x, thread_idx_y};
 use crate::device::{
     F32x4, Global, Sample, TapRead, fetch_or_zero, fma, is_alpha, param_taps, store_patch, unroll,
 };
@@ -23,8 +21,9 @@ use kernel_macros::kernel;
 /// aligned), into shared memory. In a single-channel image whose width is a multiple of 4 every
 /// 4 pixels inside the image are one vector load (a tile wholly inside issues its loads in batches
 /// of `LOAD_BATCH` = 4 per thread before storing any, so their latencies overlap), and only vectors
-/// beyond the image's edges resolve the border pixel by pixel; other images are loaded pixel by
-/// pixel with the border resolved. Each thread then computes a
+/// beyond the image's edges resolve the border pixel by pixel; an RGB or RGBA tile wholly inside
+/// gathers 4 pixels of its channel per shared vector, and other tiles are loaded pixel by pixel
+/// with the border resolved. Each thread then computes a
 /// 4 × PY patch of outputs held in registers. Where [`unrolled`] says so (k ≤ 15 for 4 × 4,
 /// k ≤ 17 for 4 × 2) it walks the
 /// `PY + 2R` input rows the patch needs, reads each row's `4 + 2RA` pixels once as 16-byte shared
@@ -36,13 +35,14 @@ use kernel_macros::kernel;
 /// outputs; PY = 2 halves the tile, so small images get more blocks, and needs fewer registers.
 ///
 /// # Thread mapping
-/// Block `(bx, by, c)`, thread `(tx, ty)` writes output pixels
+/// Block `(bx · channels + c, by)`, thread `(tx, ty)` writes output pixels
 /// `(bx·128 + 4·tx + ox, by·8·PY + PY·ty + oy)`, `ox < 4`, `oy < PY`, of channel `c`, where inside
-/// the output.
+/// the output. The channels of one tile are neighbouring blocks.
 ///
 /// # Safety
 /// Launch with block `FAST_BLOCK`, `fast_shared_bytes(R, PY)` bytes of dynamic shared memory and
-/// grid z = `channels`; `g.radius == R`; buffers and taps as for `constant`.
+/// grid `(tiles across · channels, tiles down, 1)`; `g.radius == R`; buffers and taps as for
+/// `constant`.
 ///
 /// `ptx-builder`'s `register_limit` caps `conv_fast_4x2_<type>_r0` to `_r4` and
 /// `conv_fast_<type>_r2` to `_r4` at 32 registers (`.maxnreg`), by these entry names.
@@ -95,9 +95,19 @@ unsafe fn fast<T: Sample, const R: usize, const PY: usize>(
     let ra = fast_halo(R as u32) as usize;
     let stride = fast_stride(R as u32);
     let (tile_w, tile_h) = (stride, tile.1 + 2 * R as u32);
-    let (tx, ty, c) = (thread_idx_x(), thread_idx_y(), block_idx_z());
-    let src = Global::new(input, g);
-    let x0 = (block_idx_x() * tile.0 + g.offset) as i32 - ra as i32;
+    let (tx, ty) = (thread_idx_x(), thread_idx_y());
+    // The channels of a tile are neighbouring blocks, so they run together and share the tile's
+    // rows in L2: an interleaved image is read from DRAM once, not once per channel.
+    let (bx, c) = if g.channels == 1 {
+        (block_idx_x(), 0)
+    } else {
+        (block_idx_x() / g.channels, block_idx_x() % g.channels)
+    };
+    let src = Global {
+        channel: c,
+        ..Global::new(input, g)
+    };
+    let x0 = (bx * tile.0 + g.offset) as i32 - ra as i32;
     let y0 = (block_idx_y() * tile.1 + g.offset) as i32 - R as i32;
     let pixels = dynamic_shared_mem::<f32>();
     let vectors = dynamic_shared_mem::<F32x4>();
@@ -108,12 +118,8 @@ unsafe fn fast<T: Sample, const R: usize, const PY: usize>(
     // resolve the border pixel by pixel, so blocks at the image's edges stay vectorized too.
     let vectors_ok = g.channels == 1 && g.in_width.is_multiple_of(4) && x0 % 4 == 0;
     let per_row = tile_w / 4;
-    if vectors_ok
-        && x0 >= 0
-        && y0 >= 0
-        && x0 as u32 + tile_w <= g.in_width
-        && y0 as u32 + tile_h <= g.in_height
-    {
+    let inside = x0 >= 0 && y0 >= 0 && x0 as u32 + tile_w <= g.in_width && y0 as u32 + tile_h <= g.in_height;
+    if vectors_ok && inside {
         // The whole tile is inside the image: no border logic. Loads go in batches of
         // `LOAD_BATCH` per thread, all issued before any is stored, so their latencies overlap.
         let total = per_row * tile_h;
@@ -155,6 +161,21 @@ unsafe fn fast<T: Sample, const R: usize, const PY: usize>(
             unsafe { *vectors.add(e as usize) = F32x4(v) };
             e += threads;
         }
+    } else if inside {
+        // An RGB or RGBA tile wholly inside: no border logic; each thread gathers 4 neighbouring
+        // pixels of its channel (the warp's loads share their cache lines) into one shared vector.
+        let mut e = first;
+        while e < per_row * tile_h {
+            let (q, row) = (e % per_row, e / per_row);
+            let pixel = (y0 as usize + row as usize) * g.in_width as usize + x0 as usize + 4 * q as usize;
+            let at = pixel * g.channels as usize + c as usize;
+            let step = g.channels as usize;
+            // SAFETY: the 4 pixels are inside the image.
+            let v = [0, 1, 2, 3].map(|p| unsafe { T::load(input.add(at + p * step)) });
+            // SAFETY: `e` indexes a vector inside the tile.
+            unsafe { *vectors.add(e as usize) = F32x4(v) };
+            e += threads;
+        }
     } else {
         let mut e = first;
         while e < tile_w * tile_h {
@@ -167,7 +188,7 @@ unsafe fn fast<T: Sample, const R: usize, const PY: usize>(
     sync_threads();
 
     let (px, py) = (FAST_PER_THREAD.0 * tx, PY as u32 * ty);
-    let (x, y) = (block_idx_x() * tile.0 + px, block_idx_y() * tile.1 + py);
+    let (x, y) = (bx * tile.0 + px, block_idx_y() * tile.1 + py);
     if x >= g.out_width || y >= g.out_height {
         return;
     }

@@ -29,14 +29,15 @@ pub(super) fn tiled_cache(g: &Geometry) -> LaunchConfig {
     LaunchConfig::tiles(g, block, block, launch::TILED_CACHE_SHARED_BYTES)
 }
 
+/// The channels of a tile are neighbouring blocks along x (grid z = 1), so they run together.
 pub(super) fn fast<const I: usize>(g: &Geometry) -> LaunchConfig {
     let rows = launch::FAST_ROWS[I];
-    LaunchConfig::tiles(
-        g,
-        launch::fast_tile(rows),
-        launch::FAST_BLOCK,
-        launch::fast_shared_bytes(g.radius, rows),
-    )
+    let shared_bytes = launch::fast_shared_bytes(g.radius, rows);
+    let tiles = LaunchConfig::tiles(g, launch::fast_tile(rows), launch::FAST_BLOCK, shared_bytes);
+    LaunchConfig {
+        grid: (tiles.grid.0 * g.channels, tiles.grid.1, 1),
+        ..tiles
+    }
 }
 
 pub(super) fn fused(g: &Geometry) -> LaunchConfig {
