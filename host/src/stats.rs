@@ -1,4 +1,6 @@
-//! Summary statistics of repeated timings.
+//! Summary statistics of repeated timings, and how the benchmark takes them.
+
+use crate::named::{Named, impl_from_str};
 
 /// Median and minimum of a set of timings (ms).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -68,5 +70,42 @@ mod tests {
         );
         assert_eq!(Timing::of(&[4.0, 1.0, 3.0, 2.0]).map(|t| t.median), Some(2.5));
         assert_eq!(Timing::of(&[]), None);
+    }
+}
+
+/// How the benchmark times a kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimingMethod {
+    /// The timed launches are queued behind a GPU-side wait and run back to back, each between
+    /// its own pair of events: the kernel's GPU time alone, as `peers.cu` measures (the default).
+    BackToBack,
+    /// Each launch is queued from the host between two events and waited for: short kernels
+    /// then include the host's launch latency (the method before `back-to-back`).
+    HostLaunched,
+}
+
+impl Named for TimingMethod {
+    const WHAT: &'static str = "timing method";
+    const VALUES: &'static [Self] = &[TimingMethod::BackToBack, TimingMethod::HostLaunched];
+
+    fn name(self) -> &'static str {
+        match self {
+            TimingMethod::BackToBack => "back-to-back",
+            TimingMethod::HostLaunched => "host-launched",
+        }
+    }
+}
+
+impl_from_str!(TimingMethod);
+
+impl TimingMethod {
+    /// How the method is described in reports.
+    pub fn describe(self) -> &'static str {
+        match self {
+            TimingMethod::BackToBack => {
+                "launches queued behind a GPU-side wait, run back to back, each between its own CUDA events"
+            }
+            TimingMethod::HostLaunched => "each launch from the host between two CUDA events, waited for",
+        }
     }
 }

@@ -89,7 +89,7 @@ impl Sample for u8 {
     #[inline(always)]
     unsafe fn load(p: *const u8) -> f32 {
         // SAFETY: forwarded from the caller.
-        small_int_to_f32(u32::from(unsafe { *p })) * (1.0 / 255.0)
+        f32::from(unsafe { *p }) * (1.0 / 255.0)
     }
     #[inline(always)]
     unsafe fn load_nc(p: *const u8) -> f32 {
@@ -98,7 +98,7 @@ impl Sample for u8 {
         unsafe {
             core::arch::asm!("ld.global.nc.u8 {v}, [{p}];", v = out(reg32) v, p = in(reg64) p, options(pure, readonly, nostack))
         };
-        small_int_to_f32(v) * (1.0 / 255.0)
+        v as f32 * (1.0 / 255.0)
     }
     #[inline(always)]
     fn store(v: f32, _clamp: bool) -> u8 {
@@ -133,7 +133,7 @@ impl Sample for u16 {
     #[inline(always)]
     unsafe fn load(p: *const u16) -> f32 {
         // SAFETY: forwarded from the caller.
-        small_int_to_f32(u32::from(unsafe { *p })) * (1.0 / 65535.0)
+        f32::from(unsafe { *p }) * (1.0 / 65535.0)
     }
     #[inline(always)]
     unsafe fn load_nc(p: *const u16) -> f32 {
@@ -142,7 +142,7 @@ impl Sample for u16 {
         unsafe {
             core::arch::asm!("ld.global.nc.u16 {v}, [{p}];", v = out(reg32) v, p = in(reg64) p, options(pure, readonly, nostack))
         };
-        small_int_to_f32(v) * (1.0 / 65535.0)
+        v as f32 * (1.0 / 65535.0)
     }
     #[inline(always)]
     fn store(v: f32, _clamp: bool) -> u16 {
@@ -172,16 +172,12 @@ impl Sample for u16 {
 
 /// 2^23: the `f32` whose bit pattern, with an integer n < 2^23 in its low mantissa bits, is
 /// exactly 2^23 + n. Integers become `f32` this way, by a byte permute and a subtraction, instead
-/// of the conversion instruction (`I2F`), which runs at a small fraction of the FMA rate.
+/// of the conversion instruction (`I2F`), which runs at a small fraction of the FMA rate. Only the
+/// 4-sample loads of the tiled kernels use it: the one-sample loads keep `I2F`, one instruction
+/// where this takes two, which is what kernels that load once per tap and are issue-bound want.
 const TWO_23: f32 = 8_388_608.0;
 /// The bit pattern of [`TWO_23`].
 const MAGIC_BITS: u32 = 0x4B00_0000;
-
-/// An integer below 2^23 as `f32`, without a conversion instruction (see [`TWO_23`]).
-#[inline(always)]
-fn small_int_to_f32(n: u32) -> f32 {
-    f32::from_bits(n | MAGIC_BITS) - TWO_23
-}
 
 /// `v` clamped to [0, 1] (NaN to 0) and scaled by `levels` (at most 2^22), rounded to the nearest
 /// integer (ties to even), returned in the low bits: adding 1.5 · 2^23 leaves the rounded integer

@@ -4,7 +4,6 @@
 use crate::engine::gpu::pipeline::{Pipeline, Timings};
 use crate::engine::gpu::{DeviceJob, Gpu, GpuInfo, Problem, Variant};
 use crate::model::image::Samples;
-use crate::named::{Named, impl_from_str};
 use crate::{Border, DType, Filter, Image, Result, model::filter::FilterKind, stats};
 use std::fmt::Write as _;
 
@@ -31,42 +30,7 @@ pub struct BenchConfig {
     pub streams: usize,
 }
 
-/// How the benchmark times a kernel.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TimingMethod {
-    /// The timed launches are queued behind a GPU-side wait and run back to back, each between
-    /// its own pair of events: the kernel's GPU time alone, as `peers.cu` measures (the default).
-    BackToBack,
-    /// Each launch is queued from the host between two events and waited for: short kernels
-    /// then include the host's launch latency (the method before `back-to-back`).
-    HostLaunched,
-}
-
-impl Named for TimingMethod {
-    const WHAT: &'static str = "timing method";
-    const VALUES: &'static [Self] = &[TimingMethod::BackToBack, TimingMethod::HostLaunched];
-
-    fn name(self) -> &'static str {
-        match self {
-            TimingMethod::BackToBack => "back-to-back",
-            TimingMethod::HostLaunched => "host-launched",
-        }
-    }
-}
-
-impl_from_str!(TimingMethod);
-
-impl TimingMethod {
-    /// How the method is described in reports.
-    pub fn describe(self) -> &'static str {
-        match self {
-            TimingMethod::BackToBack => {
-                "launches queued behind a GPU-side wait, run back to back, each between its own CUDA events"
-            }
-            TimingMethod::HostLaunched => "each launch from the host between two CUDA events, waited for",
-        }
-    }
-}
+pub use crate::stats::TimingMethod;
 
 /// The machine the numbers were taken on, and its two ceilings.
 #[derive(Clone, Debug)]
