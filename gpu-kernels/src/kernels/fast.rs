@@ -21,9 +21,9 @@ use kernel_macros::kernel;
 /// aligned), into shared memory. In a single-channel image whose width is a multiple of 4 every
 /// 4 pixels inside the image are one vector load (a tile wholly inside issues its loads in batches
 /// of `LOAD_BATCH` = 4 per thread before storing any, so their latencies overlap), and only vectors
-/// beyond the image's edges resolve the border pixel by pixel; an RGB or RGBA tile wholly inside
-/// gathers 4 pixels of its channel per shared vector, and other tiles are loaded pixel by pixel
-/// with the border resolved. Each thread then computes a
+/// beyond the image's edges resolve the border pixel by pixel; another tile wholly inside (RGB,
+/// RGBA, other widths) gathers 4 pixels of its channel per shared vector, and the remaining tiles
+/// are loaded pixel by pixel with the border resolved. Each thread then computes a
 /// 4 × PY patch of outputs held in registers. Where [`unrolled`] says so (k ≤ 15 for 4 × 4,
 /// k ≤ 17 for 4 × 2) it walks the
 /// `PY + 2R` input rows the patch needs, reads each row's `4 + 2RA` pixels once as 16-byte shared
@@ -162,8 +162,9 @@ unsafe fn fast<T: Sample, const R: usize, const PY: usize>(
             e += threads;
         }
     } else if inside {
-        // An RGB or RGBA tile wholly inside: no border logic; each thread gathers 4 neighbouring
-        // pixels of its channel (the warp's loads share their cache lines) into one shared vector.
+        // A tile wholly inside whose rows are not whole vectors (RGB, RGBA, or a width or offset
+        // off the multiple of 4): no border logic; each thread gathers 4 neighbouring pixels of its
+        // channel (the warp's loads share their cache lines) into one shared vector.
         let mut e = first;
         while e < per_row * tile_h {
             let (q, row) = (e % per_row, e / per_row);
