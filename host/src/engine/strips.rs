@@ -60,7 +60,7 @@ impl Strip {
 
     /// As [`skip`](Strip::skip), for the strip image of [`clipped`](Strip::clipped) rows.
     pub fn skip_clipped(&self) -> usize {
-        self.skip() - (self.input.start.max(0) - self.input.start) as usize
+        self.rows.start - self.input.start.max(0) as usize
     }
 }
 
