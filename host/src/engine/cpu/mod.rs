@@ -21,7 +21,7 @@ use crate::model::filter::Separable;
 use crate::model::image::Samples;
 use crate::{Border, Error, Filter, Image, Result};
 use rayon::prelude::*;
-use simd::{BLOCK, Sample, correlate};
+use simd::{BLOCK, Sample, correlate, correlate_pair, store_fence};
 use std::cell::RefCell;
 
 /// Whether sample `c` of a `channels`-channel image is RGBA's alpha, which is copied unfiltered.
@@ -142,21 +142,41 @@ thread_local! {
 fn band<T: Sample, const FMA: bool>(plan: &Plan<'_, T>, y0: usize, out: &mut [T], s: &mut Scratch) {
     let (k, ch, stride, work) = (plan.k, plan.ch, plan.stride, plan.work);
     let row_len = plan.ow * ch;
-    s.acc.resize(work, 0.0);
+    s.acc.resize(2 * work, 0.0);
     match plan.method {
         Method::Direct(filter) => {
-            s.ring.resize(k * stride, 0.0);
+            // Output rows two at a time (the last one of an odd band alone), from a ring of
+            // `k + 1` padded rows.
+            let slots = k + 1;
+            s.ring.resize(slots * stride, 0.0);
             for py in y0..y0 + k - 1 {
-                plan.fill(py, &mut s.ring[(py % k) * stride..][..stride]);
+                plan.fill(py, &mut s.ring[(py % slots) * stride..][..stride]);
             }
-            for (y, out) in (y0..).zip(out.chunks_exact_mut(row_len)) {
-                let py = y + k - 1;
-                plan.fill(py, &mut s.ring[(py % k) * stride..][..stride]);
-                let rows: Vec<&[f32]> = (y..y + k)
-                    .map(|py| &s.ring[(py % k) * stride..][..stride])
+            let y_last = y0 + out.len() / row_len - 1;
+            let mut pairs = out.chunks_exact_mut(2 * row_len);
+            for (y, pair) in (y0..).step_by(2).zip(&mut pairs) {
+                for py in y + k - 1..y + k + 1 {
+                    plan.fill(py, &mut s.ring[(py % slots) * stride..][..stride]);
+                }
+                let rows: Vec<&[f32]> = (y..y + k + 1)
+                    .map(|py| &s.ring[(py % slots) * stride..][..stride])
                     .collect();
-                correlate::<FMA>(&rows, filter.taps(), k, ch, &mut s.acc);
-                plan.store(y, &s.acc, out);
+                let (top, bottom) = s.acc.split_at_mut(work);
+                correlate_pair::<FMA>(&rows, filter.taps(), k, ch, top, bottom);
+                let (out_top, out_bottom) = pair.split_at_mut(row_len);
+                plan.store(y, top, out_top);
+                plan.store(y + 1, bottom, out_bottom);
+            }
+            let last = pairs.into_remainder();
+            if !last.is_empty() {
+                let y = y_last;
+                let py = y + k - 1;
+                plan.fill(py, &mut s.ring[(py % slots) * stride..][..stride]);
+                let rows: Vec<&[f32]> = (y..y + k)
+                    .map(|py| &s.ring[(py % slots) * stride..][..stride])
+                    .collect();
+                correlate::<FMA>(&rows, filter.taps(), k, ch, &mut s.acc[..work]);
+                plan.store(y, &s.acc, last);
             }
         }
         Method::Separable(sep) => {
@@ -168,11 +188,12 @@ fn band<T: Sample, const FMA: bool>(plan: &Plan<'_, T>, y0: usize, out: &mut [T]
             for (y, out) in (y0..).zip(out.chunks_exact_mut(row_len)) {
                 row_pass::<T, FMA>(plan, sep, y + k - 1, s);
                 let rows: Vec<&[f32]> = (y..y + k).map(|py| &s.ring[(py % k) * work..][..work]).collect();
-                correlate::<FMA>(&rows, &sep.column, 1, ch, &mut s.acc);
+                correlate::<FMA>(&rows, &sep.column, 1, ch, &mut s.acc[..work]);
                 plan.store(y, &s.acc, out);
             }
         }
     }
+    store_fence();
 }
 
 /// Padded row `py` widened into the line, then filtered along the row into its ring slot.

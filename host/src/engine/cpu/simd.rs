@@ -53,6 +53,73 @@ pub fn correlate<const FMA: bool>(rows: &[&[f32]], taps: &[f32], cols: usize, st
     }
 }
 
+/// Vectors per output row in [`correlate_pair`]: two rows of them plus two taps and the loaded
+/// vector fit AVX2's 16 registers.
+const PAIR_VECTORS: usize = 4;
+/// Output samples per row that [`correlate_pair`] computes together (a divisor of [`BLOCK`]).
+const PAIR_BLOCK: usize = LANES * PAIR_VECTORS;
+
+/// [`correlate`] for two neighbouring output rows at once, `top` from `rows[..k]` and `bottom`
+/// from `rows[1..]` (`rows.len()` is `k + 1` for `k` rows of `taps`): each vector of an inner
+/// row is loaded once for both, which halves the loads per multiply-add (the loop is bound by
+/// loads, many of them across cache lines). Every sample's terms are summed in the order
+/// [`correlate`] uses, so the bits are the same.
+#[inline(always)]
+pub fn correlate_pair<const FMA: bool>(
+    rows: &[&[f32]],
+    taps: &[f32],
+    cols: usize,
+    step: usize,
+    top: &mut [f32],
+    bottom: &mut [f32],
+) {
+    let k = rows.len() - 1;
+    debug_assert_eq!(taps.len(), k * cols);
+    let (top, bottom) = (
+        top.as_chunks_mut::<PAIR_BLOCK>().0,
+        bottom.as_chunks_mut::<PAIR_BLOCK>().0,
+    );
+    for (b, (top, bottom)) in top.iter_mut().zip(bottom.iter_mut()).enumerate() {
+        let x = b * PAIR_BLOCK;
+        let load = |p: usize, j: usize| -> [V; PAIR_VECTORS] {
+            let at = x + j * step;
+            let src: &[f32; PAIR_BLOCK] = rows[p][at..at + PAIR_BLOCK]
+                .try_into()
+                .expect("PAIR_BLOCK samples");
+            std::array::from_fn(|v| V::from_slice(&src[v * LANES..]))
+        };
+        let mut up = [V::splat(0.0); PAIR_VECTORS];
+        let mut down = [V::splat(0.0); PAIR_VECTORS];
+        for j in 0..cols {
+            let t = V::splat(taps[j]);
+            for (a, v) in up.iter_mut().zip(load(0, j)) {
+                *a = madd::<FMA>(v, t, *a);
+            }
+        }
+        for p in 1..k {
+            for j in 0..cols {
+                let (t_up, t_down) = (V::splat(taps[p * cols + j]), V::splat(taps[(p - 1) * cols + j]));
+                for ((u, d), v) in up.iter_mut().zip(down.iter_mut()).zip(load(p, j)) {
+                    *u = madd::<FMA>(v, t_up, *u);
+                    *d = madd::<FMA>(v, t_down, *d);
+                }
+            }
+        }
+        for j in 0..cols {
+            let t = V::splat(taps[(k - 1) * cols + j]);
+            for (a, v) in down.iter_mut().zip(load(k, j)) {
+                *a = madd::<FMA>(v, t, *a);
+            }
+        }
+        for (a, chunk) in up.iter().zip(top.as_chunks_mut::<LANES>().0) {
+            *chunk = a.to_array();
+        }
+        for (a, chunk) in down.iter().zip(bottom.as_chunks_mut::<LANES>().0) {
+            *chunk = a.to_array();
+        }
+    }
+}
+
 /// An image sample type the fast paths read and write: converted to `f32` in its own units
 /// (levels for integers, so no scaling), and back with rounding and clamping for integers.
 pub trait Sample: Copy + Default + Send + Sync + 'static {
@@ -77,13 +144,47 @@ impl Sample for f32 {
                 *d = s.clamp(0.0, 1.0);
             }
         } else {
-            dst.copy_from_slice(src);
+            stream_copy(src, dst);
         }
     }
     #[inline(always)]
     fn load(self) -> f32 {
         self
     }
+}
+
+/// `dst` = `src`, on x86-64 with non-temporal stores: the output is written once and never read
+/// back here, so streaming it past the caches spares reading each destination line first (a
+/// third of the memory traffic of an `f32` call). [`store_fence`] must follow before the rows
+/// are read by another thread.
+#[inline(always)]
+fn stream_copy(src: &[f32], dst: &mut [f32]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_loadu_ps, _mm_stream_ps};
+        let head = dst.as_ptr().align_offset(16).min(dst.len());
+        let (dst_head, dst_rest) = dst.split_at_mut(head);
+        let (src_head, src_rest) = src.split_at(head);
+        dst_head.copy_from_slice(src_head);
+        let (dst_body, dst_tail) = dst_rest.as_chunks_mut::<4>();
+        let (src_body, src_tail) = src_rest.as_chunks::<4>();
+        for (d, s) in dst_body.iter_mut().zip(src_body) {
+            // SAFETY: `d` is 16 bytes, 16-byte aligned (the head above reached the alignment and
+            // every chunk is 16 bytes); `s` is 16 readable bytes (unaligned load).
+            unsafe { _mm_stream_ps(d.as_mut_ptr(), _mm_loadu_ps(s.as_ptr())) };
+        }
+        dst_tail.copy_from_slice(&src_tail[..dst_tail.len()]);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    dst.copy_from_slice(src);
+}
+
+/// Orders the non-temporal stores of [`stream_copy`] before whatever follows: on x86-64 they
+/// are not ordered by the release stores that hand a band's rows back to the caller, but they
+/// are by a sequentially consistent fence (`mfence`).
+#[inline(always)]
+pub fn store_fence() {
+    std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
 }
 
 /// The integer sample types, `LANES` at a time through `i32` lanes.
