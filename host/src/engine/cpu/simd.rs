@@ -90,8 +90,8 @@ pub fn correlate_pair<const FMA: bool>(
         };
         let mut up = [V::splat(0.0); PAIR_VECTORS];
         let mut down = [V::splat(0.0); PAIR_VECTORS];
-        for j in 0..cols {
-            let t = V::splat(taps[j]);
+        for (j, &tap) in taps[..cols].iter().enumerate() {
+            let t = V::splat(tap);
             for (a, v) in up.iter_mut().zip(load(0, j)) {
                 *a = madd::<FMA>(v, t, *a);
             }
@@ -105,8 +105,8 @@ pub fn correlate_pair<const FMA: bool>(
                 }
             }
         }
-        for j in 0..cols {
-            let t = V::splat(taps[(k - 1) * cols + j]);
+        for (j, &tap) in taps[(k - 1) * cols..].iter().enumerate() {
+            let t = V::splat(tap);
             for (a, v) in down.iter_mut().zip(load(k, j)) {
                 *a = madd::<FMA>(v, t, *a);
             }
