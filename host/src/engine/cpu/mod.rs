@@ -106,13 +106,26 @@ impl<T: Sample> Plan<'_, T> {
         dst[pw * ch..].fill(0.0);
     }
 
-    /// Output row `y` from its computed working row: narrowed, then RGBA's alpha copied.
+    /// Output row `y` from its computed working row: RGBA's alpha copied from the input, then
+    /// narrowed. Alpha goes into the working row first (exact for every sample type), so the
+    /// output row is written once, which keeps `f32` rows on non-temporal stores; only clamped
+    /// rows (whose alpha must escape the clamp) get it afterwards.
     #[inline(always)]
-    fn store(&self, y: usize, acc: &[f32], out: &mut [T]) {
+    fn store(&self, y: usize, acc: &mut [f32], out: &mut [T]) {
+        let alpha =
+            (self.ch == 4).then(|| &self.src[((y + self.off) * self.w + self.off) * 4..][..out.len()]);
+        if let Some(row) = alpha
+            && !self.clamp
+        {
+            for (a, s) in acc.chunks_exact_mut(4).zip(row.chunks_exact(4)) {
+                a[3] = s[3].load();
+            }
+        }
         T::store_row(&acc[..out.len()], out, self.clamp);
-        if self.ch == 4 {
-            let row = &self.src[(y + self.off) * self.w * 4..];
-            for (o, s) in out.chunks_exact_mut(4).zip(row[self.off * 4..].chunks_exact(4)) {
+        if let Some(row) = alpha
+            && self.clamp
+        {
+            for (o, s) in out.chunks_exact_mut(4).zip(row.chunks_exact(4)) {
                 o[3] = s[3];
             }
         }
@@ -176,7 +189,7 @@ fn band<T: Sample, const FMA: bool>(plan: &Plan<'_, T>, y0: usize, out: &mut [T]
                     .map(|py| &s.ring[(py % slots) * stride..][..stride])
                     .collect();
                 correlate::<FMA>(&rows, filter.taps(), k, ch, &mut s.acc[..work]);
-                plan.store(y, &s.acc, last);
+                plan.store(y, &mut s.acc, last);
             }
         }
         Method::Separable(sep) => {
@@ -189,7 +202,7 @@ fn band<T: Sample, const FMA: bool>(plan: &Plan<'_, T>, y0: usize, out: &mut [T]
                 row_pass::<T, FMA>(plan, sep, y + k - 1, s);
                 let rows: Vec<&[f32]> = (y..y + k).map(|py| &s.ring[(py % k) * work..][..work]).collect();
                 correlate::<FMA>(&rows, &sep.column, 1, ch, &mut s.acc[..work]);
-                plan.store(y, &s.acc, out);
+                plan.store(y, &mut s.acc, out);
             }
         }
     }
