@@ -806,3 +806,76 @@ fn decoding_from_memory_checks_sizes_and_rejects_garbage() {
         "{bomb}"
     );
 }
+
+/// A folder split into shards (by `--shard` and by a Slurm array's variables): every image is
+/// written by exactly one shard, and `report merge` puts the shards' documents back together.
+#[test]
+fn shards_split_a_folder_and_their_reports_merge() {
+    let input = TempDir::new("shard-in");
+    let names: Vec<String> = (0..12).map(|n| format!("scan{n:02}.png")).collect();
+    for (n, name) in names.iter().enumerate() {
+        let im = Image::random(9, 7, 1, DType::U8, n as u64).unwrap();
+        save_with_image_crate(&im, &input.path(name));
+    }
+    let count = 3;
+    let report_dir = TempDir::new("shard-reports");
+    let mut reports = Vec::new();
+    let mut written = Vec::new();
+    for i in 0..count {
+        let out = TempDir::new(&format!("shard-out{i}"));
+        let args = [
+            "-i",
+            s(&input.0),
+            "-o",
+            s(&out.0),
+            "--mask",
+            "3",
+            "--variant",
+            "cpu",
+            "--json",
+        ];
+        // Shard 0 by the flag, the others as tasks 1 and 2 of a Slurm array `--array=1-3`.
+        let o = if i == 0 {
+            host(&[&args[..], &["--shard", "0/3"]].concat())
+        } else {
+            std::process::Command::new(env!("CARGO_BIN_EXE_host"))
+                .args(args)
+                .env("SLURM_ARRAY_TASK_ID", (i + 1).to_string())
+                .env("SLURM_ARRAY_TASK_MIN", "1")
+                .env("SLURM_ARRAY_TASK_MAX", "3")
+                .output()
+                .unwrap()
+        };
+        let (stdout, stderr) = text(&o);
+        assert!(o.status.success(), "shard {i}: {stderr}");
+        assert!(
+            stderr.contains(&format!("shard {i}/{count}")),
+            "shard {i}: {stderr}"
+        );
+        let doc: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+        assert_eq!(doc["shard"]["index"], i);
+        assert_eq!(doc["shard"]["inputs_total"], names.len());
+        for e in std::fs::read_dir(&out.0).unwrap() {
+            written.push(e.unwrap().file_name().to_string_lossy().into_owned());
+        }
+        let report = report_dir.path(&format!("shard{i}.json"));
+        std::fs::write(&report, &stdout).unwrap();
+        reports.push(report);
+    }
+    written.sort();
+    assert_eq!(written, names, "every image written by exactly one shard");
+
+    let paths: Vec<&str> = reports.iter().map(|p| s(p)).collect();
+    let (merged, _) = run_ok(&[&["report", "merge"][..], &paths].concat());
+    let doc: serde_json::Value = serde_json::from_str(&merged).unwrap();
+    assert_eq!(doc["summary"]["images"], names.len());
+    assert_eq!(doc["summary"]["written"], names.len());
+    assert_eq!(doc["shard"]["count"], count);
+    assert_eq!(doc["images"].as_array().unwrap().len(), names.len());
+    // One shard's document alone is an incomplete batch: printed, and a failure.
+    let o = host(&["report", "merge", paths[1]]);
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("shard(s) 0, 2 of 3 missing"), "{err}");
+    assert!(out.contains("\"schema\""), "{out}");
+}

@@ -44,11 +44,14 @@ pub fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
-/// Runs the `host` binary with a backtrace requested, to show that no error path panics.
+/// Runs the `host` binary with a backtrace requested, to show that no error path panics, and
+/// outside any job array (whose variables would shard a batch), even when the tests run in one.
 pub fn host(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_host"))
         .args(args)
         .env("RUST_BACKTRACE", "1")
+        .env_remove("SLURM_ARRAY_TASK_ID")
+        .env_remove("JOB_COMPLETION_INDEX")
         .output()
         .expect("run host")
 }

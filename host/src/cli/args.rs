@@ -2,11 +2,14 @@
 //! the filter's options, and the subcommands (whose own options live in their modules).
 
 use super::names;
-use super::values::{parse_bytes, parse_count, parse_file_variant, parse_seed, parse_sigma, parse_variant};
-use super::{bench, cpu_time, info, sanitize, soak, verify};
+use super::values::{
+    parse_bytes, parse_count, parse_file_variant, parse_seed, parse_shard, parse_sigma, parse_variant,
+};
+use super::{bench, cpu_time, info, merge, sanitize, soak, verify};
 use anyhow::{Context as _, Result, bail};
 use clap::{Parser, Subcommand};
 use conv::engine::gpu::Variant;
+use conv::io::shard::Shard;
 use conv::model::filter::FilterKind;
 use conv::named::Named as _;
 use conv::verify::jobs::SeparableMode;
@@ -105,6 +108,16 @@ pub struct FileArgs {
     /// memory); a larger image, or one whose header claims so, is refused before decoding.
     #[arg(long, requires = "input", value_parser = parse_bytes)]
     pub max_image_mem: Option<usize>,
+    /// Process only shard I of N of the inputs (0-based, e.g. 3/8): the inputs are split by a
+    /// hash of each one's path relative to its input root, the same on every machine; `off`
+    /// processes them all. Without it, a Slurm job array (SLURM_ARRAY_TASK_ID) or a Kubernetes
+    /// Indexed Job (JOB_COMPLETION_INDEX) picks the shard.
+    #[arg(long, requires = "input", value_parser = parse_shard)]
+    pub shard: Option<ShardChoice>,
+    /// The shard count of a Kubernetes Indexed Job (its completions), for JOB_COMPLETION_INDEX
+    /// (default: the CONV_SHARD_COUNT variable).
+    #[arg(long, requires = "input", allow_negative_numbers = true, value_parser = parse_count)]
+    pub shard_count: Option<usize>,
     /// Print one JSON document with every image's results on stdout, and nothing else there.
     #[arg(long, requires = "input")]
     pub json: bool,
@@ -114,6 +127,14 @@ pub struct FileArgs {
     /// Print a line per image.
     #[arg(long, short, requires = "input")]
     pub verbose: bool,
+}
+
+/// What `--shard` asks for.
+#[derive(Clone, Copy, Debug)]
+pub enum ShardChoice {
+    /// Every input, even inside a job array.
+    Off,
+    Shard(Shard),
 }
 
 /// The engine `--variant` asks for.
@@ -210,6 +231,8 @@ pub enum Command {
     /// image is made once, before the warm-ups) and print each run's milliseconds, one per line:
     /// the host side of `cargo xtask cpu-bench`.
     CpuTime(cpu_time::CpuTimeArgs),
+    /// Work with the `--json` documents of files runs (`report merge`: a batch's shards as one).
+    Report(merge::ReportArgs),
 }
 
 impl Command {
@@ -222,6 +245,7 @@ impl Command {
             Command::Sanitize(args) => sanitize::run(&args),
             Command::Soak(args) => soak::run(&args),
             Command::CpuTime(args) => cpu_time::run(&args),
+            Command::Report(args) => merge::run(&args),
         }
     }
 }

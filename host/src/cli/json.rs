@@ -29,6 +29,7 @@ pub fn print_failure(error: &str, interrupted: Option<i32>) {
         "auto_choices": [],
         "filter": null,
         "border": null,
+        "shard": null,
         "images": [],
         "summary": null,
     }));

@@ -11,6 +11,7 @@ pub mod info;
 pub mod interrupt;
 pub mod json;
 pub mod main_job;
+pub mod merge;
 pub mod names;
 pub mod sanitize;
 pub mod soak;

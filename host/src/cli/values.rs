@@ -1,8 +1,9 @@
 //! Parsers of option values: counts, seeds, sigmas, sizes, byte sizes and variant names. Each
 //! returns the message clap prints after `invalid value '...' for '--option':`.
 
-use super::args::FileVariant;
+use super::args::{FileVariant, ShardChoice};
 use conv::engine::gpu::Variant;
+use conv::io::shard::Shard;
 
 /// Parses a whole number of at least 0, saying what is wrong with a negative or fractional one.
 pub fn parse_count(s: &str) -> Result<usize, String> {
@@ -61,6 +62,14 @@ pub fn parse_file_variant(s: &str) -> Result<FileVariant, String> {
     parse_variant(s)
         .map(FileVariant::Gpu)
         .map_err(|e| format!("{e}, auto or cpu"))
+}
+
+/// Parses `--shard`: `I/N` (0-based) or `off`.
+pub fn parse_shard(s: &str) -> Result<ShardChoice, String> {
+    if s == "off" {
+        return Ok(ShardChoice::Off);
+    }
+    Shard::parse(s).map(ShardChoice::Shard)
 }
 
 /// Parses a size in bytes with an optional K, M, G or T suffix (powers of 1024; `B` optional).

@@ -84,9 +84,7 @@ impl Tuner {
                     .min_by(|a, b| a.1.total_cmp(&b.1))
                     .map(|&(v, _)| v)
                     .ok_or_else(|| Error::Autotune("no variant could be measured".into()))?;
-                self.choices.insert(key.clone(), best.name().to_string());
-                self.save();
-                (best, Source::Measured(timings))
+                (self.record(&key, best), Source::Measured(timings))
             }
         };
         if !self.made.contains_key(&key) {
@@ -96,20 +94,46 @@ impl Tuner {
         Ok((variant, source))
     }
 
-    /// Writes the cache (temporary file, then rename); a failure only costs a re-measurement later.
-    fn save(&self) {
-        let Some(path) = &self.path else { return };
-        let Ok(text) = serde_json::to_string_pretty(&self.choices) else {
-            return;
-        };
-        let tmp = path.with_extension("json.tmp");
-        let written = path.parent().is_some_and(|d| std::fs::create_dir_all(d).is_ok())
-            && std::fs::write(&tmp, text).is_ok()
-            && std::fs::rename(&tmp, path).is_ok();
-        if !written {
-            let _ = std::fs::remove_file(&tmp);
-        }
+    /// Keeps `variant` as the choice for problem class `key` and stores it in the cache file,
+    /// merged under an exclusive lock with what other processes stored meanwhile: the jobs of an
+    /// array share one cache, and none of their choices is lost. Where another process stored a
+    /// choice for the same class first, that one is kept and returned, so concurrent jobs agree.
+    /// A cache that cannot be written only costs a re-measurement later.
+    pub fn record(&mut self, key: &str, variant: Variant) -> Variant {
+        let stored = self
+            .path
+            .as_deref()
+            .and_then(|path| merge_into_file(path, key, variant));
+        let chosen = stored.unwrap_or(variant);
+        self.choices.insert(key.to_string(), chosen.name().to_string());
+        chosen
     }
+}
+
+/// Stores `variant` for `key` in the cache file at `path` unless it already holds a choice for
+/// `key`, under an exclusive lock on `<path>.lock`, re-reading the file under the lock and
+/// replacing it by rename; returns the choice the file holds for `key` afterwards (`None` when
+/// the file cannot be locked or written).
+fn merge_into_file(path: &std::path::Path, key: &str, variant: Variant) -> Option<Variant> {
+    std::fs::create_dir_all(path.parent()?).ok()?;
+    let lock = std::fs::File::create(path.with_extension("json.lock")).ok()?;
+    lock.lock().ok()?;
+    let mut choices: BTreeMap<String, String> = std::fs::read_to_string(path)
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or_default();
+    if let Some(theirs) = choices.get(key).and_then(|name| Variant::parse(name)) {
+        return Some(theirs);
+    }
+    choices.insert(key.to_string(), variant.name().to_string());
+    let text = serde_json::to_string_pretty(&choices).ok()?;
+    let tmp = path.with_extension(format!("json.{}.tmp", std::process::id()));
+    let written = std::fs::write(&tmp, text).is_ok() && std::fs::rename(&tmp, path).is_ok();
+    if !written {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    // The lock is released when `lock` is dropped.
+    written.then_some(variant)
 }
 
 /// The problem class a choice holds for: GPU model, sample type, channels, filter size, whether

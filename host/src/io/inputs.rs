@@ -3,6 +3,7 @@
 
 use crate::io::files::{self, EXTENSIONS};
 use serde::Serialize;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// One file to process and where its result goes.
@@ -12,20 +13,57 @@ pub struct Item {
     pub output: PathBuf,
 }
 
+/// One input file and its key: its path relative to the input root it was found under, with
+/// `/` separators (the root of a folder given as input is that folder; of a glob pattern, its
+/// folders before the first wildcard; of a file named directly, its folder). Shards are split by
+/// key ([`crate::io::shard`]), so they do not depend on where the inputs are mounted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Input {
+    pub path: PathBuf,
+    pub key: String,
+}
+
 /// The files named by `inputs`: each a file, a folder (its image files, by extension, sorted) or a
 /// glob pattern (its matching files, sorted). A file named more than once (`-i a.png -i .`) is
 /// taken once, where it first appears.
-pub fn expand_inputs(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+pub fn expand_inputs(inputs: &[PathBuf]) -> Result<Vec<Input>, String> {
     let files = expand_each(inputs)?;
     let mut seen = std::collections::HashSet::new();
     Ok(files
         .into_iter()
-        .filter(|f| seen.insert(f.canonicalize().unwrap_or_else(|_| f.clone())))
+        .filter(|f| seen.insert(f.path.canonicalize().unwrap_or_else(|_| f.path.clone())))
         .collect())
 }
 
-fn expand_each(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+/// `path` relative to `root`, with `/` separators (the whole path where it is not under `root`).
+fn key(path: &Path, root: &Path) -> String {
+    let relative = path.strip_prefix(root).unwrap_or(path);
+    relative
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// The folders of a glob pattern before its first component with a wildcard.
+fn glob_root(pattern: &Path) -> PathBuf {
+    pattern
+        .components()
+        .take_while(|c| !c.as_os_str().to_string_lossy().contains(['*', '?', '[']))
+        .collect()
+}
+
+fn expand_each(inputs: &[PathBuf]) -> Result<Vec<Input>, String> {
     let mut files = Vec::new();
+    let keyed = |found: Vec<PathBuf>, root: &Path| -> Vec<Input> {
+        found
+            .into_iter()
+            .map(|path| Input {
+                key: key(&path, root),
+                path,
+            })
+            .collect()
+    };
     for input in inputs {
         let text = input.to_string_lossy();
         if input.is_dir() {
@@ -43,7 +81,7 @@ fn expand_each(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
                 ));
             }
             found.sort();
-            files.extend(found);
+            files.extend(keyed(found, input));
         } else if text.contains(['*', '?', '[']) && !input.exists() {
             let paths = glob::glob(&text).map_err(|e| format!("bad pattern {text}: {e}"))?;
             let mut found: Vec<PathBuf> = paths.filter_map(|p| p.ok()).filter(|p| p.is_file()).collect();
@@ -51,9 +89,12 @@ fn expand_each(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
                 return Err(format!("no file matches {text}"));
             }
             found.sort();
-            files.extend(found);
-        } else if input.is_dir() || input.is_file() {
-            files.push(input.clone());
+            files.extend(keyed(found, &glob_root(input)));
+        } else if input.is_file() {
+            files.extend(keyed(
+                vec![input.clone()],
+                input.parent().unwrap_or(Path::new("")),
+            ));
         } else if input.exists() {
             return Err(format!(
                 "input {} is not a regular file (a device, pipe or socket)",
@@ -72,16 +113,19 @@ fn has_image_extension(path: &Path) -> bool {
         .is_some_and(|e| EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
 }
 
-/// Where each input's result goes. `output` is a file when there is one input and `output` is
-/// neither an existing folder nor ends with `/`; otherwise a folder that must exist, and each
-/// result is named after its input with the extension `format` (default: the input's). Refuses to overwrite an input, to
-/// write two results to one file, and to replace an existing file unless `force`. Checks that the
+/// Where each input's result goes, for the inputs `own` accepts (by index; the others are
+/// another shard's). `output` is a file when there is one input and `output` is neither an
+/// existing folder nor ends with `/`; otherwise a folder that must exist, and each result is
+/// named after its input with the extension `format` (default: the input's). Refuses to write two
+/// results to one file (among all the inputs, so shards never collide), and, for its own items,
+/// to overwrite an input or to replace an existing file unless `force`. Checks that the
 /// destination folder is writable before anything is decoded.
 pub fn plan_outputs(
     inputs: &[PathBuf],
     output: &Path,
     format: Option<&str>,
     force: bool,
+    own: impl Fn(usize) -> bool,
 ) -> Result<Vec<Item>, String> {
     let special = |path: &Path| {
         files::not_a_regular_file(path).map(|kind| {
@@ -123,9 +167,13 @@ pub fn plan_outputs(
             output: output.to_path_buf(),
         }]
     };
-    let canonical: Vec<PathBuf> = inputs.iter().filter_map(|p| p.canonicalize().ok()).collect();
+    let canonical: std::collections::HashSet<PathBuf> =
+        inputs.iter().filter_map(|p| p.canonicalize().ok()).collect();
+    let mut first_with_output: HashMap<&Path, &Item> = HashMap::with_capacity(items.len());
     for (n, item) in items.iter().enumerate() {
-        if let Some(e) = special(&item.output) {
+        if own(n)
+            && let Some(e) = special(&item.output)
+        {
             return Err(e);
         }
         if files::Format::of(&item.output).is_none() {
@@ -143,7 +191,7 @@ pub fn plan_outputs(
                 ),
             });
         }
-        if item.output.exists() {
+        if own(n) && item.output.exists() {
             if item.output.canonicalize().is_ok_and(|c| canonical.contains(&c)) {
                 return Err(format!(
                     "refusing to overwrite the input {} with a result",
@@ -157,7 +205,7 @@ pub fn plan_outputs(
                 ));
             }
         }
-        if let Some(other) = items[..n].iter().find(|o| o.output == item.output) {
+        if let Some(other) = first_with_output.insert(&item.output, item) {
             return Err(format!(
                 "{} and {} would both be written to {}: rename one, or give them separate runs",
                 other.input.display(),
@@ -166,5 +214,10 @@ pub fn plan_outputs(
             ));
         }
     }
-    Ok(items)
+    Ok(items
+        .into_iter()
+        .enumerate()
+        .filter(|(n, _)| own(*n))
+        .map(|(_, item)| item)
+        .collect())
 }

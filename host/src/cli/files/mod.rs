@@ -3,7 +3,7 @@
 
 mod report;
 
-use super::args::{FileVariant, MainArgs};
+use super::args::{FileVariant, MainArgs, ShardChoice};
 use super::interrupt::{self, Interrupted};
 use super::json;
 use super::usage::Given;
@@ -11,9 +11,12 @@ use anyhow::{Context as _, Result, bail};
 use conv::engine::gpu::Gpu;
 use conv::io::files::{Format, RawLayout};
 use conv::io::inputs;
+use conv::io::shard::{Shard, ShardSource};
 use conv::{Filter, engine::batch};
 use indicatif::{ProgressBar, ProgressDrawTarget};
+use report::Sharding;
 use std::io::IsTerminal as _;
+use std::path::PathBuf;
 use std::time::Instant;
 
 /// Processes image files; with `--json`, prints exactly one document on stdout, also when the
@@ -37,7 +40,17 @@ fn process(args: &MainArgs, given: &Given) -> Result<()> {
     check_options(args, given)?;
     let progress = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
     interrupt::install(&progress, f.json)?;
-    let (items, filter, variant) = plan(args, given)?;
+    let Plan {
+        items,
+        filter,
+        variant,
+        sharding,
+    } = plan(args, given)?;
+    if let Some(s) = &sharding
+        && !f.quiet
+    {
+        eprintln!("{}: {} of {} input(s)", s.shard, items.len(), s.total);
+    }
     let (gpu, gpu_note) = open_gpu(variant)?;
     if let Some(note) = &gpu_note
         && !f.quiet
@@ -85,6 +98,7 @@ fn process(args: &MainArgs, given: &Given) -> Result<()> {
         gpu_note,
         outcomes: &outcomes,
         summary: &summary,
+        sharding: sharding.as_ref(),
     })
 }
 
@@ -127,10 +141,20 @@ fn check_options(args: &MainArgs, given: &Given) -> Result<()> {
     Ok(())
 }
 
-/// The batch's items (input and output paths), its filter and the variant asked for (`None`:
-/// `auto` by default); refuses RAW layout options without RAW inputs, and a rank-1 variant with a
+/// What a files run does.
+struct Plan {
+    /// This process's inputs and where their results go.
+    items: Vec<inputs::Item>,
+    filter: Filter,
+    /// The variant asked for (`None`: `auto` by default).
+    variant: Option<FileVariant>,
+    /// The shard this process is, when the inputs are split.
+    sharding: Option<Sharding>,
+}
+
+/// The batch's plan; refuses RAW layout options without RAW inputs, and a rank-1 variant with a
 /// filter that is not.
-fn plan(args: &MainArgs, given: &Given) -> Result<(Vec<inputs::Item>, Filter, Option<FileVariant>)> {
+fn plan(args: &MainArgs, given: &Given) -> Result<Plan> {
     let f = &args.files;
     let output = f
         .output
@@ -138,6 +162,20 @@ fn plan(args: &MainArgs, given: &Given) -> Result<(Vec<inputs::Item>, Filter, Op
         .context("--input needs --output (a file, or a folder for many inputs)")?;
     let filter = args.filter.build()?;
     let inputs = inputs::expand_inputs(&f.input).map_err(anyhow::Error::msg)?;
+    let shard = match f.shard {
+        Some(ShardChoice::Off) => None,
+        Some(ShardChoice::Shard(s)) => Some(s),
+        None => {
+            Shard::from_env(|name| std::env::var(name).ok(), f.shard_count).map_err(anyhow::Error::msg)?
+        }
+    };
+    if f.shard_count.is_some() && shard.is_none_or(|s| s.source != ShardSource::Kubernetes) {
+        bail!(
+            "--shard-count is the shard count of a Kubernetes Indexed Job, and JOB_COMPLETION_INDEX is not set"
+        );
+    }
+    let total = inputs.len();
+    let (inputs, keys): (Vec<PathBuf>, Vec<String>) = inputs.into_iter().map(|i| (i.path, i.key)).unzip();
     if !inputs.iter().any(|p| Format::of(p) == Some(Format::Raw)) {
         for id in ["width", "height", "channels"] {
             if given.has(id) {
@@ -148,8 +186,10 @@ fn plan(args: &MainArgs, given: &Given) -> Result<(Vec<inputs::Item>, Filter, Op
             }
         }
     }
-    let items =
-        inputs::plan_outputs(&inputs, output, f.format.as_deref(), f.force).map_err(anyhow::Error::msg)?;
+    let own = |n: usize| shard.is_none_or(|s| s.owns(&keys[n]));
+    let items = inputs::plan_outputs(&inputs, output, f.format.as_deref(), f.force, own)
+        .map_err(anyhow::Error::msg)?;
+    let sharding = shard.map(|shard| Sharding { shard, total });
     let variant = if args.cpu_only {
         Some(FileVariant::Cpu)
     } else {
@@ -164,7 +204,12 @@ fn plan(args: &MainArgs, given: &Given) -> Result<(Vec<inputs::Item>, Filter, Op
             v.name()
         );
     }
-    Ok((items, filter, variant))
+    Ok(Plan {
+        items,
+        filter,
+        variant,
+        sharding,
+    })
 }
 
 /// The GPU for `variant`, or none (for `cpu`); without a usable GPU, a GPU variant fails and

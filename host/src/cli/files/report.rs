@@ -6,6 +6,7 @@ use crate::cli::{interrupt, json};
 use anyhow::{Result, bail};
 use conv::engine::batch::{self, Engine, Outcome, Settings, Status, Summary};
 use conv::engine::gpu::Gpu;
+use conv::io::shard::{Shard, ShardSource};
 
 /// Which lines are printed as images finish.
 pub struct Lines {
@@ -61,6 +62,29 @@ pub struct Batch<'a> {
     pub gpu_note: Option<String>,
     pub outcomes: &'a [Outcome],
     pub summary: &'a Summary,
+    pub sharding: Option<&'a Sharding>,
+}
+
+/// The shard a batch is, and how many inputs all the shards have together.
+pub struct Sharding {
+    pub shard: Shard,
+    pub total: usize,
+}
+
+impl Sharding {
+    /// The document's `shard` object.
+    fn json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "index": self.shard.index,
+            "count": self.shard.count,
+            "source": match self.shard.source {
+                ShardSource::Flag => "flag",
+                ShardSource::Slurm => "slurm",
+                ShardSource::Kubernetes => "kubernetes",
+            },
+            "inputs_total": self.total,
+        })
+    }
 }
 
 /// Prints the document, the summary and any interruption; fails if the batch was interrupted or
@@ -121,6 +145,7 @@ fn print_document(b: &Batch, interrupted: Option<i32>, auto_choices: &[String]) 
         "auto_choices": auto_choices,
         "filter": b.args.filter.describe(&b.settings.filter),
         "border": b.args.border.name(),
+        "shard": b.sharding.map(Sharding::json),
         "images": b.outcomes,
         "summary": b.summary,
     }));
