@@ -502,12 +502,41 @@ fn png_header_only(width: u32, height: u32) -> Vec<u8> {
 #[test]
 fn decompression_bombs_are_refused_before_decoding() {
     let dir = TempDir::new("bomb");
-    for (w, h) in [(100_000, 100_000), (1 << 20, 1)] {
+    for (w, h, needle) in [(100_000, 100_000, "9.3 GiB"), (1 << 20, 1, "at most 262144 pixels per side")] {
         let p = dir.path(&format!("bomb-{w}.png"));
         std::fs::write(&p, png_header_only(w, h)).unwrap();
-        let e = files::read(&p, &RawLayout::default()).unwrap_err().to_string();
-        assert!(e.contains("too large") || e.contains("limit"), "{w}x{h}: {e}");
+        let e = files::read_with_limit(&p, &RawLayout::default(), 1 << 30)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(needle), "{w}x{h}: {e}");
     }
+}
+
+/// Images past 2^30 pixels are taken as far as the memory bound allows: the bound, not a pixel
+/// count, refuses them, from the header or the RAW layout, saying how much memory they need.
+#[test]
+fn gigapixel_images_are_bounded_by_memory_not_by_pixels() {
+    let dir = TempDir::new("giga");
+    let (w, h) = (40_000, 30_000);
+    let raw = dir.path("mosaic.f32");
+    std::fs::write(&raw, [0u8; 16]).unwrap();
+    let out = dir.path("out.f32");
+    let (ws, hs) = (w.to_string(), h.to_string());
+    let args = ["-i", s(&raw), "-o", s(&out), "--width", &ws, "--height", &hs];
+    // 1.2 gigapixels of f32 take 4.5 GiB: over a 1 GiB bound, refused before reading.
+    assert_fails(&[&args[..], &["--max-image-mem", "1G"]].concat(), "4.5 GiB", &out);
+    // Under a larger bound the size checks pass and the file's length is what is wrong.
+    assert_fails(
+        &[&args[..], &["--max-image-mem", "8G"]].concat(),
+        "has 16 bytes, but 40000x30000 with 1 channel(s) of f32 needs 4800000000",
+        &out,
+    );
+    let png = dir.path("wide.png");
+    std::fs::write(&png, png_header_only(w as u32, h as u32)).unwrap();
+    let e = files::read_with_limit(&png, &RawLayout::default(), 1 << 30)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("1.1 GiB") && e.contains("--max-image-mem"), "{e}");
 }
 
 /// Runs `host` expecting failure: exit code 1, exactly one `error: ` line on stderr (the last),
@@ -601,7 +630,11 @@ fn bad_input_gets_a_one_line_error_and_no_output() {
     assert_fails(&["-i", s(&pgm), "-o", o], "header.pgm", &out);
     let bomb = dir.path("bomb.png");
     std::fs::write(&bomb, png_header_only(100_000, 100_000)).unwrap();
-    assert_fails(&["-i", s(&bomb), "-o", o], "too large", &out);
+    assert_fails(
+        &["-i", s(&bomb), "-o", o, "--max-image-mem", "1G"],
+        "more than the limit",
+        &out,
+    );
     assert_fails(
         &["-i", g, "-o", s(&dir.path("out.gif"))],
         "unknown output extension",
@@ -773,7 +806,7 @@ fn decoded_memory_is_bounded() {
         .unwrap_err()
         .to_string();
     assert!(
-        e.contains("would take 858.3 MiB, more than the limit of 512.0 MiB per image (--max-image-mem)"),
+        e.contains("would take 858.3 MiB (and its result as much again), more than the limit of 512.0 MiB per image (--max-image-mem"),
         "{e}"
     );
     // The same small image decodes under a generous limit and is refused under a tiny one.

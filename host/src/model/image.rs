@@ -6,8 +6,10 @@ use rand::{Rng, SeedableRng, rngs::StdRng};
 
 /// Largest width or height accepted.
 pub const MAX_SIDE: usize = 1 << 18;
-/// Largest number of pixels accepted: 2^30.
-pub const MAX_PIXELS: usize = 1 << 30;
+/// Largest number of pixels accepted: any image within [`MAX_SIDE`] on both sides (2^36). What
+/// a machine can hold is decided by the memory bound on a decoded image instead
+/// (`--max-image-mem`), from the file's header, before anything is allocated.
+pub const MAX_PIXELS: usize = MAX_SIDE * MAX_SIDE;
 
 /// The sample type of an image.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

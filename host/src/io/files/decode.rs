@@ -2,7 +2,7 @@
 //! buffer is allocated, and the decoders (the `image` crate, the `tiff` crate, RAW `f32`).
 
 use super::{FileError, Format, RawLayout};
-use crate::model::image::{Image, MAX_PIXELS, MAX_SIDE, Samples, check_dims};
+use crate::model::image::{Image, MAX_SIDE, Samples, check_dims};
 use image::{ImageDecoder, ImageFormat, ImageReader};
 use std::fs::File;
 use std::io::{BufRead, BufReader, Cursor, Seek, SeekFrom};
@@ -23,7 +23,7 @@ pub fn read_with_limit(path: &Path, raw: &RawLayout, max_bytes: u64) -> Result<I
         source,
     };
     if Format::of(path) == Some(Format::Raw) {
-        return read_raw(path, raw);
+        return read_raw(path, raw, max_bytes);
     }
     let file = File::open(path).map_err(read_err)?;
     decode_from(BufReader::new(file), path, max_bytes)
@@ -267,7 +267,8 @@ fn pnm_header_len(head: &[u8]) -> Option<u64> {
 fn check_memory(bytes: u64, max_bytes: u64) -> Result<(), String> {
     if bytes > max_bytes {
         return Err(format!(
-            "decoding it would take {}, more than the limit of {} per image (--max-image-mem)",
+            "decoding it would take {} (and its result as much again), more than the limit of {} per \
+             image (--max-image-mem; default a quarter of this machine's memory)",
             size_text(bytes),
             size_text(max_bytes)
         ));
@@ -340,7 +341,7 @@ fn min_file_bytes(
 fn describe(e: image::ImageError) -> String {
     match e {
         image::ImageError::Limits(e) => {
-            format!("{e} (at most {MAX_SIDE} pixels per side and {MAX_PIXELS} pixels)")
+            format!("{e} (at most {MAX_SIDE} pixels per side, and --max-image-mem of memory per image)")
         }
         image::ImageError::IoError(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
             format!("the file is truncated ({e})")
@@ -390,6 +391,9 @@ fn read_tiff<R: BufRead + Seek>(
     };
     let mut limits = Limits::default();
     limits.decoding_buffer_size = usize::try_from(max_bytes).unwrap_or(usize::MAX);
+    // A gigapixel image has hundreds of thousands of strips: their offset and size tables grow
+    // with it (the default allows 1 MiB).
+    limits.ifd_value_size = limits.ifd_value_size.max(limits.decoding_buffer_size / 256);
     let mut decoder = Decoder::new(source).map_err(decode)?.with_limits(limits);
     let (w, h) = decoder.dimensions().map_err(decode)?;
     check_dims(w as usize, h as usize).map_err(|source| FileError::Image {
@@ -436,7 +440,7 @@ fn read_tiff<R: BufRead + Seek>(
     })
 }
 
-fn read_raw(path: &Path, raw: &RawLayout) -> Result<Image, FileError> {
+fn read_raw(path: &Path, raw: &RawLayout, max_bytes: u64) -> Result<Image, FileError> {
     let image_err = |source| FileError::Image {
         path: path.to_path_buf(),
         source,
@@ -449,24 +453,32 @@ fn read_raw(path: &Path, raw: &RawLayout) -> Result<Image, FileError> {
     };
     check_dims(w, h).map_err(image_err)?;
     crate::model::image::check_channels(raw.channels).map_err(image_err)?;
-    let bytes = std::fs::read(path).map_err(|source| FileError::Read {
+    let read_err = |source| FileError::Read {
         path: path.to_path_buf(),
         source,
-    })?;
+    };
     let want = w * h * raw.channels * 4;
-    if bytes.len() != want {
+    check_memory(want as u64, max_bytes).map_err(|reason| FileError::Decode {
+        path: path.to_path_buf(),
+        reason,
+    })?;
+    let mut file = File::open(path).map_err(read_err)?;
+    let len = file.metadata().map_err(read_err)?.len();
+    if len != want as u64 {
         return Err(FileError::Decode {
             path: path.to_path_buf(),
             reason: format!(
-                "has {} bytes, but {w}x{h} with {} channel(s) of f32 needs {want}",
-                bytes.len(),
+                "has {len} bytes, but {w}x{h} with {} channel(s) of f32 needs {want}",
                 raw.channels
             ),
         });
     }
-    let values = bytes
-        .chunks_exact(4)
-        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-        .collect();
+    // Read straight into the samples (one buffer, not a byte copy as well: the file may be
+    // gigabytes), then put them in the host's byte order.
+    let mut values = vec![0f32; want / 4];
+    std::io::Read::read_exact(&mut file, bytemuck::cast_slice_mut(&mut values)).map_err(read_err)?;
+    for v in &mut values {
+        *v = f32::from_bits(u32::from_le(v.to_bits()));
+    }
     Image::new(w, h, raw.channels, Samples::F32(values)).map_err(image_err)
 }

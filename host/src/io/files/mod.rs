@@ -4,9 +4,10 @@
 //!
 //! PNG, JPEG, BMP and PGM/PPM/PNM/PAM go through the `image` crate, TIFF through the `tiff` crate
 //! (which also reads and writes 32-bit float gray), RAW is headerless little-endian `f32`.
-//! Decoding refuses, before any pixel buffer is allocated, images beyond [`MAX_SIDE`](crate::model::image::MAX_SIDE) per side or
-//! [`MAX_PIXELS`](crate::model::image::MAX_PIXELS) pixels, images whose samples would take more memory than a bound (by default a
-//! quarter of the machine's), and files of uncompressed formats (PNM, PAM, BMP, TIFF) shorter than
+//! Decoding refuses, before any pixel buffer is allocated, images beyond
+//! [`MAX_SIDE`](crate::model::image::MAX_SIDE) per side, images whose samples would take more
+//! memory than a bound (by default a quarter of the machine's; no pixel count is refused below
+//! that, so gigapixel images are taken as far as memory allows), and files of uncompressed formats (PNM, PAM, BMP, TIFF) shorter than
 //! their header says, so a small file that claims huge dimensions (a decompression bomb) fails fast
 //! with a clear error.
 

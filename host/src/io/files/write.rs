@@ -85,9 +85,24 @@ fn color_type(channels: usize, dtype: DType) -> ExtendedColorType {
     }
 }
 
+/// Sample bytes from which a TIFF is written as BigTIFF: classic TIFF's offsets are 32-bit, and
+/// the directory and strip tables need room below 4 GiB too.
+const BIG_TIFF_BYTES: usize = (4 << 30) - (64 << 20);
+
 fn write_tiff<W: Write + Seek>(image: &Image, writer: &mut W) -> tiff::TiffResult<()> {
-    use tiff::encoder::{TiffEncoder, colortype as ct};
-    let mut enc = TiffEncoder::new(writer)?;
+    use tiff::encoder::TiffEncoder;
+    if image.samples().as_bytes().len() >= BIG_TIFF_BYTES {
+        write_tiff_with(image, TiffEncoder::new_big(writer)?)
+    } else {
+        write_tiff_with(image, TiffEncoder::new(writer)?)
+    }
+}
+
+fn write_tiff_with<W: Write + Seek, K: tiff::encoder::TiffKind>(
+    image: &Image,
+    mut enc: tiff::encoder::TiffEncoder<W, K>,
+) -> tiff::TiffResult<()> {
+    use tiff::encoder::colortype as ct;
     let (w, h) = (image.width() as u32, image.height() as u32);
     match (image.channels(), image.samples()) {
         (1, Samples::U8(v)) => enc.write_image::<ct::Gray8>(w, h, v),
