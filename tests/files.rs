@@ -502,7 +502,10 @@ fn png_header_only(width: u32, height: u32) -> Vec<u8> {
 #[test]
 fn decompression_bombs_are_refused_before_decoding() {
     let dir = TempDir::new("bomb");
-    for (w, h, needle) in [(100_000, 100_000, "9.3 GiB"), (1 << 20, 1, "at most 262144 pixels per side")] {
+    for (w, h, needle) in [
+        (100_000, 100_000, "9.3 GiB"),
+        (1 << 20, 1, "at most 262144 pixels per side"),
+    ] {
         let p = dir.path(&format!("bomb-{w}.png"));
         std::fs::write(&p, png_header_only(w, h)).unwrap();
         let e = files::read_with_limit(&p, &RawLayout::default(), 1 << 30)

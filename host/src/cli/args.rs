@@ -3,12 +3,13 @@
 
 use super::names;
 use super::values::{
-    parse_bytes, parse_count, parse_file_variant, parse_seed, parse_shard, parse_sigma, parse_variant,
+    parse_bytes, parse_count, parse_file_variant, parse_gpus, parse_seed, parse_shard, parse_sigma,
+    parse_variant,
 };
 use super::{bench, cpu_time, info, merge, sanitize, soak, verify};
 use anyhow::{Context as _, Result, bail};
 use clap::{Parser, Subcommand};
-use conv::engine::gpu::Variant;
+use conv::engine::gpu::{GpuSelection, Variant};
 use conv::io::shard::Shard;
 use conv::model::filter::FilterKind;
 use conv::named::Named as _;
@@ -100,6 +101,11 @@ pub struct FileArgs {
     /// GPU is usable and no GPU variant was asked for.
     #[arg(long, requires = "input", value_parser = parse_file_variant)]
     pub variant: Option<FileVariant>,
+    /// GPUs to use: all (the default: every visible one, after CUDA_VISIBLE_DEVICES), a count N
+    /// (the first N), or a list of GPU numbers (0,2; one GPU as 1,). Each image's strips are
+    /// dealt to the GPUs, each with its own context, buffers and stream.
+    #[arg(long, requires = "input", value_parser = parse_gpus)]
+    pub gpus: Option<GpuSelection>,
     /// Device memory one image may use, e.g. 256M or 2G (default: 90% of the free GPU memory);
     /// larger images are processed in horizontal strips. Also bounds the CPU path's strips.
     #[arg(long, requires = "input", value_parser = parse_bytes)]

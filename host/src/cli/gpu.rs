@@ -1,7 +1,7 @@
 //! Opening the GPU for a command, with the command's own fallback when none is usable.
 
-use anyhow::Result;
-use conv::engine::gpu::Gpu;
+use anyhow::{Context as _, Result};
+use conv::engine::gpu::{Gpu, GpuSelection};
 
 /// Opens the GPU; when none is usable, `fallback` gets the reason and decides: `Ok(())` goes on
 /// without a GPU (`None`), an error stops the command.
@@ -10,6 +10,27 @@ pub fn open_or(fallback: impl FnOnce(conv::Error) -> Result<()>) -> Result<Optio
         Ok(gpu) => Ok(Some(gpu)),
         Err(e) => fallback(e).map(|()| None),
     }
+}
+
+/// Opens the GPUs `selection` names among the visible ones, each with its own context; when
+/// none is usable, `fallback` decides as for [`open_or`]. A selection the visible GPUs cannot
+/// meet (`--gpus 4` on a 2-GPU machine, a number that is not there) is an error.
+pub fn open_selected(
+    selection: GpuSelection,
+    fallback: impl FnOnce(conv::Error) -> Result<()>,
+) -> Result<Vec<Gpu>> {
+    let count = match conv::engine::gpu::device_count() {
+        Ok(n) => n,
+        Err(e) => return fallback(e).map(|()| Vec::new()),
+    };
+    let ordinals = selection.resolve(count)?;
+    let gpus = ordinals
+        .iter()
+        .map(|&n| Gpu::open(n).with_context(|| format!("opening GPU {n}")))
+        .collect::<Result<Vec<_>>>()?;
+    // Each `Gpu::open` made its context current; the first GPU's is the calling thread's.
+    gpus[0].make_current()?;
+    Ok(gpus)
 }
 
 /// Opens the GPU for the main job and `verify`, or says in one line why the GPU variants are

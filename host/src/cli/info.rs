@@ -1,18 +1,26 @@
-//! `host info`: the GPU (or why there is none), the embedded PTX and the largest filter; works
-//! without a GPU.
+//! `host info`: every visible GPU (or why there is none), the embedded PTX and the largest
+//! filter; works without a GPU.
 
-use super::gpu::{gib, open_or};
+use super::gpu::{gib, open_selected};
 use anyhow::Result;
+use conv::engine::gpu::GpuSelection;
 
-/// Prints the description.
+/// Prints the description: every visible GPU (the driver applies `CUDA_VISIBLE_DEVICES`), in
+/// the order `--gpus` numbers them.
 pub fn run() -> Result<()> {
-    let gpu = open_or(|e| {
+    let gpus = open_selected(GpuSelection::All, |e| {
         println!("GPU: none ({e})");
         Ok(())
     })?;
-    if let Some(gpu) = gpu {
+    for gpu in &gpus {
+        gpu.make_current()?;
         let i = gpu.info();
-        println!("GPU: {}", i.name);
+        let label = if gpus.len() > 1 {
+            format!("GPU {}", i.ordinal)
+        } else {
+            "GPU".to_string()
+        };
+        println!("{label}: {}", i.name);
         println!(
             "compute capability: {}.{}",
             i.compute_capability.0, i.compute_capability.1

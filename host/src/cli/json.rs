@@ -24,6 +24,7 @@ pub fn print_failure(error: &str, interrupted: Option<i32>) {
         "error": error,
         "interrupted": interrupted.map(conv::io::interrupt::name),
         "gpu": null,
+        "gpus": [],
         "gpu_unavailable": null,
         "variant": null,
         "auto_choices": [],
@@ -38,6 +39,7 @@ pub fn print_failure(error: &str, interrupted: Option<i32>) {
 /// The document's `gpu` object.
 pub fn gpu(i: &GpuInfo) -> serde_json::Value {
     serde_json::json!({
+        "index": i.ordinal,
         "name": i.name,
         "compute_capability": format!("{}.{}", i.compute_capability.0, i.compute_capability.1),
         "multiprocessors": i.multiprocessors,

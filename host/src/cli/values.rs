@@ -2,7 +2,7 @@
 //! returns the message clap prints after `invalid value '...' for '--option':`.
 
 use super::args::{FileVariant, ShardChoice};
-use conv::engine::gpu::Variant;
+use conv::engine::gpu::{GpuSelection, Variant};
 use conv::io::shard::Shard;
 
 /// Parses a whole number of at least 0, saying what is wrong with a negative or fractional one.
@@ -62,6 +62,11 @@ pub fn parse_file_variant(s: &str) -> Result<FileVariant, String> {
     parse_variant(s)
         .map(FileVariant::Gpu)
         .map_err(|e| format!("{e}, auto or cpu"))
+}
+
+/// Parses `--gpus`: `all`, a count, or a list of GPU numbers.
+pub fn parse_gpus(s: &str) -> Result<GpuSelection, String> {
+    GpuSelection::parse(s)
 }
 
 /// Parses `--shard`: `I/N` (0-based) or `off`.

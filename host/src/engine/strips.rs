@@ -141,20 +141,98 @@ pub fn run(
     strips: &[Strip],
     mut convolve: impl FnMut(&Image) -> Result<Image>,
 ) -> Result<Image> {
-    let (ow, oh) = border.output_size(image.width(), image.height(), radius)?;
+    let (_, oh) = border.output_size(image.width(), image.height(), radius)?;
     if let [only] = strips
         && only.rows == (0..oh)
     {
         return convolve(image);
     }
-    let ch = image.channels();
-    let row_bytes = ow * ch * image.dtype().size();
-    let mut out = Samples::filled(image.dtype(), ow * oh * ch);
+    let mut out = Output::new(image, radius, border)?;
     for strip in strips {
-        let (rows, skip) = (&strip.rows, strip.skip());
-        let result = convolve(&strip_input(image, border, strip)?)?;
-        let kept = &result.samples().as_bytes()[skip * row_bytes..(skip + rows.len()) * row_bytes];
-        out.as_bytes_mut()[rows.start * row_bytes..rows.end * row_bytes].copy_from_slice(kept);
+        out.place(strip, &convolve(&strip_input(image, border, strip)?)?);
     }
-    Image::new(ow, oh, ch, out)
+    out.image()
+}
+
+/// [`run`] with the strips dealt to `workers` (strip `i` to worker `i mod n`, so a worker gets
+/// the same strips image after image), each worker on its own thread: `convolve` gets the
+/// worker and a strip image. The result is [`run`]'s, bit for bit, when every worker convolves
+/// as the one of [`run`] would. Each strip's result goes into the output as soon as it is
+/// ready, so at most one strip result per worker is held besides it. The first error (in strip
+/// order) is returned.
+pub fn run_spread<W: Send>(
+    image: &Image,
+    radius: usize,
+    border: Border,
+    strips: &[Strip],
+    workers: &mut [W],
+    convolve: impl Fn(&mut W, &Image) -> Result<Image> + Sync,
+) -> Result<Image> {
+    let n = workers.len().max(1);
+    let out = std::sync::Mutex::new(Output::new(image, radius, border)?);
+    let errors: Vec<(usize, Error)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = workers
+            .iter_mut()
+            .enumerate()
+            .map(|(w, worker)| {
+                let (convolve, out) = (&convolve, &out);
+                scope.spawn(move || {
+                    for i in (w..strips.len()).step_by(n) {
+                        match strip_input(image, border, &strips[i]).and_then(|s| convolve(worker, &s)) {
+                            Ok(result) => out
+                                .lock()
+                                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                                .place(&strips[i], &result),
+                            // This worker's later strips would be wasted: the image fails.
+                            Err(e) => return Some((i, e)),
+                        }
+                    }
+                    None
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .filter_map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+            .collect()
+    });
+    if let Some((_, e)) = errors.into_iter().min_by_key(|(i, _)| *i) {
+        return Err(e);
+    }
+    out.into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .image()
+}
+
+/// The output image being assembled from its strips' results.
+struct Output {
+    samples: Samples,
+    /// Output width and height, channels, bytes per output row.
+    size: (usize, usize),
+    channels: usize,
+    row_bytes: usize,
+}
+
+impl Output {
+    fn new(image: &Image, radius: usize, border: Border) -> Result<Output> {
+        let (ow, oh) = border.output_size(image.width(), image.height(), radius)?;
+        let ch = image.channels();
+        Ok(Output {
+            samples: Samples::filled(image.dtype(), ow * oh * ch),
+            size: (ow, oh),
+            channels: ch,
+            row_bytes: ow * ch * image.dtype().size(),
+        })
+    }
+
+    /// Keeps the rows of `strip` from `result`, the convolution of its strip image.
+    fn place(&mut self, strip: &Strip, result: &Image) {
+        let (rows, skip, row_bytes) = (&strip.rows, strip.skip(), self.row_bytes);
+        let kept = &result.samples().as_bytes()[skip * row_bytes..(skip + rows.len()) * row_bytes];
+        self.samples.as_bytes_mut()[rows.start * row_bytes..rows.end * row_bytes].copy_from_slice(kept);
+    }
+
+    fn image(self) -> Result<Image> {
+        Image::new(self.size.0, self.size.1, self.channels, self.samples)
+    }
 }

@@ -8,7 +8,7 @@ use super::interrupt::{self, Interrupted};
 use super::json;
 use super::usage::Given;
 use anyhow::{Context as _, Result, bail};
-use conv::engine::gpu::Gpu;
+use conv::engine::gpu::{Gpu, GpuSelection};
 use conv::io::files::{Format, RawLayout};
 use conv::io::inputs;
 use conv::io::shard::{Shard, ShardSource};
@@ -51,24 +51,27 @@ fn process(args: &MainArgs, given: &Given) -> Result<()> {
     {
         eprintln!("{}: {} of {} input(s)", s.shard, items.len(), s.total);
     }
-    let (gpu, gpu_note) = open_gpu(variant)?;
+    let (gpus, gpu_note) = open_gpus(variant, f.gpus.as_ref())?;
     if let Some(note) = &gpu_note
         && !f.quiet
     {
         let note = conv::io::files::one_line(note);
         eprintln!("note: no usable GPU ({note}); processing on the CPU (cpu-par)");
     }
-    let mut engine = match &gpu {
-        Some(gpu) => batch::Engine::Gpu {
+    let mut engines: Vec<batch::Engine> = gpus
+        .iter()
+        .map(|gpu| batch::Engine::Gpu {
             gpu,
             choice: match variant {
                 Some(FileVariant::Gpu(v)) => batch::Choice::Fixed(v),
                 _ => batch::Choice::Auto(conv::engine::autotune::Tuner::load()),
             },
             cached: None,
-        },
-        None => batch::Engine::Cpu,
-    };
+        })
+        .collect();
+    if engines.is_empty() {
+        engines.push(batch::Engine::Cpu);
+    }
     let settings = settings(args, filter)?;
     progress.set_length(items.len() as u64);
     progress.set_style(batch::progress_style());
@@ -82,7 +85,7 @@ fn process(args: &MainArgs, given: &Given) -> Result<()> {
     let outcomes = batch::run(
         &items,
         &settings,
-        &mut engine,
+        &mut engines,
         threads,
         &progress,
         !f.quiet && std::io::stderr().is_terminal(),
@@ -93,8 +96,8 @@ fn process(args: &MainArgs, given: &Given) -> Result<()> {
     report::finish(&report::Batch {
         args,
         settings: &settings,
-        engine: &engine,
-        gpu: gpu.as_ref(),
+        engine: &engines[0],
+        gpus: &gpus,
         gpu_note,
         outcomes: &outcomes,
         summary: &summary,
@@ -212,21 +215,29 @@ fn plan(args: &MainArgs, given: &Given) -> Result<Plan> {
     })
 }
 
-/// The GPU for `variant`, or none (for `cpu`); without a usable GPU, a GPU variant fails and
-/// `auto` (given or not) falls back to the CPU, with the reason as the second value.
-fn open_gpu(variant: Option<FileVariant>) -> Result<(Option<Gpu>, Option<String>)> {
+/// The GPUs for `variant` (those `--gpus` selects; default: every visible one), or none (for
+/// `cpu`); without a usable GPU, a GPU variant fails and `auto` (given or not) falls back to the
+/// CPU, with the reason as the second value. A selection the GPUs cannot meet is an error.
+fn open_gpus(
+    variant: Option<FileVariant>,
+    selection: Option<&GpuSelection>,
+) -> Result<(Vec<Gpu>, Option<String>)> {
     if let Some(FileVariant::Cpu) = variant {
-        return Ok((None, None));
+        if selection.is_some() {
+            bail!("--gpus selects GPUs, and --variant cpu (or --cpu-only) uses none: give one");
+        }
+        return Ok((Vec::new(), None));
     }
     let mut note = None;
-    let gpu = super::gpu::open_or(|e| match variant {
+    let gpus = super::gpu::open_selected(selection.cloned().unwrap_or_default(), |e| match variant {
         Some(FileVariant::Gpu(v)) => bail!("--variant {} needs a usable GPU: {e}", v.name()),
+        _ if selection.is_some() => bail!("--gpus needs a usable GPU: {e}"),
         _ => {
             note = Some(e.to_string());
             Ok(())
         }
     })?;
-    Ok((gpu, note))
+    Ok((gpus, note))
 }
 
 /// The batch's settings from the options (and the fault injection the environment asks for).

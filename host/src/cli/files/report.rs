@@ -56,8 +56,10 @@ impl Lines {
 pub struct Batch<'a> {
     pub args: &'a MainArgs,
     pub settings: &'a Settings,
+    /// The first engine (the one that chooses the variant).
     pub engine: &'a Engine<'a>,
-    pub gpu: Option<&'a Gpu>,
+    /// The GPUs used (none on the CPU).
+    pub gpus: &'a [Gpu],
     /// Why no GPU was usable, when `auto` fell back to the CPU.
     pub gpu_note: Option<String>,
     pub outcomes: &'a [Outcome],
@@ -139,7 +141,8 @@ fn print_document(b: &Batch, interrupted: Option<i32>, auto_choices: &[String]) 
         "schema": batch::JSON_SCHEMA,
         "error": null,
         "interrupted": interrupted.map(conv::io::interrupt::name),
-        "gpu": b.gpu.map(|g| json::gpu(g.info())),
+        "gpu": b.gpus.first().map(|g| json::gpu(g.info())),
+        "gpus": b.gpus.iter().map(|g| json::gpu(g.info())).collect::<Vec<_>>(),
         "gpu_unavailable": b.gpu_note,
         "variant": b.engine.name(),
         "auto_choices": auto_choices,
@@ -165,9 +168,10 @@ fn print_summary(b: &Batch) {
         "{counts}, {:.2} s, {:.1} megapixels/s, {}",
         summary.seconds,
         summary.megapixels_per_s,
-        match b.gpu {
-            Some(g) => format!("{} on {}", b.engine.name(), g.info().name),
-            None => "cpu-par on the CPU".to_string(),
+        match b.gpus {
+            [] => "cpu-par on the CPU".to_string(),
+            [g] => format!("{} on {}", b.engine.name(), g.info().name),
+            [g, ..] => format!("{} on {} GPUs ({})", b.engine.name(), b.gpus.len(), g.info().name),
         }
     );
 }

@@ -1,6 +1,7 @@
 //! Batches of image files (planned by [`crate::io::inputs`]): runs the pipeline of decoding
-//! threads, one convolution engine (the GPU, reusing its device buffers, or the CPU) in strips when the
-//! image exceeds the memory budget, and encoding threads; one bad file fails alone.
+//! threads, the convolution engines (one per GPU, each reusing its device buffers, or the CPU) in
+//! strips when the image exceeds the memory budget or there are several GPUs, and encoding
+//! threads; one bad file fails alone.
 
 mod outcome;
 
@@ -16,7 +17,7 @@ use crate::{Border, Filter, Image, Result, engine::cpu, engine::strips, io::inte
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 use serde::Serialize;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Mutex, mpsc};
+use std::sync::{Mutex, PoisonError, mpsc};
 use std::time::{Duration, Instant};
 
 /// What to do to every image.
@@ -60,6 +61,9 @@ pub enum Engine<'g> {
     },
 }
 
+/// A convolution's result, its number of strips and its times.
+pub type Convolved = (Image, usize, ComputeTimes);
+
 /// Times of one image's convolution (ms).
 #[derive(Clone, Copy, Debug, Default, Serialize)]
 pub struct ComputeTimes {
@@ -98,12 +102,7 @@ impl Engine<'_> {
 
     /// Convolves `image` (in strips when it exceeds the budget); returns the result, the number of
     /// strips and the times. `fault` makes that stage fail (fault injection).
-    pub fn convolve(
-        &mut self,
-        image: &Image,
-        s: &Settings,
-        fault: Option<Stage>,
-    ) -> Result<(Image, usize, ComputeTimes)> {
+    pub fn convolve(&mut self, image: &Image, s: &Settings, fault: Option<Stage>) -> Result<Convolved> {
         let start = Instant::now();
         fault::strike(fault, Stage::Compute)?;
         let (r, border) = (s.filter.radius(), s.border);
@@ -124,44 +123,160 @@ impl Engine<'_> {
                     Choice::Auto(tuner) => tuner.choose(gpu, &problem)?.0,
                 };
                 times.variant = variant.name();
-                let budget = match s.max_mem {
-                    Some(b) => b,
-                    None => gpu.memory()?.0 / 10 * 9,
-                };
-                let plan = strips::plan(&problem, variant.spec().has_intermediate(), budget)?;
+                let plan = strips::plan(&problem, variant.spec().has_intermediate(), budget(gpu, s)?)?;
                 let kernel = gpu.kernel(variant, image.dtype())?;
-                let (mut kernel_ms, mut h2d_ms, mut d2h_ms) = (0.0, 0.0, 0.0);
+                let mut copy = CopyTimes::default();
                 let out = strips::run(image, r, border, &plan, |strip| {
-                    let strip_problem = Problem::of(strip, &s.filter, border, s.clamp);
-                    let reusable = cached
-                        .as_ref()
-                        .is_some_and(|c| c.1 == variant && same_shape(&c.0, &strip_problem));
-                    if !reusable {
-                        // Free the old buffers before allocating the new ones.
-                        *cached = None;
-                        let mut job = gpu.alloc(variant, &strip_problem)?;
-                        gpu.pin(&mut job)?;
-                        *cached = Some(Box::new((strip_problem.clone(), variant, job)));
-                    }
-                    let job = &mut cached.as_mut().expect("allocated above").2;
-                    fault::strike(fault, Stage::Upload)?;
-                    h2d_ms += gpu.upload(job, strip)?;
-                    fault::strike(fault, Stage::Launch)?;
-                    kernel_ms += gpu.time(|g| g.launch(&kernel, job))?;
-                    fault::strike(fault, Stage::Download)?;
-                    let (result, ms) = gpu.download(job)?;
-                    d2h_ms += ms;
-                    Ok(result)
+                    gpu_strip(gpu, cached, variant, &kernel, strip, s, fault, &mut copy)
                 })?;
-                times.kernel_ms = Some(kernel_ms);
-                times.h2d_ms = Some(h2d_ms);
-                times.d2h_ms = Some(d2h_ms);
+                copy.report(&mut times);
                 (out, plan.len())
             }
         };
         times.compute_ms = start.elapsed().as_secs_f64() * 1e3;
         Ok((out, strips, times))
     }
+
+    /// Convolves `image` on every engine of `engines` (one per GPU) at once: its strips (at
+    /// least one per GPU, more where the memory budget of the smallest asks for them) are dealt
+    /// to the GPUs, strip `i` to GPU `i mod n`, each GPU on its own thread with its own context,
+    /// buffers and stream, and the result is assembled. The variant is chosen once, by the first
+    /// engine, for the whole image, and runs on every strip, so the result is the one GPU's bit
+    /// for bit. `kernel_ms`, `h2d_ms` and `d2h_ms` are the busiest GPU's. With one engine (or
+    /// the CPU), [`Engine::convolve`].
+    pub fn convolve_spread(
+        engines: &mut [Engine<'_>],
+        image: &Image,
+        s: &Settings,
+        fault: Option<Stage>,
+    ) -> Result<Convolved> {
+        let gpus: Vec<&Gpu> = engines
+            .iter()
+            .filter_map(|e| match e {
+                Engine::Gpu { gpu, .. } => Some(*gpu),
+                Engine::Cpu => None,
+            })
+            .collect();
+        if engines.len() < 2 || gpus.len() != engines.len() {
+            return engines[0].convolve(image, s, fault);
+        }
+        let start = Instant::now();
+        fault::strike(fault, Stage::Compute)?;
+        let (r, border) = (s.filter.radius(), s.border);
+        let problem = Problem::of(image, &s.filter, border, s.clamp);
+        gpus[0].make_current()?;
+        let variant = match &mut engines[0] {
+            Engine::Gpu {
+                gpu,
+                choice: Choice::Auto(tuner),
+                ..
+            } => tuner.choose(gpu, &problem)?.0,
+            Engine::Gpu {
+                choice: Choice::Fixed(v),
+                ..
+            } => *v,
+            Engine::Cpu => unreachable!("only GPU engines are spread"),
+        };
+        let mut smallest = usize::MAX;
+        for gpu in &gpus {
+            gpu.make_current()?;
+            smallest = smallest.min(budget(gpu, s)?);
+        }
+        let n = gpus.len();
+        let (_, oh) = problem.output_size()?;
+        let planned = strips::plan(&problem, variant.spec().has_intermediate(), smallest)?.len();
+        let plan = strips::split(oh, planned.div_ceil(n) * n, r, border);
+        let mut workers: Vec<(&mut Engine<'_>, CopyTimes)> =
+            engines.iter_mut().map(|e| (e, CopyTimes::default())).collect();
+        let out = strips::run_spread(image, r, border, &plan, &mut workers, |(engine, copy), strip| {
+            let Engine::Gpu { gpu, cached, .. } = &mut **engine else {
+                unreachable!("only GPU engines are spread")
+            };
+            gpu.make_current()?;
+            let kernel = gpu.kernel(variant, image.dtype())?;
+            gpu_strip(gpu, cached, variant, &kernel, strip, s, fault, copy)
+        })?;
+        let busiest = workers
+            .iter()
+            .map(|(_, c)| *c)
+            .fold(CopyTimes::default(), CopyTimes::max);
+        gpus[0].make_current()?;
+        let mut times = ComputeTimes {
+            variant: variant.name(),
+            ..ComputeTimes::default()
+        };
+        busiest.report(&mut times);
+        times.compute_ms = start.elapsed().as_secs_f64() * 1e3;
+        Ok((out, plan.len(), times))
+    }
+}
+
+/// Device memory one convolution may use on `gpu`: `--max-gpu-mem`, else 90% of what is free.
+fn budget(gpu: &Gpu, s: &Settings) -> Result<usize> {
+    match s.max_mem {
+        Some(b) => Ok(b),
+        None => Ok(gpu.memory()?.0 / 10 * 9),
+    }
+}
+
+/// GPU times of the strips one GPU convolved, in ms.
+#[derive(Clone, Copy, Debug, Default)]
+struct CopyTimes {
+    kernel: f64,
+    h2d: f64,
+    d2h: f64,
+}
+
+impl CopyTimes {
+    /// Each time the larger of the two.
+    fn max(self, o: CopyTimes) -> CopyTimes {
+        CopyTimes {
+            kernel: self.kernel.max(o.kernel),
+            h2d: self.h2d.max(o.h2d),
+            d2h: self.d2h.max(o.d2h),
+        }
+    }
+
+    fn report(self, times: &mut ComputeTimes) {
+        times.kernel_ms = Some(self.kernel);
+        times.h2d_ms = Some(self.h2d);
+        times.d2h_ms = Some(self.d2h);
+    }
+}
+
+/// One strip image on `gpu`: the device buffers in `cached` are reused when the strip has their
+/// shape and variant, else replaced; upload, kernel and download times are added to `copy`.
+#[allow(clippy::too_many_arguments)]
+fn gpu_strip(
+    gpu: &Gpu,
+    cached: &mut Option<Box<(Problem, Variant, DeviceJob)>>,
+    variant: Variant,
+    kernel: &crate::engine::gpu::Kernel<'_>,
+    strip: &Image,
+    s: &Settings,
+    fault: Option<Stage>,
+    copy: &mut CopyTimes,
+) -> Result<Image> {
+    let strip_problem = Problem::of(strip, &s.filter, s.border, s.clamp);
+    let reusable = cached
+        .as_ref()
+        .is_some_and(|c| c.1 == variant && same_shape(&c.0, &strip_problem));
+    if !reusable {
+        // Free the old buffers before allocating the new ones.
+        *cached = None;
+        let mut job = gpu.alloc(variant, &strip_problem)?;
+        gpu.pin(&mut job)?;
+        *cached = Some(Box::new((strip_problem.clone(), variant, job)));
+    }
+    let job = &mut cached.as_mut().expect("allocated above").2;
+    fault::strike(fault, Stage::Upload)?;
+    copy.h2d += gpu.upload(job, strip)?;
+    fault::strike(fault, Stage::Launch)?;
+    copy.kernel += gpu.time(|g| g.launch(kernel, job))?;
+    fault::strike(fault, Stage::Download)?;
+    let (result, ms) = gpu.download(job)?;
+    copy.d2h += ms;
+    Ok(result)
 }
 
 /// Whether two problems (same filter, border and clamping within a batch) have the same buffers.
@@ -198,8 +313,9 @@ pub fn progress_style() -> ProgressStyle {
         })
 }
 
-/// Processes every item: `threads` decoding and as many encoding threads run while `engine`
-/// convolves on this thread. `progress` counts finished images; it starts hidden and is drawn on
+/// Processes every item: `threads` decoding and as many encoding threads run while the engines
+/// convolve on this thread (several GPU engines share each image: see
+/// [`Engine::convolve_spread`]). `progress` counts finished images; it starts hidden and is drawn on
 /// stderr after a second if `show_progress`. `report` sees each image's outcome (written, failed
 /// or discarded) as soon as it is final. A device fault (a failed launch or copy, or an injected
 /// one) stops the batch cleanly: the failing image fails, results already computed are still
@@ -210,7 +326,7 @@ pub fn progress_style() -> ProgressStyle {
 pub fn run(
     items: &[Item],
     settings: &Settings,
-    engine: &mut Engine<'_>,
+    engines: &mut [Engine<'_>],
     threads: usize,
     progress: &ProgressBar,
     show_progress: bool,
@@ -239,6 +355,50 @@ pub fn run(
         progress.inc(1);
         outcome
     };
+    // Convolves one decoded image with `convolve`, hands it to the encoders; false when
+    // the batch must stop (a device fault, a signal, or no encoder left).
+    let compute = |mut decoded: Decoded,
+                   convolve: &mut dyn FnMut(&Image, Option<Stage>) -> Result<Convolved>,
+                   computed_tx: &mpsc::SyncSender<(Decoded, Computed)>|
+     -> bool {
+        let mut computed = Computed::default();
+        let mut stop = false;
+        if let Ok(image) = &decoded.image {
+            computed.input_bytes = image.byte_len();
+            let fault = settings.inject.and_then(|i| i.at(decoded.index + 1));
+            decoded.image = match convolve(image, fault) {
+                Ok((out, strips, times)) => {
+                    (computed.strips, computed.times) = (strips, times);
+                    Ok(out)
+                }
+                Err(e) => {
+                    stop = e.is_device_fault();
+                    let error = FileError::Image {
+                        path: items[decoded.index].input.clone(),
+                        source: e,
+                    };
+                    Err(if stop {
+                        format!("{error}; the batch stops here")
+                    } else {
+                        error.to_string()
+                    })
+                }
+            };
+        }
+        if stop {
+            stopped_by_fault.store(true, Ordering::Relaxed);
+        }
+        // An image convolved when the signal came is not handed to an encoder.
+        !(interrupt::requested() || computed_tx.send((decoded, computed)).is_err() || stop)
+    };
+    // The decoded images' receiver, shared by the compute threads; taken (dropped) when the batch
+    // stops, so the decoders' sends fail and they end.
+    let decoded_rx = Mutex::new(Some(decoded_rx));
+    let next_decoded = || {
+        let rx = decoded_rx.lock().unwrap_or_else(PoisonError::into_inner);
+        rx.as_ref().and_then(|rx| rx.recv().ok())
+    };
+    let close = || drop(decoded_rx.lock().unwrap_or_else(PoisonError::into_inner).take());
     std::thread::scope(|scope| {
         scope.spawn(move || {
             if show_progress && stop_rx.recv_timeout(Duration::from_secs(1)).is_err() {
@@ -299,41 +459,43 @@ pub fn run(
             });
         }
         drop(done_tx);
-        for mut decoded in decoded_rx {
-            if interrupt::requested() {
-                break;
-            }
-            let mut computed = Computed::default();
-            let mut stop = false;
-            if let Ok(image) = &decoded.image {
-                computed.input_bytes = image.byte_len();
-                let fault = settings.inject.and_then(|i| i.at(decoded.index + 1));
-                decoded.image = match engine.convolve(image, settings, fault) {
-                    Ok((out, strips, times)) => {
-                        (computed.strips, computed.times) = (strips, times);
-                        Ok(out)
+        let gpus = engines.iter().filter(|e| matches!(e, Engine::Gpu { .. })).count();
+        if gpus > 1 && items.len() > 1 {
+            // Several GPUs and several images: each GPU convolves whole images on its own thread,
+            // taking the next decoded one when it is free.
+            for engine in engines.iter_mut() {
+                let (computed_tx, compute) = (computed_tx.clone(), &compute);
+                let (next_decoded, close, stopped_by_fault) = (&next_decoded, &close, &stopped_by_fault);
+                scope.spawn(move || {
+                    if let Engine::Gpu { gpu, .. } = engine
+                        && let Err(e) = gpu.make_current()
+                    {
+                        // A GPU that cannot be used is a device fault: the batch stops.
+                        progress.suspend(|| eprintln!("error: GPU {}: {e}", gpu.info().ordinal));
+                        stopped_by_fault.store(true, Ordering::Relaxed);
+                        close();
+                        return;
                     }
-                    Err(e) => {
-                        stop = e.is_device_fault();
-                        let error = FileError::Image {
-                            path: items[decoded.index].input.clone(),
-                            source: e,
-                        };
-                        Err(if stop {
-                            format!("{error}; the batch stops here")
-                        } else {
-                            error.to_string()
-                        })
+                    while !interrupt::requested() && !stopped_by_fault.load(Ordering::Relaxed) {
+                        let Some(decoded) = next_decoded() else { break };
+                        let mut convolve = |image: &Image, fault| engine.convolve(image, settings, fault);
+                        if !compute(decoded, &mut convolve, &computed_tx) {
+                            close();
+                            break;
+                        }
                     }
-                };
+                });
             }
-            if stop {
-                stopped_by_fault.store(true, Ordering::Relaxed);
+        } else {
+            // One engine (a GPU or the CPU), or one image: its strips are spread over the GPUs.
+            let mut convolve =
+                |image: &Image, fault| Engine::convolve_spread(engines, image, settings, fault);
+            while let Some(decoded) = next_decoded() {
+                if interrupt::requested() || !compute(decoded, &mut convolve, &computed_tx) {
+                    break;
+                }
             }
-            // An image convolved when the signal came is not handed to an encoder.
-            if interrupt::requested() || computed_tx.send((decoded, computed)).is_err() || stop {
-                break;
-            }
+            close();
         }
         drop(computed_tx);
         let _ = stop_tx.send(());

@@ -5,6 +5,7 @@ pub mod driver;
 mod job;
 mod launch;
 pub mod pipeline;
+mod select;
 mod shapes;
 mod texture;
 pub mod variant;
@@ -12,6 +13,7 @@ pub mod variant;
 pub use crate::model::problem::Problem;
 pub use job::DeviceJob;
 pub use launch::Kernel;
+pub use select::GpuSelection;
 pub use variant::{LaunchConfig, Variant};
 
 use crate::error::cuda;
@@ -49,6 +51,8 @@ pub fn ptx_entries() -> usize {
 /// Facts about the GPU in use.
 #[derive(Clone, Debug)]
 pub struct GpuInfo {
+    /// Its number among the visible devices.
+    pub ordinal: usize,
     pub name: String,
     pub compute_capability: (i32, i32),
     pub multiprocessors: i32,
@@ -102,19 +106,44 @@ pub struct Gpu {
     context: Context,
 }
 
+/// Loads the driver library and starts the driver.
+fn start_driver() -> Result<()> {
+    driver::load().map_err(Error::NoGpu)?;
+    cust::init(cust::CudaFlags::empty())
+        .map_err(|e| Error::NoGpu(format!("the CUDA driver did not start: {}", cuda("cuInit")(e))))
+}
+
+/// How many GPUs this process can use (the driver applies `CUDA_VISIBLE_DEVICES`, so these are
+/// the visible ones, numbered from 0); an error where there is no usable driver or no GPU.
+pub fn device_count() -> Result<usize> {
+    start_driver()?;
+    match Device::num_devices().map_err(cuda("count the devices"))? {
+        0 => Err(Error::NoGpu("no CUDA device was found".into())),
+        n => Ok(n as usize),
+    }
+}
+
 impl Gpu {
     /// Loads the driver, opens device 0 and loads the embedded PTX.
     pub fn new() -> Result<Self> {
-        driver::load().map_err(Error::NoGpu)?;
-        cust::init(cust::CudaFlags::empty())
-            .map_err(|e| Error::NoGpu(format!("the CUDA driver did not start: {}", cuda("cuInit")(e))))?;
-        let device = Device::get_device(0).map_err(|e| match e {
+        Self::open(0)
+    }
+
+    /// Loads the driver, opens visible device `ordinal` (its own context, current on this thread)
+    /// and loads the embedded PTX.
+    pub fn open(ordinal: usize) -> Result<Self> {
+        start_driver()?;
+        let device = Device::get_device(ordinal as u32).map_err(|e| match e {
             cust::error::CudaError::NoDevice => Error::NoGpu("no CUDA device was found".into()),
-            e => cuda("open device 0")(e),
+            cust::error::CudaError::InvalidDevice => {
+                Error::NoGpu(format!("there is no GPU {ordinal} (count them with `host info`)"))
+            }
+            e => cuda("open the device")(e),
         })?;
         let context = Context::new(device).map_err(cuda("create a context"))?;
         let attr = |a| device.get_attribute(a).map_err(cuda("read a device attribute"));
         let info = GpuInfo {
+            ordinal,
             name: device.name().map_err(cuda("read the device name"))?,
             compute_capability: (
                 attr(DeviceAttribute::ComputeCapabilityMajor)?,
