@@ -6,7 +6,7 @@ use super::values::{
     parse_bytes, parse_count, parse_file_variant, parse_gpus, parse_seed, parse_shard, parse_sigma,
     parse_variant,
 };
-use super::{bench, cpu_time, info, merge, sanitize, soak, verify};
+use super::{bench, cpu_time, info, merge, sanitize, scale, soak, verify};
 use anyhow::{Context as _, Result, bail};
 use clap::{Parser, Subcommand};
 use conv::engine::gpu::{GpuSelection, Variant};
@@ -239,6 +239,9 @@ pub enum Command {
     CpuTime(cpu_time::CpuTimeArgs),
     /// Work with the `--json` documents of files runs (`report merge`: a batch's shards as one).
     Report(merge::ReportArgs),
+    /// The GPU stage (copy in, kernel, copy out; images in host memory) on 1, 2, ... GPUs: a batch
+    /// of images and one large image in strips over the GPUs; speed-ups and bit-identity.
+    Scale(scale::ScaleArgs),
 }
 
 impl Command {
@@ -252,6 +255,7 @@ impl Command {
             Command::Soak(args) => soak::run(&args),
             Command::CpuTime(args) => cpu_time::run(&args),
             Command::Report(args) => merge::run(&args),
+            Command::Scale(args) => scale::run(&args),
         }
     }
 }

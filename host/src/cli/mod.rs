@@ -14,6 +14,7 @@ pub mod main_job;
 pub mod merge;
 pub mod names;
 pub mod sanitize;
+pub mod scale;
 pub mod soak;
 pub mod table;
 pub mod usage;

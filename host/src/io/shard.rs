@@ -135,7 +135,7 @@ pub fn shard_of(key: &str, count: usize) -> usize {
 }
 
 /// 64-bit FNV-1a: a fixed, documented hash (unlike `std`'s, which may change between releases).
-fn fnv1a(bytes: &[u8]) -> u64 {
+pub fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
         (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
     })

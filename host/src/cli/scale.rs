@@ -1,0 +1,220 @@
+//! `host scale`: the GPU stage (copy in, kernel, copy out; images already in host memory, no
+//! file I/O) on 1, 2, ... GPUs, for a batch of images and for one large image in strips over the
+//! GPUs: throughput, the speed-up over one GPU, and whether the results are bit-identical.
+
+use super::names;
+use super::values::{parse_count, parse_variant};
+use anyhow::{Context as _, Result, bail};
+use conv::engine::batch::{Choice, ComputeTimes, Engine, Settings};
+use conv::engine::gpu::{Gpu, Variant};
+use conv::io::files::RawLayout;
+use conv::io::shard::fnv1a;
+use conv::{Border, DType, Filter, Image};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+#[derive(clap::Args, Debug)]
+pub struct ScaleArgs {
+    /// GPU counts to compare, comma-separated: each uses the first N visible GPUs.
+    #[arg(long, value_delimiter = ',', default_value = "1,2", value_parser = parse_count)]
+    pub gpus: Vec<usize>,
+    /// Side of each image of the batch.
+    #[arg(long, default_value_t = 4096, value_parser = parse_count)]
+    pub size: usize,
+    /// Images in the batch (four distinct random images, cycled).
+    #[arg(long, default_value_t = 200, value_parser = parse_count)]
+    pub images: usize,
+    /// Side of the one large image (0: no large image).
+    #[arg(long, default_value_t = 32768, value_parser = parse_count)]
+    pub big: usize,
+    /// Filter side (a random general filter).
+    #[arg(long, default_value_t = 17, value_parser = parse_count)]
+    pub mask: usize,
+    /// Sample type of the images.
+    #[arg(long, value_parser = names::dtype(), default_value = "f32")]
+    pub dtype: DType,
+    /// The variant every GPU runs.
+    #[arg(long, value_parser = parse_variant, default_value = "fast")]
+    pub variant: Variant,
+}
+
+/// One measured case.
+struct Row {
+    case: &'static str,
+    gpus: usize,
+    seconds: f64,
+    megapixels: f64,
+    /// The busiest GPU's copy-in, kernel and copy-out time per image, ms.
+    stages: (f64, f64, f64),
+    /// FNV-1a of the result's bytes (the large image only).
+    hash: Option<u64>,
+}
+
+pub fn run(args: &ScaleArgs) -> Result<()> {
+    let visible = conv::engine::gpu::device_count().context("host scale needs GPUs")?;
+    if let Some(&n) = args.gpus.iter().find(|&&n| n == 0 || n > visible) {
+        bail!("--gpus {n}: between 1 and the {visible} visible GPU(s)");
+    }
+    let filter = Filter::random(args.mask, 7)?;
+    let settings = Settings {
+        filter,
+        border: Border::Zero,
+        clamp: false,
+        dtype: None,
+        raw: RawLayout::default(),
+        max_image_bytes: u64::MAX,
+        max_mem: None,
+        inject: None,
+    };
+    let batch: Vec<Image> = (0..4)
+        .map(|seed| Image::random(args.size, args.size, 1, args.dtype, seed))
+        .collect::<conv::Result<_>>()?;
+    let big = (args.big > 0)
+        .then(|| Image::random(args.big, args.big, 1, args.dtype, 99))
+        .transpose()?;
+    println!(
+        "GPU stage (copy in, kernel, copy out; images in host memory): {} {}, {}x{} filter, zero border; {} visible GPU(s)",
+        args.variant.name(),
+        args.dtype.suffix(),
+        args.mask,
+        args.mask,
+        visible
+    );
+    let mut rows = Vec::new();
+    for &n in &args.gpus {
+        let gpus = (0..n).map(Gpu::open).collect::<conv::Result<Vec<_>>>()?;
+        gpus[0].make_current()?;
+        let mut engines: Vec<Engine> = gpus
+            .iter()
+            .map(|gpu| Engine::Gpu {
+                gpu,
+                choice: Choice::Fixed(args.variant),
+                cached: None,
+            })
+            .collect();
+        if args.images > 0 {
+            rows.push(time_batch(&mut engines, &batch, args.images, &settings)?);
+        }
+        if let Some(big) = &big {
+            // Once to allocate and pin every GPU's strip buffers, then timed.
+            Engine::convolve_spread(&mut engines, big, &settings, None)?;
+            let start = Instant::now();
+            let (out, _, times) = Engine::convolve_spread(&mut engines, big, &settings, None)?;
+            rows.push(Row {
+                case: "one large image",
+                gpus: n,
+                seconds: start.elapsed().as_secs_f64(),
+                megapixels: (big.width() * big.height()) as f64 / 1e6,
+                stages: stages(&times),
+                hash: Some(fnv1a(out.samples().as_bytes())),
+            });
+        }
+    }
+    print_table(&rows, args);
+    Ok(())
+}
+
+/// The batch, `images` long, on `engines`: one GPU convolves in turn; several take the next
+/// image when free, each on its own thread (as `host -i` does).
+fn time_batch(engines: &mut [Engine<'_>], batch: &[Image], images: usize, s: &Settings) -> Result<Row> {
+    let n = engines.len();
+    let next = AtomicUsize::new(0);
+    // Each GPU once first, to allocate and pin its buffers.
+    let work = |engine: &mut Engine<'_>, warm: bool| -> conv::Result<(f64, f64, f64)> {
+        if let Engine::Gpu { gpu, .. } = engine {
+            gpu.make_current()?;
+        }
+        if warm {
+            engine.convolve(&batch[0], s, None)?;
+            return Ok((0.0, 0.0, 0.0));
+        }
+        let mut sum = (0.0, 0.0, 0.0);
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            if i >= images {
+                return Ok(sum);
+            }
+            let (_, _, t) = engine.convolve(&batch[i % batch.len()], s, None)?;
+            let (h2d, kernel, d2h) = stages(&t);
+            sum = (sum.0 + h2d, sum.1 + kernel, sum.2 + d2h);
+        }
+    };
+    let run_all = |engines: &mut [Engine<'_>], warm: bool| -> conv::Result<Vec<(f64, f64, f64)>> {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = engines
+                .iter_mut()
+                .map(|engine| {
+                    let work = &work;
+                    scope.spawn(move || work(engine, warm))
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                .collect()
+        })
+    };
+    run_all(engines, true)?;
+    let start = Instant::now();
+    let sums = run_all(engines, false)?;
+    let seconds = start.elapsed().as_secs_f64();
+    let busiest = sums.iter().fold((0.0f64, 0.0f64, 0.0f64), |m, s| {
+        (m.0.max(s.0), m.1.max(s.1), m.2.max(s.2))
+    });
+    let per_image = images.div_ceil(n) as f64;
+    Ok(Row {
+        case: "batch",
+        gpus: n,
+        seconds,
+        megapixels: (images * batch[0].width() * batch[0].height()) as f64 / 1e6,
+        stages: (
+            busiest.0 / per_image,
+            busiest.1 / per_image,
+            busiest.2 / per_image,
+        ),
+        hash: None,
+    })
+}
+
+/// Copy-in, kernel and copy-out ms of a convolution.
+fn stages(t: &ComputeTimes) -> (f64, f64, f64) {
+    (
+        t.h2d_ms.unwrap_or(0.0),
+        t.kernel_ms.unwrap_or(0.0),
+        t.d2h_ms.unwrap_or(0.0),
+    )
+}
+
+fn print_table(rows: &[Row], args: &ScaleArgs) {
+    println!(
+        "| case | GPUs | seconds | megapixels/s | vs 1 GPU | copy in / kernel / copy out ms (busiest GPU, per image) | result |"
+    );
+    println!("|---|---|---|---|---|---|---|");
+    for row in rows {
+        let one = rows.iter().find(|r| r.case == row.case && r.gpus == 1);
+        let speedup = one.map_or("-".to_string(), |o| format!("{:.2}x", o.seconds / row.seconds));
+        let result = match (row.hash, one.and_then(|o| o.hash)) {
+            (Some(h), Some(o)) if row.gpus > 1 => if h == o {
+                "identical to 1 GPU"
+            } else {
+                "DIFFERS from 1 GPU"
+            }
+            .to_string(),
+            (Some(h), _) => format!("fnv1a {h:016x}"),
+            _ => "-".to_string(),
+        };
+        let case = match row.case {
+            "batch" => format!("batch of {} {}x{}", args.images, args.size, args.size),
+            _ => format!("one {}x{}", args.big, args.big),
+        };
+        println!(
+            "| {case} | {} | {:.3} | {:.0} | {speedup} | {:.2} / {:.2} / {:.2} | {result} |",
+            row.gpus,
+            row.seconds,
+            row.megapixels / row.seconds,
+            row.stages.0,
+            row.stages.1,
+            row.stages.2
+        );
+    }
+}
