@@ -3,7 +3,6 @@
 
 use crate::engine::batch::{Choice, Engine, Settings};
 use crate::engine::cpu;
-use crate::io::files::RawLayout;
 use crate::{Border, Error, Filter, Gpu, Image, Result, Variant};
 
 /// Convolves images with square filters; see the crate documentation for an example.
@@ -52,16 +51,7 @@ impl Convolver {
         let Some(gpu) = &self.gpu else {
             return cpu::parallel(image, filter, border, false);
         };
-        let settings = Settings {
-            filter: filter.clone(),
-            border,
-            clamp: false,
-            dtype: None,
-            raw: RawLayout::default(),
-            max_image_bytes: u64::MAX,
-            max_mem: None,
-            inject: None,
-        };
+        let settings = Settings::in_memory(filter.clone(), border);
         let mut engine = Engine::Gpu {
             gpu,
             choice: Choice::Fixed(self.variant),

@@ -7,7 +7,6 @@ use super::values::{parse_count, parse_variant};
 use anyhow::{Context as _, Result, bail};
 use conv::engine::batch::{Choice, ComputeTimes, Engine, Settings};
 use conv::engine::gpu::{Gpu, Variant};
-use conv::io::files::RawLayout;
 use conv::io::shard::fnv1a;
 use conv::{Border, DType, Filter, Image};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -56,16 +55,7 @@ pub fn run(args: &ScaleArgs) -> Result<()> {
         bail!("--gpus {n}: between 1 and the {visible} visible GPU(s)");
     }
     let filter = Filter::random(args.mask, 7)?;
-    let settings = Settings {
-        filter,
-        border: Border::Zero,
-        clamp: false,
-        dtype: None,
-        raw: RawLayout::default(),
-        max_image_bytes: u64::MAX,
-        max_mem: None,
-        inject: None,
-    };
+    let settings = Settings::in_memory(filter, Border::Zero);
     let batch: Vec<Image> = (0..4)
         .map(|seed| Image::random(args.size, args.size, 1, args.dtype, seed))
         .collect::<conv::Result<_>>()?;

@@ -39,6 +39,23 @@ pub struct Settings {
     pub inject: Option<Injection>,
 }
 
+impl Settings {
+    /// For images already in memory: `filter` and `border`, no clamping, no conversion, no RAW
+    /// layout, no memory bound on decoding, device memory as the GPU has it, no fault injection.
+    pub fn in_memory(filter: Filter, border: Border) -> Settings {
+        Settings {
+            filter,
+            border,
+            clamp: false,
+            dtype: None,
+            raw: RawLayout::default(),
+            max_image_bytes: u64::MAX,
+            max_mem: None,
+            inject: None,
+        }
+    }
+}
+
 /// An image on its way from a decoder to an encoder.
 struct Decoded {
     index: usize,
