@@ -234,29 +234,38 @@ pub fn run(
         let gpus = engines.iter().filter(|e| matches!(e, Engine::Gpu { .. })).count();
         if gpus > 1 && items.len() > 1 {
             // Several GPUs and several images: each GPU convolves whole images on its own thread,
-            // taking the next decoded one when it is free.
-            for engine in engines.iter_mut() {
-                let (computed_tx, compute) = (computed_tx.clone(), &compute);
-                let (next_decoded, close, stopped_by_fault) = (&next_decoded, &close, &stopped_by_fault);
-                scope.spawn(move || {
-                    if let Engine::Gpu { gpu, .. } = engine
-                        && let Err(e) = gpu.make_current()
-                    {
-                        // A GPU that cannot be used is a device fault: the batch stops.
-                        progress.suspend(|| eprintln!("error: GPU {}: {e}", gpu.info().ordinal));
-                        stopped_by_fault.store(true, Ordering::Relaxed);
-                        close();
-                        return;
-                    }
-                    while !interrupt::requested() && !stopped_by_fault.load(Ordering::Relaxed) {
-                        let Some(decoded) = next_decoded() else { break };
-                        let mut convolve = |image: &Image, fault| engine.convolve(image, settings, fault);
-                        if !compute(decoded, &mut convolve, &computed_tx) {
-                            close();
-                            break;
+            // taking the next decoded one when it is free. The first to stop (no image left, a
+            // device fault, a signal) closes the queue, which ends the decoders and the others.
+            let workers: Vec<_> = engines
+                .iter_mut()
+                .map(|engine| {
+                    let (computed_tx, compute) = (computed_tx.clone(), &compute);
+                    let (next_decoded, close, stopped_by_fault) = (&next_decoded, &close, &stopped_by_fault);
+                    scope.spawn(move || {
+                        if let Engine::Gpu { gpu, .. } = engine
+                            && let Err(e) = gpu.make_current()
+                        {
+                            // A GPU that cannot be used is a device fault: the batch stops.
+                            progress.suspend(|| eprintln!("error: GPU {}: {e}", gpu.info().ordinal));
+                            stopped_by_fault.store(true, Ordering::Relaxed);
+                        } else {
+                            while !interrupt::requested() && !stopped_by_fault.load(Ordering::Relaxed) {
+                                let Some(decoded) = next_decoded() else { break };
+                                let mut convolve =
+                                    |image: &Image, fault| engine.convolve(image, settings, fault);
+                                if !compute(decoded, &mut convolve, &computed_tx) {
+                                    break;
+                                }
+                            }
                         }
-                    }
-                });
+                        close();
+                    })
+                })
+                .collect();
+            for worker in workers {
+                if let Err(panic) = worker.join() {
+                    std::panic::resume_unwind(panic);
+                }
             }
         } else {
             // One engine (a GPU or the CPU), or one image: its strips are spread over the GPUs.
