@@ -174,7 +174,7 @@ fn plan(args: &MainArgs, given: &Given) -> Result<Plan> {
     };
     if f.shard_count.is_some() && shard.is_none_or(|s| s.source != ShardSource::Kubernetes) {
         bail!(
-            "--shard-count is the shard count of a Kubernetes Indexed Job, and JOB_COMPLETION_INDEX is not set"
+            "--shard-count gives a Kubernetes Indexed Job's shard count, and no JOB_COMPLETION_INDEX picks the shard here"
         );
     }
     let total = inputs.len();
