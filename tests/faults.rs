@@ -1,6 +1,7 @@
 //! Fault injection through the real `host` binary (CPU path, no GPU needed): a fault on one image
 //! of a batch stops it cleanly, keeping finished results whole, leaving no partial file, naming
-//! the failing image and exiting non-zero; and the `CONV_INJECT_FAULT` syntax.
+//! the failing image and exiting non-zero; the same in the batch pipeline with several engines on
+//! their own threads (as several GPUs run); and the `CONV_INJECT_FAULT` syntax.
 
 mod common;
 use common::{TempDir, s};
@@ -113,5 +114,74 @@ fn fault_requests_parse() {
     }
     for bad in ["", "launch", "launch:0", "launch:-1", "boom:1", "launch:1:2"] {
         assert!(Injection::parse(bad).is_err(), "{bad}");
+    }
+}
+
+/// The batch pipeline with several engines, each on its own thread taking the next image (as
+/// with several GPUs; CPU engines here): every image is written once with the one-engine result,
+/// and an injected device fault stops the batch cleanly, without a hang.
+#[test]
+fn several_engines_share_a_batch_and_stop_together_at_a_fault() {
+    use conv::engine::batch::{self, Engine, Settings, Status};
+    let inputs = TempDir::new("engines-in");
+    let outputs = TempDir::new("engines-out");
+    let images: Vec<Image> = (0..12)
+        .map(|n| {
+            let image = Image::random(30 + n, 20, 1, DType::U8, 200 + n as u64).unwrap();
+            files::write(&image, &inputs.0.join(format!("img{n:02}.png"))).unwrap();
+            image
+        })
+        .collect();
+    let paths: Vec<std::path::PathBuf> = (0..12).map(|n| inputs.0.join(format!("img{n:02}.png"))).collect();
+    let items = conv::io::inputs::plan_outputs(&paths, &outputs.0, None, true, |_| true).unwrap();
+    let filter = Filter::random_normalized(3, 4).unwrap();
+    let progress = indicatif::ProgressBar::hidden();
+    for fault in [None, Some(Injection::parse("compute:5").unwrap())] {
+        for e in std::fs::read_dir(&outputs.0).unwrap() {
+            std::fs::remove_file(e.unwrap().path()).unwrap();
+        }
+        let settings = Settings {
+            inject: fault,
+            ..Settings::in_memory(filter.clone(), Border::Reflect)
+        };
+        let mut engines = [Engine::Cpu, Engine::Cpu, Engine::Cpu];
+        let outcomes = batch::run(&items, &settings, &mut engines, 2, &progress, false, &|_| {});
+        assert_eq!(outcomes.len(), items.len());
+        for (n, o) in outcomes.iter().enumerate() {
+            match o.status {
+                Status::Written => {
+                    let got = files::read(&o.output, &RawLayout::default()).unwrap();
+                    let want = cpu::parallel(&images[n], &filter, Border::Reflect, false).unwrap();
+                    assert_eq!(got, want, "image {n}");
+                }
+                Status::Failed => {
+                    assert_eq!(
+                        fault.map(|f| f.image),
+                        Some(n + 1),
+                        "image {n} failed: {:?}",
+                        o.error
+                    );
+                    assert!(
+                        o.error.as_deref().unwrap().contains("the batch stops here"),
+                        "{:?}",
+                        o.error
+                    );
+                }
+                Status::NotProcessed => assert!(fault.is_some(), "image {n} not processed without a fault"),
+                Status::Discarded => panic!("image {n} discarded without a signal"),
+            }
+        }
+        let written = outcomes.iter().filter(|o| o.status == Status::Written).count();
+        assert_eq!(
+            written,
+            std::fs::read_dir(&outputs.0).unwrap().count(),
+            "a file per written image only"
+        );
+        let failed = outcomes.iter().filter(|o| o.status == Status::Failed).count();
+        if fault.is_none() {
+            assert_eq!((written, failed), (items.len(), 0));
+        } else {
+            assert_eq!(failed, 1, "the faulting image, and only it, fails");
+        }
     }
 }

@@ -231,11 +231,11 @@ pub fn run(
             });
         }
         drop(done_tx);
-        let gpus = engines.iter().filter(|e| matches!(e, Engine::Gpu { .. })).count();
-        if gpus > 1 && items.len() > 1 {
-            // Several GPUs and several images: each GPU convolves whole images on its own thread,
-            // taking the next decoded one when it is free. The first to stop (no image left, a
-            // device fault, a signal) closes the queue, which ends the decoders and the others.
+        if engines.len() > 1 && items.len() > 1 {
+            // Several engines (GPUs) and several images: each engine convolves whole images on its
+            // own thread, taking the next decoded one when it is free. The first to stop (no image
+            // left, a device fault, a signal) closes the queue, which ends the decoders and the
+            // others. (The CLI makes several engines only of GPUs; tests use CPU engines too.)
             let workers: Vec<_> = engines
                 .iter_mut()
                 .map(|engine| {
