@@ -163,17 +163,15 @@ fn band<T: Sample, const FMA: bool>(plan: &Plan<'_, T>, y0: usize, out: &mut [T]
             let slots = k + 1;
             s.ring.resize(slots * stride, 0.0);
             for py in y0..y0 + k - 1 {
-                plan.fill(py, &mut s.ring[(py % slots) * stride..][..stride]);
+                plan.fill(py, ring_slot(&mut s.ring, py, slots, stride));
             }
             let y_last = y0 + out.len() / row_len - 1;
             let mut pairs = out.chunks_exact_mut(2 * row_len);
             for (y, pair) in (y0..).step_by(2).zip(&mut pairs) {
                 for py in y + k - 1..y + k + 1 {
-                    plan.fill(py, &mut s.ring[(py % slots) * stride..][..stride]);
+                    plan.fill(py, ring_slot(&mut s.ring, py, slots, stride));
                 }
-                let rows: Vec<&[f32]> = (y..y + k + 1)
-                    .map(|py| &s.ring[(py % slots) * stride..][..stride])
-                    .collect();
+                let rows = ring_rows(&s.ring, y..y + k + 1, slots, stride);
                 let (top, bottom) = s.acc.split_at_mut(work);
                 correlate_pair::<FMA>(&rows, filter.taps(), k, ch, top, bottom);
                 let (out_top, out_bottom) = pair.split_at_mut(row_len);
@@ -182,14 +180,13 @@ fn band<T: Sample, const FMA: bool>(plan: &Plan<'_, T>, y0: usize, out: &mut [T]
             }
             let last = pairs.into_remainder();
             if !last.is_empty() {
-                let y = y_last;
-                let py = y + k - 1;
-                plan.fill(py, &mut s.ring[(py % slots) * stride..][..stride]);
-                let rows: Vec<&[f32]> = (y..y + k)
-                    .map(|py| &s.ring[(py % slots) * stride..][..stride])
-                    .collect();
+                plan.fill(
+                    y_last + k - 1,
+                    ring_slot(&mut s.ring, y_last + k - 1, slots, stride),
+                );
+                let rows = ring_rows(&s.ring, y_last..y_last + k, slots, stride);
                 correlate::<FMA>(&rows, filter.taps(), k, ch, &mut s.acc[..work]);
-                plan.store(y, &mut s.acc, last);
+                plan.store(y_last, &mut s.acc, last);
             }
         }
         Method::Separable(sep) => {
@@ -200,7 +197,7 @@ fn band<T: Sample, const FMA: bool>(plan: &Plan<'_, T>, y0: usize, out: &mut [T]
             }
             for (y, out) in (y0..).zip(out.chunks_exact_mut(row_len)) {
                 row_pass::<T, FMA>(plan, sep, y + k - 1, s);
-                let rows: Vec<&[f32]> = (y..y + k).map(|py| &s.ring[(py % k) * work..][..work]).collect();
+                let rows = ring_rows(&s.ring, y..y + k, k, work);
                 correlate::<FMA>(&rows, &sep.column, 1, ch, &mut s.acc[..work]);
                 plan.store(y, &mut s.acc, out);
             }
@@ -214,8 +211,25 @@ fn band<T: Sample, const FMA: bool>(plan: &Plan<'_, T>, y0: usize, out: &mut [T]
 fn row_pass<T: Sample, const FMA: bool>(plan: &Plan<'_, T>, sep: &Separable, py: usize, s: &mut Scratch) {
     let (k, work) = (plan.k, plan.work);
     plan.fill(py, &mut s.line);
-    let slot = &mut s.ring[(py % k) * work..][..work];
-    correlate::<FMA>(&[&s.line], &sep.row, k, plan.ch, slot);
+    correlate::<FMA>(
+        &[&s.line],
+        &sep.row,
+        k,
+        plan.ch,
+        ring_slot(&mut s.ring, py, k, work),
+    );
+}
+
+/// Slot of row `py` in a ring of `slots` rows of `len` samples.
+#[inline(always)]
+fn ring_slot(ring: &mut [f32], py: usize, slots: usize, len: usize) -> &mut [f32] {
+    &mut ring[(py % slots) * len..][..len]
+}
+
+/// Rows `rows` of a ring of `slots` rows of `len` samples, in order.
+#[inline(always)]
+fn ring_rows(ring: &[f32], rows: std::ops::Range<usize>, slots: usize, len: usize) -> Vec<&[f32]> {
+    rows.map(|py| &ring[(py % slots) * len..][..len]).collect()
 }
 
 /// [`band`] compiled for AVX2 + FMA.
