@@ -2,6 +2,7 @@
 
 mod common;
 use common::{host, text};
+use conv::DType;
 use conv::engine::gpu::Variant;
 use std::process::Command;
 
@@ -82,13 +83,18 @@ fn main_job_runs_every_option_with_or_without_a_gpu() {
         if out.contains("GPU variants skipped") {
             eprintln!("SKIPPED GPU rows for {args:?} (no usable GPU here)");
         } else {
+            let after = |flag: &str| args.iter().position(|a| *a == flag).map(|i| args[i + 1]);
+            let dtype = after("--dtype").map_or(DType::F32, |d| {
+                *DType::ALL.iter().find(|t| t.suffix() == d).expect("a sample type")
+            });
+            let radius = after("--mask").map_or(1, |m| m.parse::<usize>().expect("a mask size") / 2);
             for variant in Variant::ALL {
                 let name = variant.name();
-                if variant.needs_rank1() && !rank1 {
+                if (variant.needs_rank1() && !rank1) || !variant.supports(dtype, radius) {
                     let present = out.lines().any(|l| l.split_whitespace().next() == Some(name));
                     assert!(
                         !present,
-                        "{args:?}: {name} ran with a filter that is not rank-1: {out}"
+                        "{args:?}: {name} ran with a filter or sample type it does not take: {out}"
                     );
                 } else {
                     assert!(row(&out, name).ends_with("PASS"), "{args:?}: {out}");

@@ -23,13 +23,15 @@ const SEED: u64 = 7;
 /// The size ladder of one test: tiny, thin and odd sizes (smaller than the filter included) with
 /// every filter size and channel count, then one larger image with two filter sizes and one
 /// channel count (the layout `VerifyPlan::standard` uses for the sample type at large sizes).
-fn plans(dtype: DType, border: Border) -> Vec<VerifyPlan> {
+/// `tensor` also gets a gray image of several whole tiles with a width that is a multiple of 4,
+/// whose inner tiles take its word-load path, with every filter size it has.
+fn plans(variant: Variant, dtype: DType, border: Border) -> Vec<VerifyPlan> {
     let large_channels = match dtype {
         DType::F32 => 1,
         DType::U16 => 3,
         DType::U8 => 4,
     };
-    vec![
+    let mut plans = vec![
         VerifyPlan {
             sizes: vec![(1, 1), (1, 7), (7, 1), (7, 5), (31, 17), (257, 129)],
             filter_sizes: vec![1, 3, 5, 7, 9, 17, 31],
@@ -42,7 +44,16 @@ fn plans(dtype: DType, border: Border) -> Vec<VerifyPlan> {
             borders: vec![border],
             layouts: vec![(large_channels, dtype)],
         },
-    ]
+    ];
+    if variant == Variant::Tensor {
+        plans.push(VerifyPlan {
+            sizes: vec![(520, 268)],
+            filter_sizes: vec![1, 3, 5, 7, 9],
+            borders: vec![border],
+            layouts: vec![(1, dtype)],
+        });
+    }
+    plans
 }
 
 /// GPUs not in use by a test. A test takes one (or opens one when none is free) and puts it back
@@ -115,7 +126,16 @@ fn check(test: &str, variant: Variant, dtype: DType, border: Border) {
         return;
     };
     let what = format!("{test} ({} {} {})", variant.name(), dtype.suffix(), border.name());
-    let plans = plans(dtype, border);
+    if !variant.supports(dtype, 0) {
+        // A variant without kernels for this sample type must say so, not run something else.
+        let refused = lease.gpu().kernel(variant, dtype).err();
+        assert!(
+            matches!(refused, Some(Error::Unsupported(_))),
+            "{what}: expected an Unsupported error, got {refused:?}"
+        );
+        return;
+    }
+    let plans = plans(variant, dtype, border);
     let (cases, _valid_skipped) = jobs::verify(&plans, &[variant], SEED, Some(lease.gpu()), |_| {})
         .unwrap_or_else(|e| panic!("{what}: {e}"));
     let ran = cases.iter().filter(|c| c.variant == variant.name()).count();
@@ -193,6 +213,7 @@ testgen! {
     separable_fused => Variant::SeparableFused,
     fast => Variant::Fast,
     fast_4x2 => Variant::Fast4x2,
+    tensor => Variant::Tensor,
 }
 
 #[test]

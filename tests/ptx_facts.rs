@@ -1,7 +1,7 @@
 //! Facts about the embedded PTX that the reference reports are about, checked without a GPU.
 
 use conv::engine::gpu::PTX;
-use gpu_kernels::launch::{DTYPES, MAX_RADIUS, MAX_TAPS, names};
+use gpu_kernels::launch::{DTYPES, MAX_RADIUS, MAX_TAPS, TENSOR_MAX_RADIUS, names};
 
 /// The body of kernel `name`: from its `.entry` line to the next one.
 fn kernel(name: &str) -> &'static str {
@@ -34,6 +34,15 @@ fn radius_entries(base: &'static str) -> impl Iterator<Item = (String, &'static 
     })
 }
 
+/// Every entry point of the `tensor` kernel: 8-bit samples, radius 0 to 4.
+fn tensor_entries() -> impl Iterator<Item = (String, &'static str)> {
+    (0..=TENSOR_MAX_RADIUS).map(|r| {
+        let name = format!("{}_u8_r{r}", names::TENSOR);
+        let body = kernel(&name);
+        (name, body)
+    })
+}
+
 fn pointer_params(body: &str) -> usize {
     body.lines().filter(|l| l.contains(".param .u64 .ptr")).count()
 }
@@ -49,6 +58,7 @@ fn ptx_has_every_kernel_for_every_type_and_targets_sm_90() {
     expected.extend(radius_entries(names::FAST).map(|(name, _)| name));
     expected.extend(radius_entries(names::FAST_4X2).map(|(name, _)| name));
     expected.extend(radius_entries(names::SEP_FUSED).map(|(name, _)| name));
+    expected.extend(tensor_entries().map(|(name, _)| name));
     expected.push(names::FMA_PROBE.to_string());
     expected.push(names::GPU_SPIN.to_string());
     expected.sort_unstable();
@@ -160,6 +170,22 @@ fn fast_kernels_take_exactly_their_taps_by_value() {
                 "{name}: register limit"
             );
         }
+    }
+}
+
+/// The `tensor` kernels do their products on the tensor cores, 3 digits per pair of filter rows
+/// (`r + 1` pairs, one window loop), and read their fragments from global memory.
+#[test]
+fn tensor_kernels_multiply_on_the_tensor_cores() {
+    for (name, body) in tensor_entries() {
+        let r: usize = name.rsplit("_r").next().unwrap().parse().unwrap();
+        assert_eq!(
+            body.matches("mma.sync.aligned.m16n8k32.row.col.s32.u8.s8.s32").count(),
+            3 * (r + 1),
+            "{name}: MMAs"
+        );
+        assert_eq!(pointer_params(body), 3, "{name}: input, output and fragments");
+        assert!(!body.contains(".local"), "{name}: local memory");
     }
 }
 

@@ -150,6 +150,9 @@ pub mod names {
     /// Fused separable filter (row pass into shared memory, then column pass): the entry point for
     /// samples of type `t` and radius `r` is `conv_sep_fused_<t>_r<r>` (not in [`ALL`]).
     pub const SEP_FUSED: &str = "conv_sep_fused";
+    /// 8-bit images on the tensor cores, radius known at compile time: the entry point for radius
+    /// `r` is `conv_tensor_u8_r<r>`, `r <= TENSOR_MAX_RADIUS` (not in [`ALL`]).
+    pub const TENSOR: &str = "conv_tensor";
     /// Every kernel base name.
     pub const ALL: [&str; 9] = [
         NAIVE,
@@ -205,4 +208,44 @@ pub const FUSED_TILE: (u32, u32) = (
 /// Shared memory of the fused separable kernel: the row-filtered `128 × (32 + 2r)` tile.
 pub const fn fused_shared_bytes(radius: u32) -> u32 {
     FUSED_TILE.0 * (FUSED_TILE.1 + 2 * radius) * 4
+}
+
+/// Block shape of the `tensor` kernel: 8 warps.
+pub const TENSOR_BLOCK: (u32, u32) = (32, 8);
+/// Output tile of one `tensor` block: 128 × 64 pixels; warp `w` computes the 64 × 16 part at
+/// `(64 · (w % 2), 16 · (w / 2))`.
+pub const TENSOR_TILE: (u32, u32) = (128, 64);
+/// Largest radius of the `tensor` kernel: a window of 8 outputs and its `2r` halo fit the 16
+/// columns one half of an MMA's K = 32 covers.
+pub const TENSOR_MAX_RADIUS: u32 = 4;
+/// Signed 8-bit digits each fixed-point tap is split into (24 bits: f32's precision).
+pub const TENSOR_DIGITS: u32 = 3;
+/// Columns left of the output tile that the `tensor` kernel's input tile starts at (the largest
+/// radius, so every MMA's window is 4-byte aligned whatever the radius).
+pub const TENSOR_HALO: u32 = TENSOR_MAX_RADIUS;
+/// Row stride of the `tensor` kernel's shared tile, in bytes: the tile and both halos (136 bytes)
+/// rounded up to 16 mod 128, so the 8 rows × 4 words of an A fragment hit 32 different banks.
+pub const TENSOR_STRIDE: u32 = 144;
+
+/// Pairs of filter rows (one MMA per pair and digit) for radius `radius`: `k = 2r + 1` rows and
+/// one of zero taps.
+pub const fn tensor_pairs(radius: u32) -> u32 {
+    radius + 1
+}
+
+/// Rows of the `tensor` kernel's shared tile: the output tile, the halo and the zero-tap row.
+pub const fn tensor_rows(radius: u32) -> u32 {
+    TENSOR_TILE.1 + 2 * radius + 1
+}
+
+/// Shared memory of the `tensor` kernel.
+pub const fn tensor_shared_bytes(radius: u32) -> u32 {
+    TENSOR_STRIDE * tensor_rows(radius)
+}
+
+/// Words of the `tensor` kernel's taps argument: per pair of filter rows, digit and half of K, one
+/// B-fragment word per lane (index `((pair · DIGITS + digit) · 2 + half) · 32 + lane`), then the
+/// `f32` bits of the factor that turns the exact integer sum into a value in [0, 1].
+pub const fn tensor_words(radius: u32) -> u32 {
+    tensor_pairs(radius) * TENSOR_DIGITS * 2 * 32 + 1
 }

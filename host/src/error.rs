@@ -35,6 +35,9 @@ pub enum Error {
     /// A GPU result that differs from what it must be (checked while benchmarking).
     #[error("wrong result: {0}")]
     WrongResult(String),
+    /// A variant asked for a sample type or filter size it has no kernels for.
+    #[error("{0}")]
+    Unsupported(String),
     /// A request the library cannot carry out as given (e.g. zero timed runs).
     #[error("{0}")]
     InvalidRequest(String),

@@ -16,6 +16,7 @@
 //! here, each behind a safe or documented-`unsafe` function, so the kernels hold only their own
 //! pointer arithmetic's `unsafe`.
 
+pub mod mma;
 pub mod shared;
 pub mod thread;
 

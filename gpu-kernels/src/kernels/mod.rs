@@ -11,6 +11,7 @@ mod sep_cols;
 mod sep_fused;
 mod sep_rows;
 mod spin;
+mod tensor;
 mod texture;
 mod tiled;
 mod tiled_cache;

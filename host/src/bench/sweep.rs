@@ -74,7 +74,8 @@ impl BenchRow {
 }
 
 /// Measures the machine's ceilings, then every configuration of `config` (separable only with a
-/// rank-1 filter, which it gets: a Gaussian; other variants get a general random filter).
+/// rank-1 filter, which it gets: a Gaussian; other variants get a general random filter; a
+/// variant is skipped for sample types and sizes it has no kernels for).
 /// `progress` sees each row as it is measured.
 pub fn run(
     gpu: &Gpu,
@@ -98,6 +99,10 @@ pub fn run(
             let image = Image::random(width, height, channels, dtype, 1)?;
             for &k in &config.filter_sizes {
                 for &variant in &config.variants {
+                    // A variant without kernels for this sample type or size has no row.
+                    if !variant.supports(dtype, k / 2) {
+                        continue;
+                    }
                     let filter = if variant.needs_rank1() {
                         Filter::builtin(FilterKind::Gaussian, k, None)?
                     } else {

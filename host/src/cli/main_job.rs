@@ -26,7 +26,18 @@ pub fn run(args: &MainArgs, given: &Given) -> Result<()> {
     args.border
         .output_size(width, height, filter.radius())
         .context("--border")?;
-    let requested = args.variants.clone().unwrap_or_else(|| Variant::ALL.to_vec());
+    let requested = match &args.variants {
+        Some(asked) => {
+            for v in asked {
+                v.check_supports(dtype, filter.radius()).context("--variants")?;
+            }
+            asked.clone()
+        }
+        None => Variant::ALL
+            .into_iter()
+            .filter(|v| v.supports(dtype, filter.radius()))
+            .collect(),
+    };
     let variants = jobs::gpu_variants(&requested, &filter, args.separable).context("--separable")?;
     println!(
         "Image {width}x{height}, {} channel(s) {:?} (random, seed {}), {}, {} border{}, {} CPU threads",

@@ -157,12 +157,14 @@ pub fn key(gpu: &Gpu, p: &Problem) -> String {
 }
 
 /// The candidates: the variants the registry marks for autotuning (`fast`, `fast-4x2`, the three
-/// `tiled-output` block shapes and, for rank-1 filters only, `separable` and `separable-fused`).
+/// `tiled-output` block shapes, for rank-1 filters only `separable` and `separable-fused`, and for
+/// 8-bit images with filters up to 9x9 `tensor`).
 pub fn candidates(problem: &Problem) -> Vec<Variant> {
     let rank1 = problem.filter.rank1().is_some();
     REGISTRY
         .iter()
         .filter(|s| s.autotune && (rank1 || !s.rank1_only))
+        .filter(|s| s.variant.supports(problem.dtype, problem.filter.radius()))
         .map(|s| s.variant)
         .collect()
 }

@@ -373,6 +373,7 @@ pub fn verify(
                 let kernels = match gpu {
                     Some(g) => variants
                         .iter()
+                        .filter(|v| v.supports(dtype, 0))
                         .map(|&v| g.kernel(v, dtype))
                         .collect::<Result<Vec<_>>>()?,
                     None => Vec::new(),
@@ -418,7 +419,7 @@ pub fn verify(
                             let problem = Problem::of(&image, filter, border, clamp);
                             for kernel in &kernels {
                                 let v = kernel.variant();
-                                if v.needs_rank1() && !is_rank1 {
+                                if (v.needs_rank1() && !is_rank1) || !v.supports(dtype, filter.radius()) {
                                     continue;
                                 }
                                 let mut dev = gpu.alloc(v, &problem)?;

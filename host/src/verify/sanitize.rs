@@ -43,9 +43,29 @@ pub const LARGE_VERIFY_ARGS: [&str; 10] = [
     "11",
 ];
 
+/// The `host verify` arguments of the `tensor` kernel's own run: a gray and an RGBA image of whole
+/// tiles across and a width that is a multiple of 4 (its inner tiles load 32-bit words), every
+/// border, its smallest and largest filters.
+pub const TENSOR_VERIFY_ARGS: [&str; 14] = [
+    "--sizes",
+    "520x268",
+    "--variants",
+    "tensor",
+    "--filters",
+    "3,9",
+    "--borders",
+    "zero,reflect,valid",
+    "--channels",
+    "1,4",
+    "--dtypes",
+    "u8",
+    "--seed",
+    "11",
+];
+
 /// The `verify` runs one tool gets for `sizes`: the small sizes with [`VERIFY_ARGS`], the large
-/// ones (over [`LARGE_PIXELS`]) with [`LARGE_VERIFY_ARGS`]; each run is `--sizes LIST` plus the
-/// arguments.
+/// ones (over [`LARGE_PIXELS`]) with [`LARGE_VERIFY_ARGS`], each as `--sizes LIST` plus the
+/// arguments; then [`TENSOR_VERIFY_ARGS`].
 pub fn verify_runs(sizes: &[(usize, usize)]) -> Vec<Vec<String>> {
     let list = |large: bool| {
         sizes
@@ -64,6 +84,7 @@ pub fn verify_runs(sizes: &[(usize, usize)]) -> Vec<Vec<String>> {
                 .chain(args.iter().map(|a| a.to_string()))
                 .collect()
         })
+        .chain([TENSOR_VERIFY_ARGS.iter().map(|a| a.to_string()).collect()])
         .collect()
 }
 
@@ -107,12 +128,13 @@ mod tests {
     #[test]
     fn large_sizes_get_the_reduced_case_set() {
         let runs = verify_runs(&[(1, 1), (257, 129), (1023, 769)]);
-        assert_eq!(runs.len(), 2);
+        assert_eq!(runs.len(), 3);
         assert_eq!(runs[0][..2], ["--sizes", "1x1,257x129"]);
         assert_eq!(runs[0][2..], VERIFY_ARGS);
         assert_eq!(runs[1][..2], ["--sizes", "1023x769"]);
         assert_eq!(runs[1][2..], LARGE_VERIFY_ARGS);
-        assert_eq!(verify_runs(&[(7, 5)]).len(), 1);
+        assert_eq!(runs[2], TENSOR_VERIFY_ARGS);
+        assert_eq!(verify_runs(&[(7, 5)]).len(), 2);
     }
 
     #[test]

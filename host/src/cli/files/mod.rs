@@ -207,6 +207,12 @@ fn plan(args: &MainArgs, given: &Given) -> Result<Plan> {
             v.name()
         );
     }
+    if let Some(FileVariant::Gpu(v)) = variant
+        && filter.radius() > v.spec().max_radius
+    {
+        let side = 2 * v.spec().max_radius + 1;
+        bail!("the {} variant takes filters up to {side}x{side}", v.name());
+    }
     Ok(Plan {
         items,
         filter,

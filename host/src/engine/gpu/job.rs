@@ -23,6 +23,9 @@ pub(super) enum PassTaps {
     Global(DeviceBuffer<f32>),
     /// Taps by value.
     Value(Box<Taps>),
+    /// 32-bit words in global memory (the kernel gets their address): the `tensor` kernel's
+    /// fragments.
+    Words(DeviceBuffer<u32>),
 }
 
 /// Device buffers and parameters of one convolution on the GPU, for one variant.
@@ -73,6 +76,10 @@ fn pass_taps(kind: TapsArg, filter: &Filter, rank1: Option<&Separable>) -> Resul
         }
         TapsArg::Row => PassTaps::Value(taps_param(&factors()?.row)),
         TapsArg::Column => PassTaps::Value(taps_param(&factors()?.column)),
+        TapsArg::TensorDigits => PassTaps::Words(
+            DeviceBuffer::from_slice(&super::tensor::fragments(filter.taps(), filter.radius()))
+                .map_err(cuda("upload the filter"))?,
+        ),
     })
 }
 
@@ -81,6 +88,7 @@ impl Gpu {
     /// the filter (a few hundred bytes) for a kernel that reads it from global memory.
     pub fn alloc(&self, variant: Variant, problem: &Problem) -> Result<DeviceJob> {
         crate::model::image::check_dims(problem.width, problem.height)?;
+        variant.check_supports(problem.dtype, problem.filter.radius())?;
         let mut geometry = problem.geometry()?;
         let (ow, oh) = problem.output_size()?;
         let size = problem.dtype.size();

@@ -73,14 +73,15 @@ pub(super) fn arg<T>(value: &T) -> *mut c_void {
 impl Gpu {
     /// Resolves a variant's kernels for samples of `dtype`.
     pub fn kernel(&self, variant: Variant, dtype: DType) -> Result<Kernel<'_>> {
+        variant.check_supports(dtype, 0)?;
         let t = dtype.suffix();
-        let functions = variant
-            .spec()
+        let spec = variant.spec();
+        let functions = spec
             .passes
             .iter()
             .map(|pass| {
                 let names: Vec<String> = if pass.per_radius {
-                    (0..=super::variant::MAX_RADIUS)
+                    (0..=spec.max_radius)
                         .map(|r| format!("{}_{t}_r{r}", pass.entry))
                         .collect()
                 } else {
@@ -168,6 +169,7 @@ impl Gpu {
                 taps: match taps {
                     PassTaps::Global(filter) => TapsParam::Pointer(filter.as_device_ptr().as_raw()),
                     PassTaps::Value(taps) => TapsParam::Value(taps),
+                    PassTaps::Words(words) => TapsParam::Pointer(words.as_device_ptr().as_raw()),
                 },
             };
             args.launch(stream, function, (pass.config)(&g))?;

@@ -7,6 +7,7 @@ mod launch;
 pub mod pipeline;
 mod select;
 mod shapes;
+mod tensor;
 mod texture;
 pub mod variant;
 

@@ -40,6 +40,16 @@ pub(super) fn fast<const I: usize>(g: &Geometry) -> LaunchConfig {
     }
 }
 
+/// As `fast`: the channels of a tile are neighbouring blocks along x.
+pub(super) fn tensor(g: &Geometry) -> LaunchConfig {
+    let shared_bytes = launch::tensor_shared_bytes(g.radius);
+    let tiles = LaunchConfig::tiles(g, launch::TENSOR_TILE, launch::TENSOR_BLOCK, shared_bytes);
+    LaunchConfig {
+        grid: (tiles.grid.0 * g.channels, tiles.grid.1, 1),
+        ..tiles
+    }
+}
+
 pub(super) fn fused(g: &Geometry) -> LaunchConfig {
     LaunchConfig::tiles(
         g,
@@ -123,4 +133,12 @@ pub(super) fn loads_fused(r: usize) -> f64 {
 pub(super) fn loads_fast<const I: usize>(r: usize) -> f64 {
     let (w, h) = launch::fast_tile(launch::FAST_ROWS[I]);
     f64::from(launch::fast_stride(r as u32)) * (f64::from(h) + 2.0 * r as f64) / f64::from(w * h)
+}
+
+/// The shared tile (rows of 136 bytes, halo and the zero-tap row included) over the outputs it
+/// serves.
+pub(super) fn loads_tensor(r: usize) -> f64 {
+    let (w, h) = launch::TENSOR_TILE;
+    let columns = w + 2 * launch::TENSOR_HALO;
+    f64::from(columns * launch::tensor_rows(r as u32)) / f64::from(w * h)
 }

@@ -3,9 +3,11 @@
 //! their launch shapes, taps, input, loads per pixel, what it supports).
 
 use super::shapes::{
-    fast, fused, loads_fast, loads_fused, loads_separable, loads_tiled, loads_tiled_cache,
-    loads_tiled_output, pixel, sep_cols, sep_rows, taps, tiled, tiled_cache, tiled_output,
+    fast, fused, loads_fast, loads_fused, loads_separable, loads_tensor, loads_tiled, loads_tiled_cache,
+    loads_tiled_output, pixel, sep_cols, sep_rows, taps, tensor, tiled, tiled_cache, tiled_output,
 };
+use crate::model::image::DType;
+use crate::{Error, Result};
 use gpu_kernels::launch::{self, Geometry, names};
 
 /// The GPU kernel variants, in the order the textbook and the reports introduce them.
@@ -34,6 +36,9 @@ pub enum Variant {
     Fast,
     /// As [`Variant::Fast`] with 4 × 2 outputs per thread: half the tile, fewer registers.
     Fast4x2,
+    /// 8-bit images on the tensor cores (exact integer products, taps split into 8-bit digits),
+    /// radius fixed at compile time, up to 4.
+    Tensor,
 }
 
 /// Grid, block and dynamic shared memory of one kernel launch.
@@ -84,6 +89,9 @@ pub enum TapsArg {
     Row,
     /// A rank-1 filter's column taps, by value.
     Column,
+    /// A device pointer to the `tensor` kernel's B fragments of the filter's taps split into
+    /// 8-bit digits (see [`tensor::fragments`](super::tensor::fragments)).
+    TensorDigits,
 }
 
 /// One kernel launch of a variant: every kernel has the signature
@@ -128,9 +136,14 @@ pub struct Spec {
     /// Global-memory (or texture) loads per output sample for a radius, counted by hand as the
     /// reports do.
     pub loads_per_pixel: fn(usize) -> f64,
+    /// The sample types it has kernels for.
+    pub dtypes: &'static [DType],
+    /// The largest filter radius it has kernels for.
+    pub max_radius: usize,
 }
 
-/// Every variant supports every sample type, border and radius up to this one.
+/// The largest radius of any variant; most support every sample type, border and radius up to
+/// this one.
 pub const MAX_RADIUS: usize = launch::MAX_RADIUS as usize;
 
 const fn single(entry: &'static str, taps: TapsArg, config: fn(&Geometry) -> LaunchConfig) -> Pass {
@@ -161,11 +174,13 @@ const fn spec(variant: Variant, name: &'static str, summary: &'static str, passe
         rank1_only: false,
         autotune: false,
         loads_per_pixel: taps,
+        dtypes: &DType::ALL,
+        max_radius: MAX_RADIUS,
     }
 }
 
 /// Every variant, in [`Variant::ALL`]'s order.
-pub static REGISTRY: [Spec; 13] = [
+pub static REGISTRY: [Spec; 14] = [
     Spec {
         loads_per_pixel: |r| 2.0 * taps(r),
         ..spec(
@@ -295,6 +310,18 @@ pub static REGISTRY: [Spec; 13] = [
             &[per_radius(names::FAST_4X2, TapsArg::Filter, fast::<1>)],
         )
     },
+    Spec {
+        autotune: true,
+        loads_per_pixel: loads_tensor,
+        dtypes: &[DType::U8],
+        max_radius: launch::TENSOR_MAX_RADIUS as usize,
+        ..spec(
+            Variant::Tensor,
+            "tensor",
+            "u8 on the tensor cores (exact 8-bit products, taps as 3 digits), radius <= 4",
+            &[per_radius(names::TENSOR, TapsArg::TensorDigits, tensor)],
+        )
+    },
 ];
 
 impl Spec {
@@ -306,7 +333,7 @@ impl Spec {
 
 impl Variant {
     /// Every variant.
-    pub const ALL: [Variant; 13] = [
+    pub const ALL: [Variant; 14] = [
         Variant::Naive,
         Variant::Constant,
         Variant::Readonly,
@@ -320,6 +347,7 @@ impl Variant {
         Variant::SeparableFused,
         Variant::Fast,
         Variant::Fast4x2,
+        Variant::Tensor,
     ];
 
     /// The variant's description in [`REGISTRY`].
@@ -337,6 +365,7 @@ impl Variant {
             Variant::SeparableFused => 10,
             Variant::Fast => 11,
             Variant::Fast4x2 => 12,
+            Variant::Tensor => 13,
         };
         &REGISTRY[index]
     }
@@ -349,6 +378,31 @@ impl Variant {
     /// Whether the variant only works with rank-1 (separable) filters.
     pub fn needs_rank1(self) -> bool {
         self.spec().rank1_only
+    }
+
+    /// Whether the variant has kernels for samples of `dtype` and filters of radius `radius`.
+    pub fn supports(self, dtype: DType, radius: usize) -> bool {
+        let spec = self.spec();
+        spec.dtypes.contains(&dtype) && radius <= spec.max_radius
+    }
+
+    /// As [`supports`](Variant::supports), as an error that says what the variant supports.
+    pub fn check_supports(self, dtype: DType, radius: usize) -> Result<()> {
+        if self.supports(dtype, radius) {
+            return Ok(());
+        }
+        let spec = self.spec();
+        let dtypes: Vec<&str> = spec.dtypes.iter().map(|d| d.suffix()).collect();
+        Err(Error::Unsupported(format!(
+            "the {} variant works on {} samples with filters up to {}x{} (asked: {}, {}x{})",
+            spec.name,
+            dtypes.join("/"),
+            2 * spec.max_radius + 1,
+            2 * spec.max_radius + 1,
+            dtype.suffix(),
+            2 * radius + 1,
+            2 * radius + 1
+        )))
     }
 
     /// The variant called `name`.

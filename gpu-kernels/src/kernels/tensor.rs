@@ -1,0 +1,190 @@
+//! The `tensor` kernel (`conv_tensor`): 8-bit images on the tensor cores, with exact integer
+//! products of the samples and the taps split into signed 8-bit digits.
+
+use crate::device::mma::mma_u8_s8;
+use crate::device::shared::dynamic_shared_mem;
+use crate::device::thread::{block_idx_x, block_idx_y, sync_threads, thread_idx_x, thread_idx_y};
+use crate::device::{Sample, is_alpha, resolve, store_sample, unroll};
+use crate::launch::{
+    Geometry, TENSOR_BLOCK, TENSOR_DIGITS, TENSOR_HALO, TENSOR_STRIDE, TENSOR_TILE, tensor_pairs, tensor_rows,
+};
+use kernel_macros::kernel;
+
+/// `0x4B40_0000` is 1.5 · 2^23 as `f32`: an accumulator started at this bit pattern holds, after
+/// adding any integer |n| < 2^22, the bit pattern of the `f32` 1.5 · 2^23 + n, so the sum becomes
+/// a float by one subtraction instead of a conversion instruction.
+const ACC_START: u32 = 0x4B40_0000;
+/// [`ACC_START`] as `f32`.
+const ACC_BIAS: f32 = 12_582_912.0;
+
+/// The `tensor` kernel: an 8-bit image convolved on the tensor cores (`mma.sync` m16n8k32, u8 × s8
+/// into `i32`).
+///
+/// # Method
+/// The host scales the taps to 24-bit integers (by a power of two, so the scale is exact) and
+/// splits each into [`TENSOR_DIGITS`] signed 8-bit digits. Per digit the products of the 8-bit
+/// samples and the digits are summed exactly in `i32` by the tensor cores; the digit sums are
+/// combined in `f32` at the end, so the result is as accurate as the `f32` kernels'.
+///
+/// One MMA computes 16 output rows × 8 output columns for two filter rows and one digit. A is the
+/// input: row `m` holds, in its first 16 bytes, the 16 input columns the window of 8 outputs
+/// needs (8 + 2r ≤ 16) on the input row of filter row `2p` for output row `m`, and in its last 16
+/// the same columns on the next input row (filter row `2p + 1`). B is the Toeplitz matrix of those
+/// two filter rows: column `n` holds the taps shifted to output `n`, zero elsewhere (and zero for
+/// filter row `k`, the pad of the last pair). A's fragments are 32-bit words of the shared tile,
+/// read as they are; B's are the same for every block and come from the host, [`TENSOR_DIGITS`]
+/// × 2 words per lane and pair of filter rows, loaded once into registers.
+///
+/// # Tiling
+/// A block of [`TENSOR_BLOCK`] = 32 × 8 threads produces a 128 × 64 output tile of one channel.
+/// It loads the input tile, 136 columns (the output tile and [`TENSOR_HALO`] = 4 columns each
+/// side) × `64 + 2R + 1` rows, as bytes into shared memory with rows [`TENSOR_STRIDE`] apart; a
+/// single-channel tile wholly inside an image of a width that is a multiple of 4 is read as 32-bit
+/// words, every other one byte by byte with the border resolved.
+///
+/// # Thread mapping
+/// Warp `w` (= `ty`) computes the 64 × 16 outputs at `(64 · (w % 2), 16 · (w / 2))` of the tile,
+/// one window of 8 columns at a time; lane `(g, t)` = `(tx / 4, tx % 4)` ends with outputs
+/// `(8j + 2t + {0, 1}, g + {0, 8})` of window `j`. The channels of a tile are neighbouring blocks.
+///
+/// # Safety
+/// Launch with block [`TENSOR_BLOCK`], [`tensor_shared_bytes(R)`](crate::launch::tensor_shared_bytes)
+/// bytes of dynamic shared memory and grid `(tiles across · channels, tiles down, 1)`;
+/// `g.radius == R`; `input`/`output` as for `constant`; `taps` points to the
+/// [`tensor_words(R)`](crate::launch::tensor_words) words the host builds for this filter.
+#[kernel(types(u8), radius(0..=4))]
+pub unsafe fn conv_tensor<T: Sample, const R: usize>(input: *const T, output: *mut T, g: Geometry, taps: *const u32) {
+    const P: usize = tensor_pairs(R as u32) as usize;
+    const D: usize = TENSOR_DIGITS as usize;
+    let (tx, ty) = (thread_idx_x(), thread_idx_y());
+    let (bx, c) = if g.channels == 1 {
+        (block_idx_x(), 0)
+    } else {
+        (block_idx_x() / g.channels, block_idx_x() % g.channels)
+    };
+    let (ox, oy) = (bx * TENSOR_TILE.0, block_idx_y() * TENSOR_TILE.1);
+    let bytes = input.cast::<u8>();
+    let channels = g.channels as usize;
+    if is_alpha(&g, c) {
+        // RGBA's alpha is copied: one output row per warp step, one pixel per lane.
+        let mut y = oy + ty;
+        while y < (oy + TENSOR_TILE.1).min(g.out_height) {
+            let mut x = ox + tx;
+            while x < (ox + TENSOR_TILE.0).min(g.out_width) {
+                let at = ((y + g.offset) as usize * g.in_width as usize + (x + g.offset) as usize) * channels + 3;
+                // SAFETY: (x + offset, y + offset) is inside the input; alpha is stored as read.
+                unsafe { store_sample(output, &g, x, y, c, T::load(input.add(at))) };
+                x += TENSOR_BLOCK.0;
+            }
+            y += TENSOR_BLOCK.1;
+        }
+        return;
+    }
+
+    // The input tile: column 0 is input column x0, row 0 is input row y0.
+    let x0 = (ox + g.offset) as i32 - TENSOR_HALO as i32;
+    let y0 = (oy + g.offset) as i32 - R as i32;
+    let rows = tensor_rows(R as u32);
+    let columns = TENSOR_TILE.0 + 2 * TENSOR_HALO;
+    let tile = dynamic_shared_mem::<u8>();
+    let first = ty * TENSOR_BLOCK.0 + tx;
+    let threads = TENSOR_BLOCK.0 * TENSOR_BLOCK.1;
+    let inside = x0 >= 0 && y0 >= 0 && x0 as u32 + columns <= g.in_width && y0 as u32 + rows <= g.in_height;
+    if g.channels == 1 && g.in_width.is_multiple_of(4) && x0 % 4 == 0 && inside {
+        /// Words a thread loads before storing any (the most any radius needs), so their latencies
+        /// overlap.
+        const BATCH: usize = 10;
+        let per_row = columns / 4;
+        let total = per_row * rows;
+        let words = tile.cast::<u32>();
+        let mut batch = [0u32; BATCH];
+        unroll!(B < BATCH; [0, 1, 2, 3, 4, 5, 6, 7, 8, 9] {
+            let e = first + B as u32 * threads;
+            if e < total {
+                let at = (y0 as usize + (e / per_row) as usize) * g.in_width as usize + x0 as usize + 4 * (e % per_row) as usize;
+                // SAFETY: 4 bytes inside the image, 4-aligned (x0 and the width are multiples of 4).
+                batch[B] = unsafe { *bytes.add(at).cast::<u32>() };
+            }
+        });
+        unroll!(B < BATCH; [0, 1, 2, 3, 4, 5, 6, 7, 8, 9] {
+            let e = first + B as u32 * threads;
+            if e < total {
+                let at = (e / per_row) * TENSOR_STRIDE / 4 + e % per_row;
+                // SAFETY: inside the shared tile (row < rows, word < per_row <= stride / 4).
+                unsafe { *words.add(at as usize) = batch[B] };
+            }
+        });
+    } else {
+        let mut e = first;
+        while e < columns * rows {
+            let (col, row) = ((e % columns) as i32, (e / columns) as i32);
+            let xx = resolve(x0 + col, g.in_width as i32, g.border);
+            let yy = resolve(y0 + row, g.in_height as i32, g.border);
+            let v = if (xx as u32) < g.in_width && (yy as u32) < g.in_height {
+                let at = (yy as usize * g.in_width as usize + xx as usize) * channels + c as usize;
+                // SAFETY: (xx, yy) is inside the image.
+                unsafe { *bytes.add(at) }
+            } else {
+                // Outside: the zero border, or (border NONE) a position no output uses.
+                0
+            };
+            // SAFETY: inside the shared tile.
+            unsafe { *tile.add((row as u32 * TENSOR_STRIDE + col as u32) as usize) = v };
+            e += threads;
+        }
+    }
+
+    // B fragments: the same for every block, loaded while the tile loads are in flight.
+    let mut b = [[[0u32; 2]; D]; P];
+    unroll!(I < P; [0, 1, 2, 3, 4] {
+        unroll!(J < D; [0, 1, 2] {
+            unroll!(H < 2; [0, 1] {
+                // SAFETY: inside the `tensor_words(R)` words (launch contract).
+                b[I][J][H] = unsafe { *taps.add(((I * D + J) * 2 + H) * 32 + tx as usize) };
+            });
+        });
+    });
+    // SAFETY: the last of the `tensor_words(R)` words.
+    let scale = f32::from_bits(unsafe { *taps.add(P * D * 64) });
+    sync_threads();
+
+    let (lane_g, lane_t) = (tx / 4, tx % 4);
+    let (wx, wy) = (64 * (ty % 2), 16 * (ty / 2));
+    let words = tile.cast::<u32>().cast_const();
+    let stride = (TENSOR_STRIDE / 4) as usize;
+    // Word of this lane's A fragment in the row of filter row 0 for output row g, window 0.
+    let base = (wy + lane_g) as usize * stride + (wx / 4 + lane_t) as usize;
+    let y = oy + wy + lane_g;
+    for j in 0..8u32 {
+        let mut acc = [[ACC_START; 4]; D];
+        unroll!(I < P; [0, 1, 2, 3, 4] {
+            let at = base + 2 * j as usize + 2 * I * stride;
+            // SAFETY: inside the shared tile: row wy + g + 2I + 1 + 8 < 64 + 2R + 1, and word
+            // wx / 4 + 2j + t + 1 < 34.
+            let a = unsafe {
+                [
+                    *words.add(at),
+                    *words.add(at + 8 * stride),
+                    *words.add(at + stride),
+                    *words.add(at + 9 * stride),
+                ]
+            };
+            unroll!(J < D; [0, 1, 2] {
+                mma_u8_s8(a, b[I][J], &mut acc[J]);
+            });
+        });
+        let x = ox + wx + 8 * j + 2 * lane_t;
+        unroll!(E < 4; [0, 1, 2, 3] {
+            let (xx, yy) = (x + (E % 2) as u32, y + 8 * (E / 2) as u32);
+            let mut v = 0.0f32;
+            unroll!(J < D; [0, 1, 2] {
+                let digit = f32::from_bits(acc[D - 1 - J][E]) - ACC_BIAS;
+                v = crate::device::fma(v, 256.0, digit);
+            });
+            if xx < g.out_width && yy < g.out_height {
+                // SAFETY: (xx, yy) is inside the output.
+                unsafe { store_sample(output, &g, xx, yy, c, v * scale) };
+            }
+        });
+    }
+}
