@@ -220,12 +220,21 @@ pub const TENSOR_TILE: (u32, u32) = (128, 64);
 pub const TENSOR_MAX_RADIUS: u32 = 4;
 /// Signed 8-bit digits each fixed-point tap is split into (24 bits: f32's precision).
 pub const TENSOR_DIGITS: u32 = 3;
-/// Columns left of the output tile that the `tensor` kernel's input tile starts at (the largest
-/// radius, so every MMA's window is 4-byte aligned whatever the radius).
-pub const TENSOR_HALO: u32 = TENSOR_MAX_RADIUS;
-/// Row stride of the `tensor` kernel's shared tile, in bytes: the tile and both halos (136 bytes)
-/// rounded up to 16 mod 128, so the 8 rows × 4 words of an A fragment hit 32 different banks.
-pub const TENSOR_STRIDE: u32 = 144;
+/// Columns an MMA's window of 16 input columns starts before its first output (the largest
+/// radius, so every window is 4-byte aligned whatever the radius).
+pub const TENSOR_WINDOW_LEAD: u32 = TENSOR_MAX_RADIUS;
+/// Columns of the `tensor` kernel's input tile left of the output tile: 16, so the tile's rows are
+/// whole 16-byte vectors; the tile is 160 columns wide.
+pub const TENSOR_HALO: u32 = 16;
+/// Width of the `tensor` kernel's input tile in bytes: the output tile and a 16-byte vector of
+/// halo on each side.
+pub const TENSOR_COLUMNS: u32 = TENSOR_TILE.0 + 2 * TENSOR_HALO;
+/// Row stride of the `tensor` kernel's shared input tile, in bytes: 176 = 44 words, 12 mod 32,
+/// so the 8 rows × 4 words of an A fragment fall in 32 different banks, and a multiple of 16.
+pub const TENSOR_STRIDE: u32 = 176;
+/// Row stride of a warp's output staging area (16 rows of 64 bytes), in bytes: 80 = 20 words, so
+/// the 8 rows a warp writes at once fall in different banks, and a multiple of 16.
+pub const TENSOR_OUT_STRIDE: u32 = 80;
 
 /// Pairs of filter rows (one MMA per pair and digit) for radius `radius`: `k = 2r + 1` rows and
 /// one of zero taps.
@@ -238,9 +247,10 @@ pub const fn tensor_rows(radius: u32) -> u32 {
     TENSOR_TILE.1 + 2 * radius + 1
 }
 
-/// Shared memory of the `tensor` kernel.
+/// Shared memory of the `tensor` kernel: the input tile, then each warp's output staging area.
 pub const fn tensor_shared_bytes(radius: u32) -> u32 {
-    TENSOR_STRIDE * tensor_rows(radius)
+    let warps = TENSOR_BLOCK.0 * TENSOR_BLOCK.1 / 32;
+    TENSOR_STRIDE * tensor_rows(radius) + warps * 16 * TENSOR_OUT_STRIDE
 }
 
 /// Words of the `tensor` kernel's taps argument: per pair of filter rows, digit and half of K, one

@@ -28,8 +28,8 @@ mod taps;
 mod unroll;
 
 pub use border::{fetch_or_zero, resolve};
-pub use conv::{correlate_tile, fma, is_alpha, per_sample, store_patch, store_sample};
-pub use sample::{F32x4, Sample};
+pub use conv::{correlate_tile, fma, is_alpha, out_index, per_sample, store_patch, store_sample};
+pub use sample::{Bytes16, F32x4, Sample};
 pub use source::{Global, ReadOnly, Source, Texture};
 pub(crate) use taps::param_taps;
 pub use taps::{ParamTaps, TapRead};

@@ -6,6 +6,51 @@
 #[derive(Clone, Copy)]
 pub struct F32x4(pub [f32; 4]);
 
+/// 16 bytes with 16-byte alignment: one vector load or store of 8-bit samples.
+#[repr(C, align(16))]
+#[derive(Clone, Copy)]
+pub struct Bytes16(pub [u32; 4]);
+
+impl Bytes16 {
+    /// Reads 16 bytes of global memory with one vector load through the read-only data cache
+    /// (`ld.global.nc.v4.u32`; LLVM splits a plain 16-byte copy into four loads).
+    ///
+    /// # Safety
+    /// `p` is a 16-byte aligned global-memory address of 16 readable bytes not written during the
+    /// kernel.
+    #[inline(always)]
+    pub unsafe fn load_global(p: *const u8) -> Self {
+        let (a, b, c, d): (u32, u32, u32, u32);
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            core::arch::asm!(
+                "ld.global.nc.v4.u32 {{{a}, {b}, {c}, {d}}}, [{p}];",
+                a = out(reg32) a, b = out(reg32) b, c = out(reg32) c, d = out(reg32) d,
+                p = in(reg64) p,
+                options(pure, readonly, nostack),
+            )
+        };
+        Self([a, b, c, d])
+    }
+
+    /// Writes the 16 bytes to global memory with one vector store (`st.global.v4.u32`).
+    ///
+    /// # Safety
+    /// `p` is a 16-byte aligned global-memory address of 16 writable bytes.
+    #[inline(always)]
+    pub unsafe fn store_global(self, p: *mut u8) {
+        let [a, b, c, d] = self.0;
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            core::arch::asm!(
+                "st.global.v4.u32 [{p}], {{{a}, {b}, {c}, {d}}};",
+                p = in(reg64) p, a = in(reg32) a, b = in(reg32) b, c = in(reg32) c, d = in(reg32) d,
+                options(nostack),
+            )
+        };
+    }
+}
+
 /// A sample type: how it is read as a value in [0, 1] (`f32`: as is) and written back.
 pub trait Sample: Copy {
     /// Reads the sample at `p` as `f32`: integers divided by their maximum.

@@ -76,6 +76,13 @@ pub fn sync_threads() {
     unsafe { nvptx::_syncthreads() }
 }
 
+/// `__syncwarp()`: waits for every lane of the warp, and orders their shared-memory accesses.
+#[inline(always)]
+pub fn sync_warp() {
+    // SAFETY: callers only call this from control flow that every lane of the warp reaches.
+    unsafe { core::arch::asm!("bar.warp.sync 0xffffffff;", options(nostack)) };
+}
+
 /// Nanoseconds since an arbitrary start (`%globaltimer`), the same clock for every thread.
 #[inline(always)]
 pub fn global_timer() -> u64 {

@@ -3,10 +3,11 @@
 
 use crate::device::mma::mma_u8_s8;
 use crate::device::shared::dynamic_shared_mem;
-use crate::device::thread::{block_idx_x, block_idx_y, sync_threads, thread_idx_x, thread_idx_y};
-use crate::device::{Sample, is_alpha, resolve, store_sample, unroll};
+use crate::device::thread::{block_idx_x, block_idx_y, sync_threads, sync_warp, thread_idx_x, thread_idx_y};
+use crate::device::{Bytes16, Sample, fma, is_alpha, out_index, resolve, store_sample, unroll};
 use crate::launch::{
-    Geometry, TENSOR_BLOCK, TENSOR_DIGITS, TENSOR_HALO, TENSOR_STRIDE, TENSOR_TILE, tensor_pairs, tensor_rows,
+    Geometry, TENSOR_BLOCK, TENSOR_COLUMNS, TENSOR_DIGITS, TENSOR_HALO, TENSOR_OUT_STRIDE, TENSOR_STRIDE,
+    TENSOR_TILE, TENSOR_WINDOW_LEAD, tensor_pairs, tensor_rows,
 };
 use kernel_macros::kernel;
 
@@ -37,10 +38,13 @@ const ACC_BIAS: f32 = 12_582_912.0;
 ///
 /// # Tiling
 /// A block of [`TENSOR_BLOCK`] = 32 × 8 threads produces a 128 × 64 output tile of one channel.
-/// It loads the input tile, 136 columns (the output tile and [`TENSOR_HALO`] = 4 columns each
-/// side) × `64 + 2R + 1` rows, as bytes into shared memory with rows [`TENSOR_STRIDE`] apart; a
-/// single-channel tile wholly inside an image of a width that is a multiple of 4 is read as 32-bit
-/// words, every other one byte by byte with the border resolved.
+/// It loads the input tile, [`TENSOR_COLUMNS`] = 160 columns (the output tile and a 16-byte
+/// vector of [`TENSOR_HALO`] each side) × `64 + 2R + 1` rows, as bytes into shared memory with rows
+/// [`TENSOR_STRIDE`] apart. In a single-channel image whose rows are whole 16-byte vectors every
+/// vector inside the image is one load and only vectors beyond its edges resolve the border byte
+/// by byte; other images are loaded byte by byte. Each warp stages its 64 × 16 output bytes in its
+/// own area of shared memory and writes them as 16-byte vectors where the output's rows are whole
+/// vectors (single channel), else byte by byte, consecutive lanes on consecutive pixels.
 ///
 /// # Thread mapping
 /// Warp `w` (= `ty`) computes the 64 × 16 outputs at `(64 · (w % 2), 16 · (w / 2))` of the tile,
@@ -85,51 +89,71 @@ pub unsafe fn conv_tensor<T: Sample, const R: usize>(input: *const T, output: *m
     let x0 = (ox + g.offset) as i32 - TENSOR_HALO as i32;
     let y0 = (oy + g.offset) as i32 - R as i32;
     let rows = tensor_rows(R as u32);
-    let columns = TENSOR_TILE.0 + 2 * TENSOR_HALO;
     let tile = dynamic_shared_mem::<u8>();
     let first = ty * TENSOR_BLOCK.0 + tx;
     let threads = TENSOR_BLOCK.0 * TENSOR_BLOCK.1;
-    let inside = x0 >= 0 && y0 >= 0 && x0 as u32 + columns <= g.in_width && y0 as u32 + rows <= g.in_height;
-    if g.channels == 1 && g.in_width.is_multiple_of(4) && x0 % 4 == 0 && inside {
-        /// Words a thread loads before storing any (the most any radius needs), so their latencies
-        /// overlap.
-        const BATCH: usize = 10;
-        let per_row = columns / 4;
+    // The byte the border rule reads for tile position (col, row), or 0 outside the image.
+    let resolved = |col: i32, row: i32| -> u8 {
+        let xx = resolve(x0 + col, g.in_width as i32, g.border);
+        let yy = resolve(y0 + row, g.in_height as i32, g.border);
+        if (xx as u32) < g.in_width && (yy as u32) < g.in_height {
+            let at = (yy as usize * g.in_width as usize + xx as usize) * channels + c as usize;
+            // SAFETY: (xx, yy) is inside the image.
+            unsafe { *bytes.add(at) }
+        } else {
+            // Outside: the zero border, or (border NONE) a position no output uses.
+            0
+        }
+    };
+    if g.channels == 1 && g.in_width.is_multiple_of(16) && x0 % 16 == 0 {
+        /// Vectors a thread loads before storing any (the most any radius needs), so their
+        /// latencies overlap.
+        const BATCH: usize = 3;
+        let per_row = TENSOR_COLUMNS / 16;
         let total = per_row * rows;
-        let words = tile.cast::<u32>();
-        let mut batch = [0u32; BATCH];
-        unroll!(B < BATCH; [0, 1, 2, 3, 4, 5, 6, 7, 8, 9] {
+        let vectors = tile.cast::<Bytes16>();
+        // Where vector e of the tile starts in the image, if it lies wholly inside.
+        let inside = |e: u32| -> Option<usize> {
+            let (gx, gy) = (x0 + 16 * (e % per_row) as i32, y0 + (e / per_row) as i32);
+            let fits = gx >= 0 && gy >= 0 && gx as u32 + 16 <= g.in_width && (gy as u32) < g.in_height;
+            fits.then(|| gy as usize * g.in_width as usize + gx as usize)
+        };
+        // Vectors beyond the image's edges first, byte by byte with the border resolved.
+        let mut e = first;
+        while e < total {
+            if inside(e).is_none() {
+                let (q, row) = (e % per_row, e / per_row);
+                for b in 0..16 {
+                    let col = 16 * q + b;
+                    // SAFETY: inside the shared tile.
+                    unsafe { *tile.add((row * TENSOR_STRIDE + col) as usize) = resolved(col as i32, row as i32) };
+                }
+            }
+            e += threads;
+        }
+        let mut batch = [[0u32; 4]; BATCH];
+        unroll!(B < BATCH; [0, 1, 2] {
             let e = first + B as u32 * threads;
-            if e < total {
-                let at = (y0 as usize + (e / per_row) as usize) * g.in_width as usize + x0 as usize + 4 * (e % per_row) as usize;
-                // SAFETY: 4 bytes inside the image, 4-aligned (x0 and the width are multiples of 4).
-                batch[B] = unsafe { *bytes.add(at).cast::<u32>() };
+            if e < total && let Some(at) = inside(e) {
+                // SAFETY: 16 bytes inside the image, 16-aligned (the vector's column and the
+                // width are multiples of 16; the host's buffers are 256-byte aligned).
+                batch[B] = unsafe { Bytes16::load_global(bytes.add(at)) }.0;
             }
         });
-        unroll!(B < BATCH; [0, 1, 2, 3, 4, 5, 6, 7, 8, 9] {
+        unroll!(B < BATCH; [0, 1, 2] {
             let e = first + B as u32 * threads;
-            if e < total {
-                let at = (e / per_row) * TENSOR_STRIDE / 4 + e % per_row;
-                // SAFETY: inside the shared tile (row < rows, word < per_row <= stride / 4).
-                unsafe { *words.add(at as usize) = batch[B] };
+            if e < total && inside(e).is_some() {
+                let (q, row) = (e % per_row, e / per_row);
+                // SAFETY: inside the shared tile (row < rows, vector < per_row <= stride / 16).
+                unsafe { *vectors.add((row * (TENSOR_STRIDE / 16) + q) as usize) = Bytes16(batch[B]) };
             }
         });
     } else {
         let mut e = first;
-        while e < columns * rows {
-            let (col, row) = ((e % columns) as i32, (e / columns) as i32);
-            let xx = resolve(x0 + col, g.in_width as i32, g.border);
-            let yy = resolve(y0 + row, g.in_height as i32, g.border);
-            let v = if (xx as u32) < g.in_width && (yy as u32) < g.in_height {
-                let at = (yy as usize * g.in_width as usize + xx as usize) * channels + c as usize;
-                // SAFETY: (xx, yy) is inside the image.
-                unsafe { *bytes.add(at) }
-            } else {
-                // Outside: the zero border, or (border NONE) a position no output uses.
-                0
-            };
+        while e < TENSOR_COLUMNS * rows {
+            let (col, row) = (e % TENSOR_COLUMNS, e / TENSOR_COLUMNS);
             // SAFETY: inside the shared tile.
-            unsafe { *tile.add((row as u32 * TENSOR_STRIDE + col as u32) as usize) = v };
+            unsafe { *tile.add((row * TENSOR_STRIDE + col) as usize) = resolved(col as i32, row as i32) };
             e += threads;
         }
     }
@@ -152,15 +176,20 @@ pub unsafe fn conv_tensor<T: Sample, const R: usize>(input: *const T, output: *m
     let (wx, wy) = (64 * (ty % 2), 16 * (ty / 2));
     let words = tile.cast::<u32>().cast_const();
     let stride = (TENSOR_STRIDE / 4) as usize;
-    // Word of this lane's A fragment in the row of filter row 0 for output row g, window 0.
-    let base = (wy + lane_g) as usize * stride + (wx / 4 + lane_t) as usize;
-    let y = oy + wy + lane_g;
+    // Word of this lane's A fragment in the row of filter row 0 for output row g, window 0: the
+    // window starts TENSOR_WINDOW_LEAD columns before its first output.
+    let lead = TENSOR_HALO - TENSOR_WINDOW_LEAD;
+    let base = (wy + lane_g) as usize * stride + ((wx + lead) / 4 + lane_t) as usize;
+    // This warp's staging area: 16 rows of 64 output bytes.
+    let staging_at = TENSOR_STRIDE * rows + ty * 16 * TENSOR_OUT_STRIDE;
+    // SAFETY: inside the dynamic shared memory (`tensor_shared_bytes`).
+    let staging = unsafe { tile.add(staging_at as usize) };
     for j in 0..8u32 {
         let mut acc = [[ACC_START; 4]; D];
         unroll!(I < P; [0, 1, 2, 3, 4] {
             let at = base + 2 * j as usize + 2 * I * stride;
             // SAFETY: inside the shared tile: row wy + g + 2I + 1 + 8 < 64 + 2R + 1, and word
-            // wx / 4 + 2j + t + 1 < 34.
+            // (wx + 12) / 4 + 2j + t < 40.
             let a = unsafe {
                 [
                     *words.add(at),
@@ -173,18 +202,49 @@ pub unsafe fn conv_tensor<T: Sample, const R: usize>(input: *const T, output: *m
                 mma_u8_s8(a, b[I][J], &mut acc[J]);
             });
         });
-        let x = ox + wx + 8 * j + 2 * lane_t;
-        unroll!(E < 4; [0, 1, 2, 3] {
-            let (xx, yy) = (x + (E % 2) as u32, y + 8 * (E / 2) as u32);
-            let mut v = 0.0f32;
-            unroll!(J < D; [0, 1, 2] {
-                let digit = f32::from_bits(acc[D - 1 - J][E]) - ACC_BIAS;
-                v = crate::device::fma(v, 256.0, digit);
-            });
-            if xx < g.out_width && yy < g.out_height {
-                // SAFETY: (xx, yy) is inside the output.
-                unsafe { store_sample(output, &g, xx, yy, c, v * scale) };
+        unroll!(H < 2; [0, 1] {
+            let level = |e: usize| {
+                let mut v = 0.0f32;
+                unroll!(J < D; [0, 1, 2] {
+                    let digit = f32::from_bits(acc[D - 1 - J][e]) - ACC_BIAS;
+                    v = fma(v, 256.0, digit);
+                });
+                u16::from(u8::store(v * scale, true))
+            };
+            let pair = level(2 * H) | level(2 * H + 1) << 8;
+            let at = (lane_g + 8 * H as u32) * TENSOR_OUT_STRIDE + 8 * j + 2 * lane_t;
+            // SAFETY: inside this warp's staging area (row < 16, column < 64), 2-aligned.
+            unsafe { *staging.add(at as usize).cast::<u16>() = pair };
+        });
+    }
+    sync_warp();
+    let (x, y) = (ox + wx, oy + wy);
+    if g.channels == 1 && g.out_width.is_multiple_of(16) && x + 64 <= g.out_width {
+        unroll!(I < 2; [0, 1] {
+            let e = tx + 32 * I as u32;
+            let (row, q) = (e / 4, e % 4);
+            if y + row < g.out_height {
+                // SAFETY: 16 bytes of the staging area, 16-aligned (stride and base multiples of
+                // 16), and of the output: inside (checked) and 16-aligned (x and the width are
+                // multiples of 16).
+                unsafe {
+                    let v = *staging.add((row * TENSOR_OUT_STRIDE + 16 * q) as usize).cast::<Bytes16>();
+                    v.store_global(output.cast::<u8>().add(out_index(&g, x + 16 * q, y + row, 0)));
+                }
             }
         });
+    } else {
+        let mut e = tx;
+        while e < 16 * 64 {
+            let (row, col) = (e / 64, e % 64);
+            if x + col < g.out_width && y + row < g.out_height {
+                // SAFETY: inside the staging area and the output.
+                unsafe {
+                    let v = *staging.add((row * TENSOR_OUT_STRIDE + col) as usize);
+                    *output.cast::<u8>().add(out_index(&g, x + col, y + row, c)) = v;
+                }
+            }
+            e += 32;
+        }
     }
 }

@@ -135,10 +135,9 @@ pub(super) fn loads_fast<const I: usize>(r: usize) -> f64 {
     f64::from(launch::fast_stride(r as u32)) * (f64::from(h) + 2.0 * r as f64) / f64::from(w * h)
 }
 
-/// The shared tile (rows of 136 bytes, halo and the zero-tap row included) over the outputs it
+/// The shared tile (rows of 160 bytes, halo and the zero-tap row included) over the outputs it
 /// serves.
 pub(super) fn loads_tensor(r: usize) -> f64 {
     let (w, h) = launch::TENSOR_TILE;
-    let columns = w + 2 * launch::TENSOR_HALO;
-    f64::from(columns * launch::tensor_rows(r as u32)) / f64::from(w * h)
+    f64::from(launch::TENSOR_COLUMNS * launch::tensor_rows(r as u32)) / f64::from(w * h)
 }

@@ -1,7 +1,7 @@
 //! The `tensor` kernel's taps argument: the filter as fixed-point integers split into signed 8-bit
 //! digits, laid out as the B fragments of its MMAs (see `gpu-kernels`' `kernels/tensor.rs`).
 
-use gpu_kernels::launch::{TENSOR_DIGITS, TENSOR_HALO, tensor_pairs, tensor_words};
+use gpu_kernels::launch::{TENSOR_DIGITS, TENSOR_WINDOW_LEAD, tensor_pairs, tensor_words};
 
 /// Largest fixed-point tap: with |digit| <= 128, samples <= 255 and at most 81 taps a digit's sum
 /// stays below 2^22, which the kernel's float trick needs; 2^22 keeps 23 significant bits.
@@ -49,7 +49,7 @@ pub fn fragments(taps: &[f32], radius: usize) -> Vec<u32> {
                     let row = 2 * pair + half;
                     let word = (0..4).fold(0u32, |w, q| {
                         // K index 16·half + 4t + q meets output column n at tap column j.
-                        let j = (4 * t + q) as isize - n as isize - TENSOR_HALO as isize + radius as isize;
+                        let j = (4 * t + q) as isize - n as isize - TENSOR_WINDOW_LEAD as isize + radius as isize;
                         let byte = if row < k && (0..k as isize).contains(&j) {
                             fixed[row * k + j as usize][digit] as u8
                         } else {
@@ -147,7 +147,7 @@ mod tests {
                         let mut want = 0.0f64;
                         for i in 0..k {
                             for j in 0..k {
-                                let a = tile[(m + i) * stride + x + n + TENSOR_HALO as usize - radius + j];
+                                let a = tile[(m + i) * stride + x + n + TENSOR_WINDOW_LEAD as usize - radius + j];
                                 want += f64::from(a) * f64::from(taps[i * k + j]);
                             }
                         }
