@@ -212,9 +212,11 @@ pub const fn fused_shared_bytes(radius: u32) -> u32 {
 
 /// Block shape of the `tensor` kernel: 8 warps.
 pub const TENSOR_BLOCK: (u32, u32) = (32, 8);
-/// Output tile of one `tensor` block: 128 × 64 pixels; warp `w` computes the 64 × 16 part at
-/// `(64 · (w % 2), 16 · (w / 2))`.
-pub const TENSOR_TILE: (u32, u32) = (128, 64);
+/// Bands of 16 output rows each warp of the `tensor` kernel computes.
+pub const TENSOR_BANDS: u32 = 2;
+/// Output tile of one `tensor` block: 128 × 128 pixels; warp `w` computes the 64 × 32 part at
+/// `(64 · (w % 2), 32 · (w / 2))`.
+pub const TENSOR_TILE: (u32, u32) = (128, 16 * TENSOR_BANDS * TENSOR_BLOCK.1 / 2);
 /// Largest radius of the `tensor` kernel: a window of 8 outputs and its `2r` halo fit the 16
 /// columns one half of an MMA's K = 32 covers.
 pub const TENSOR_MAX_RADIUS: u32 = 4;

@@ -7,7 +7,7 @@ use crate::device::thread::{block_idx_x, block_idx_y, sync_threads, sync_warp, t
 use crate::device::{Bytes16, Sample, fma, is_alpha, out_index, resolve, store_sample, unroll};
 use crate::launch::{
     Geometry, TENSOR_BLOCK, TENSOR_COLUMNS, TENSOR_DIGITS, TENSOR_HALO, TENSOR_OUT_STRIDE, TENSOR_STRIDE,
-    TENSOR_TILE, TENSOR_WINDOW_LEAD, tensor_pairs, tensor_rows,
+    TENSOR_BANDS, TENSOR_TILE, TENSOR_WINDOW_LEAD, tensor_pairs, tensor_rows,
 };
 use kernel_macros::kernel;
 
@@ -37,19 +37,20 @@ const ACC_BIAS: f32 = 12_582_912.0;
 /// × 2 words per lane and pair of filter rows, loaded once into registers.
 ///
 /// # Tiling
-/// A block of [`TENSOR_BLOCK`] = 32 × 8 threads produces a 128 × 64 output tile of one channel.
+/// A block of [`TENSOR_BLOCK`] = 32 × 8 threads produces a 128 × 128 output tile of one channel.
 /// It loads the input tile, [`TENSOR_COLUMNS`] = 160 columns (the output tile and a 16-byte
-/// vector of [`TENSOR_HALO`] each side) × `64 + 2R + 1` rows, as bytes into shared memory with rows
+/// vector of [`TENSOR_HALO`] each side) × `128 + 2R + 1` rows, as bytes into shared memory with rows
 /// [`TENSOR_STRIDE`] apart. In a single-channel image whose rows are whole 16-byte vectors every
 /// vector inside the image is one load and only vectors beyond its edges resolve the border byte
 /// by byte; other images are loaded byte by byte. Each warp stages its 64 × 16 output bytes in its
-/// own area of shared memory and writes them as 16-byte vectors where the output's rows are whole
+/// own area of shared memory, one band of 16 rows at a time, and writes them as 16-byte vectors
+/// where the output's rows are whole
 /// vectors (single channel), else byte by byte, consecutive lanes on consecutive pixels.
 ///
 /// # Thread mapping
-/// Warp `w` (= `ty`) computes the 64 × 16 outputs at `(64 · (w % 2), 16 · (w / 2))` of the tile,
-/// one window of 8 columns at a time; lane `(g, t)` = `(tx / 4, tx % 4)` ends with outputs
-/// `(8j + 2t + {0, 1}, g + {0, 8})` of window `j`. The channels of a tile are neighbouring blocks.
+/// Warp `w` (= `ty`) computes the 64 × 32 outputs at `(64 · (w % 2), 32 · (w / 2))` of the tile,
+/// [`TENSOR_BANDS`] = 2 bands of 16 rows, one window of 8 columns at a time; lane `(g, t)` =
+/// `(tx / 4, tx % 4)` ends with outputs `(8j + 2t + {0, 1}, g + {0, 8})` of window `j` of its band. The channels of a tile are neighbouring blocks.
 ///
 /// # Safety
 /// Launch with block [`TENSOR_BLOCK`], [`tensor_shared_bytes(R)`](crate::launch::tensor_shared_bytes)
@@ -108,7 +109,7 @@ pub unsafe fn conv_tensor<T: Sample, const R: usize>(input: *const T, output: *m
     if g.channels == 1 && g.in_width.is_multiple_of(16) && x0 % 16 == 0 {
         /// Vectors a thread loads before storing any (the most any radius needs), so their
         /// latencies overlap.
-        const BATCH: usize = 3;
+        const BATCH: usize = 6;
         let per_row = TENSOR_COLUMNS / 16;
         let total = per_row * rows;
         let vectors = tile.cast::<Bytes16>();
@@ -132,7 +133,7 @@ pub unsafe fn conv_tensor<T: Sample, const R: usize>(input: *const T, output: *m
             e += threads;
         }
         let mut batch = [[0u32; 4]; BATCH];
-        unroll!(B < BATCH; [0, 1, 2] {
+        unroll!(B < BATCH; [0, 1, 2, 3, 4, 5] {
             let e = first + B as u32 * threads;
             if e < total && let Some(at) = inside(e) {
                 // SAFETY: 16 bytes inside the image, 16-aligned (the vector's column and the
@@ -140,7 +141,7 @@ pub unsafe fn conv_tensor<T: Sample, const R: usize>(input: *const T, output: *m
                 batch[B] = unsafe { Bytes16::load_global(bytes.add(at)) }.0;
             }
         });
-        unroll!(B < BATCH; [0, 1, 2] {
+        unroll!(B < BATCH; [0, 1, 2, 3, 4, 5] {
             let e = first + B as u32 * threads;
             if e < total && inside(e).is_some() {
                 let (q, row) = (e % per_row, e / per_row);
@@ -173,78 +174,83 @@ pub unsafe fn conv_tensor<T: Sample, const R: usize>(input: *const T, output: *m
     sync_threads();
 
     let (lane_g, lane_t) = (tx / 4, tx % 4);
-    let (wx, wy) = (64 * (ty % 2), 16 * (ty / 2));
+    let wx = 64 * (ty % 2);
     let words = tile.cast::<u32>().cast_const();
     let stride = (TENSOR_STRIDE / 4) as usize;
-    // Word of this lane's A fragment in the row of filter row 0 for output row g, window 0: the
-    // window starts TENSOR_WINDOW_LEAD columns before its first output.
-    let lead = TENSOR_HALO - TENSOR_WINDOW_LEAD;
-    let base = (wy + lane_g) as usize * stride + ((wx + lead) / 4 + lane_t) as usize;
     // This warp's staging area: 16 rows of 64 output bytes.
     let staging_at = TENSOR_STRIDE * rows + ty * 16 * TENSOR_OUT_STRIDE;
     // SAFETY: inside the dynamic shared memory (`tensor_shared_bytes`).
     let staging = unsafe { tile.add(staging_at as usize) };
-    for j in 0..8u32 {
-        let mut acc = [[ACC_START; 4]; D];
-        unroll!(I < P; [0, 1, 2, 3, 4] {
-            let at = base + 2 * j as usize + 2 * I * stride;
-            // SAFETY: inside the shared tile: row wy + g + 2I + 1 + 8 < 64 + 2R + 1, and word
-            // (wx + 12) / 4 + 2j + t < 40.
-            let a = unsafe {
-                [
-                    *words.add(at),
-                    *words.add(at + 8 * stride),
-                    *words.add(at + stride),
-                    *words.add(at + 9 * stride),
-                ]
-            };
-            unroll!(J < D; [0, 1, 2] {
-                mma_u8_s8(a, b[I][J], &mut acc[J]);
-            });
-        });
-        unroll!(H < 2; [0, 1] {
-            let level = |e: usize| {
-                let mut v = 0.0f32;
+    for band in 0..TENSOR_BANDS {
+        let wy = 16 * (TENSOR_BANDS * (ty / 2) + band);
+        // Word of this lane's A fragment in the row of filter row 0 for output row g, window 0:
+        // the window starts TENSOR_WINDOW_LEAD columns before its first output.
+        let lead = TENSOR_HALO - TENSOR_WINDOW_LEAD;
+        let base = (wy + lane_g) as usize * stride + ((wx + lead) / 4 + lane_t) as usize;
+        for j in 0..8u32 {
+            let mut acc = [[ACC_START; 4]; D];
+            unroll!(I < P; [0, 1, 2, 3, 4] {
+                let at = base + 2 * j as usize + 2 * I * stride;
+                // SAFETY: inside the shared tile: row wy + g + 2I + 1 + 8 < TENSOR_TILE.1 + 2R + 1,
+                // and word (wx + 12) / 4 + 2j + t < 40.
+                let a = unsafe {
+                    [
+                        *words.add(at),
+                        *words.add(at + 8 * stride),
+                        *words.add(at + stride),
+                        *words.add(at + 9 * stride),
+                    ]
+                };
                 unroll!(J < D; [0, 1, 2] {
-                    let digit = f32::from_bits(acc[D - 1 - J][e]) - ACC_BIAS;
-                    v = fma(v, 256.0, digit);
+                    mma_u8_s8(a, b[I][J], &mut acc[J]);
                 });
-                u16::from(u8::store(v * scale, true))
-            };
-            let pair = level(2 * H) | level(2 * H + 1) << 8;
-            let at = (lane_g + 8 * H as u32) * TENSOR_OUT_STRIDE + 8 * j + 2 * lane_t;
-            // SAFETY: inside this warp's staging area (row < 16, column < 64), 2-aligned.
-            unsafe { *staging.add(at as usize).cast::<u16>() = pair };
-        });
-    }
-    sync_warp();
-    let (x, y) = (ox + wx, oy + wy);
-    if g.channels == 1 && g.out_width.is_multiple_of(16) && x + 64 <= g.out_width {
-        unroll!(I < 2; [0, 1] {
-            let e = tx + 32 * I as u32;
-            let (row, q) = (e / 4, e % 4);
-            if y + row < g.out_height {
-                // SAFETY: 16 bytes of the staging area, 16-aligned (stride and base multiples of
-                // 16), and of the output: inside (checked) and 16-aligned (x and the width are
-                // multiples of 16).
-                unsafe {
-                    let v = *staging.add((row * TENSOR_OUT_STRIDE + 16 * q) as usize).cast::<Bytes16>();
-                    v.store_global(output.cast::<u8>().add(out_index(&g, x + 16 * q, y + row, 0)));
-                }
-            }
-        });
-    } else {
-        let mut e = tx;
-        while e < 16 * 64 {
-            let (row, col) = (e / 64, e % 64);
-            if x + col < g.out_width && y + row < g.out_height {
-                // SAFETY: inside the staging area and the output.
-                unsafe {
-                    let v = *staging.add((row * TENSOR_OUT_STRIDE + col) as usize);
-                    *output.cast::<u8>().add(out_index(&g, x + col, y + row, c)) = v;
-                }
-            }
-            e += 32;
+            });
+            unroll!(H < 2; [0, 1] {
+                let level = |e: usize| {
+                    let mut v = 0.0f32;
+                    unroll!(J < D; [0, 1, 2] {
+                        let digit = f32::from_bits(acc[D - 1 - J][e]) - ACC_BIAS;
+                        v = fma(v, 256.0, digit);
+                    });
+                    u16::from(u8::store(v * scale, true))
+                };
+                let pair = level(2 * H) | level(2 * H + 1) << 8;
+                let at = (lane_g + 8 * H as u32) * TENSOR_OUT_STRIDE + 8 * j + 2 * lane_t;
+                // SAFETY: inside this warp's staging area (row < 16, column < 64), 2-aligned.
+                unsafe { *staging.add(at as usize).cast::<u16>() = pair };
+            });
         }
+        sync_warp();
+        let (x, y) = (ox + wx, oy + wy);
+        if g.channels == 1 && g.out_width.is_multiple_of(16) && x + 64 <= g.out_width {
+            unroll!(I < 2; [0, 1] {
+                let e = tx + 32 * I as u32;
+                let (row, q) = (e / 4, e % 4);
+                if y + row < g.out_height {
+                    // SAFETY: 16 bytes of the staging area, 16-aligned (stride and base multiples
+                    // of 16), and of the output: inside (checked) and 16-aligned (x and the width
+                    // are multiples of 16).
+                    unsafe {
+                        let v = *staging.add((row * TENSOR_OUT_STRIDE + 16 * q) as usize).cast::<Bytes16>();
+                        v.store_global(output.cast::<u8>().add(out_index(&g, x + 16 * q, y + row, 0)));
+                    }
+                }
+            });
+        } else {
+            let mut e = tx;
+            while e < 16 * 64 {
+                let (row, col) = (e / 64, e % 64);
+                if x + col < g.out_width && y + row < g.out_height {
+                    // SAFETY: inside the staging area and the output.
+                    unsafe {
+                        let v = *staging.add((row * TENSOR_OUT_STRIDE + col) as usize);
+                        *output.cast::<u8>().add(out_index(&g, x + col, y + row, c)) = v;
+                    }
+                }
+                e += 32;
+            }
+        }
+        // The next band overwrites the staging area only after every lane has read it.
+        sync_warp();
     }
 }
