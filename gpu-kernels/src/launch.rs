@@ -213,7 +213,7 @@ pub const fn fused_shared_bytes(radius: u32) -> u32 {
 /// Block shape of the `tensor` kernel: 8 warps.
 pub const TENSOR_BLOCK: (u32, u32) = (32, 8);
 /// Bands of 16 output rows each warp of the `tensor` kernel computes.
-pub const TENSOR_BANDS: u32 = 2;
+pub const TENSOR_BANDS: u32 = 1;
 /// Output tile of one `tensor` block: 128 × 128 pixels; warp `w` computes the 64 × 32 part at
 /// `(64 · (w % 2), 32 · (w / 2))`.
 pub const TENSOR_TILE: (u32, u32) = (128, 16 * TENSOR_BANDS * TENSOR_BLOCK.1 / 2);

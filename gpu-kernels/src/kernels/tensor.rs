@@ -7,7 +7,7 @@ use crate::device::thread::{block_idx_x, block_idx_y, sync_threads, sync_warp, t
 use crate::device::{Bytes16, Sample, fma, is_alpha, out_index, resolve, store_sample, unroll};
 use crate::launch::{
     Geometry, TENSOR_BLOCK, TENSOR_COLUMNS, TENSOR_DIGITS, TENSOR_HALO, TENSOR_OUT_STRIDE, TENSOR_STRIDE,
-    TENSOR_BANDS, TENSOR_TILE, TENSOR_WINDOW_LEAD, tensor_pairs, tensor_rows,
+    TENSOR_BANDS, TENSOR_MAX_RADIUS, TENSOR_TILE, TENSOR_WINDOW_LEAD, tensor_pairs, tensor_rows,
 };
 use kernel_macros::kernel;
 
@@ -107,35 +107,39 @@ pub unsafe fn conv_tensor<T: Sample, const R: usize>(input: *const T, output: *m
         }
     };
     if g.channels == 1 && g.in_width.is_multiple_of(16) && x0 % 16 == 0 {
-        /// Vectors a thread loads before storing any (the most any radius needs), so their
-        /// latencies overlap.
-        const BATCH: usize = 6;
+        /// Vectors a thread loads before storing any (the most any radius needs, at most 6), so
+        /// their latencies overlap.
+        const BATCH: usize = ((TENSOR_COLUMNS / 16) * tensor_rows(TENSOR_MAX_RADIUS))
+            .div_ceil(TENSOR_BLOCK.0 * TENSOR_BLOCK.1) as usize;
         let per_row = TENSOR_COLUMNS / 16;
         let total = per_row * rows;
         let vectors = tile.cast::<Bytes16>();
-        // Where vector e of the tile starts in the image, if it lies wholly inside.
-        let inside = |e: u32| -> Option<usize> {
+        // Whether vector e of the tile lies wholly inside the image (always, in a tile inside).
+        let whole = x0 >= 0 && y0 >= 0 && x0 as u32 + TENSOR_COLUMNS <= g.in_width && y0 as u32 + rows <= g.in_height;
+        let inside = |e: u32| -> bool {
             let (gx, gy) = (x0 + 16 * (e % per_row) as i32, y0 + (e / per_row) as i32);
-            let fits = gx >= 0 && gy >= 0 && gx as u32 + 16 <= g.in_width && (gy as u32) < g.in_height;
-            fits.then(|| gy as usize * g.in_width as usize + gx as usize)
+            whole || (gx >= 0 && gy >= 0 && gx as u32 + 16 <= g.in_width && (gy as u32) < g.in_height)
         };
-        // Vectors beyond the image's edges first, byte by byte with the border resolved.
-        let mut e = first;
-        while e < total {
-            if inside(e).is_none() {
-                let (q, row) = (e % per_row, e / per_row);
-                for b in 0..16 {
-                    let col = 16 * q + b;
-                    // SAFETY: inside the shared tile.
-                    unsafe { *tile.add((row * TENSOR_STRIDE + col) as usize) = resolved(col as i32, row as i32) };
+        if !whole {
+            // Vectors beyond the image's edges first, byte by byte with the border resolved.
+            let mut e = first;
+            while e < total {
+                if !inside(e) {
+                    let (q, row) = (e % per_row, e / per_row);
+                    for b in 0..16 {
+                        let col = 16 * q + b;
+                        // SAFETY: inside the shared tile.
+                        unsafe { *tile.add((row * TENSOR_STRIDE + col) as usize) = resolved(col as i32, row as i32) };
+                    }
                 }
+                e += threads;
             }
-            e += threads;
         }
         let mut batch = [[0u32; 4]; BATCH];
         unroll!(B < BATCH; [0, 1, 2, 3, 4, 5] {
             let e = first + B as u32 * threads;
-            if e < total && let Some(at) = inside(e) {
+            if e < total && inside(e) {
+                let at = (y0 + (e / per_row) as i32) as usize * g.in_width as usize + (x0 + 16 * (e % per_row) as i32) as usize;
                 // SAFETY: 16 bytes inside the image, 16-aligned (the vector's column and the
                 // width are multiples of 16; the host's buffers are 256-byte aligned).
                 batch[B] = unsafe { Bytes16::load_global(bytes.add(at)) }.0;
@@ -143,7 +147,7 @@ pub unsafe fn conv_tensor<T: Sample, const R: usize>(input: *const T, output: *m
         });
         unroll!(B < BATCH; [0, 1, 2, 3, 4, 5] {
             let e = first + B as u32 * threads;
-            if e < total && inside(e).is_some() {
+            if e < total && inside(e) {
                 let (q, row) = (e % per_row, e / per_row);
                 // SAFETY: inside the shared tile (row < rows, vector < per_row <= stride / 16).
                 unsafe { *vectors.add((row * (TENSOR_STRIDE / 16) + q) as usize) = Bytes16(batch[B]) };
@@ -171,6 +175,7 @@ pub unsafe fn conv_tensor<T: Sample, const R: usize>(input: *const T, output: *m
     });
     // SAFETY: the last of the `tensor_words(R)` words.
     let scale = f32::from_bits(unsafe { *taps.add(P * D * 64) });
+    let unbias = -ACC_BIAS * scale;
     sync_threads();
 
     let (lane_g, lane_t) = (tx / 4, tx % 4);
@@ -206,13 +211,15 @@ pub unsafe fn conv_tensor<T: Sample, const R: usize>(input: *const T, output: *m
                 });
             });
             unroll!(H < 2; [0, 1] {
+                // Σ digit sum_d · 256^d, the lowest digit's bias left in and taken out with the
+                // scale (one rounding at the sum's magnitude or the bias's, whichever is larger).
                 let level = |e: usize| {
                     let mut v = 0.0f32;
-                    unroll!(J < D; [0, 1, 2] {
-                        let digit = f32::from_bits(acc[D - 1 - J][e]) - ACC_BIAS;
-                        v = fma(v, 256.0, digit);
+                    unroll!(J < D - 1; [0, 1] {
+                        v = fma(v, 256.0, f32::from_bits(acc[D - 1 - J][e]) - ACC_BIAS);
                     });
-                    u16::from(u8::store(v * scale, true))
+                    let biased = fma(v, 256.0, f32::from_bits(acc[0][e]));
+                    u16::from(u8::store(fma(biased, scale, unbias), true))
                 };
                 let pair = level(2 * H) | level(2 * H + 1) << 8;
                 let at = (lane_g + 8 * H as u32) * TENSOR_OUT_STRIDE + 8 * j + 2 * lane_t;
