@@ -68,6 +68,27 @@ pub unsafe fn load_matrix_x4(address: u32) -> [u32; 4] {
     [a, b, c, d]
 }
 
+/// Two 8 × 8 matrices of `f16` from shared memory, one register each per lane
+/// (`ldmatrix.sync.aligned.m8n8.x2.shared.b16`): lanes 0 to 15 give the addresses of the rows, as
+/// for [`load_matrix_x4`] (the other lanes' addresses are not used).
+///
+/// # Safety
+/// As for [`load_matrix_x4`].
+#[inline(always)]
+pub unsafe fn load_matrix_x2(address: u32) -> [u32; 2] {
+    let (a, b): (u32, u32);
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        core::arch::asm!(
+            "ldmatrix.sync.aligned.m8n8.x2.shared.b16 {{{a}, {b}}}, [{p}];",
+            a = out(reg32) a, b = out(reg32) b,
+            p = in(reg32) address,
+            options(pure, readonly, nostack),
+        )
+    };
+    [a, b]
+}
+
 /// Bytes 0 and 1 of `word` (`SEL` = 0x4140) or 2 and 3 (`SEL` = 0x4342) as two `f16`, exactly:
 /// the byte goes under the exponent of 1024 (`0x64nn` is 1024 + n), and 1024 is subtracted.
 #[inline(always)]

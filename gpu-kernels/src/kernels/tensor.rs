@@ -1,7 +1,7 @@
 //! The `tensor` kernel (`conv_tensor`): 8-bit images on the tensor cores, with the samples exact in
 //! half precision and each tap split into two half-precision parts.
 
-use crate::device::mma::{bytes_to_f16x2, load_matrix_x4, mma_f16, shared_address, store_shared_8};
+use crate::device::mma::{bytes_to_f16x2, load_matrix_x2, mma_f16, shared_address, store_shared_8};
 use crate::device::shared::dynamic_shared_mem;
 use crate::device::thread::{block_idx_x, block_idx_y, sync_threads, sync_warp, thread_idx_x, thread_idx_y};
 use crate::device::{Bytes16, Sample, is_alpha, out_index, resolve, store_sample, unroll};
@@ -24,8 +24,9 @@ use kernel_macros::kernel;
 /// input: row `m` holds the 16 input columns the window of 8 outputs needs (8 + 2r ≤ 16) on the
 /// input row of that filter row for output row `m`. B is the Toeplitz matrix of the filter row:
 /// column `n` holds the taps shifted to output `n`, zero elsewhere. A's fragments come from the
-/// shared tile with one `ldmatrix` per filter row; B's are the same for every block and come from
-/// the host, 2 words per lane, part and filter row, loaded once into registers.
+/// shared tile by `ldmatrix`, each 8-column block once (a window's right half is the next one's
+/// left half); B's are the same for every block and come from the host, 2 words per lane, part
+/// and filter row, loaded once into registers.
 ///
 /// # Tiling
 /// A block of [`TENSOR_BLOCK`] = 32 × 8 threads produces a 128 × 64 output tile of one channel.
@@ -173,29 +174,35 @@ pub unsafe fn conv_tensor<T: Sample, const R: usize>(input: *const T, output: *m
     sync_threads();
 
     let (wx, wy) = (64 * (ty % 2), 16 * (ty / 2));
-    // This lane's row address for the matrix loads: row l % 8 of matrix l / 8, where matrices 1
-    // and 3 are rows 8..16 and matrices 2 and 3 columns 8..16 of the window; window 0 starts
-    // TENSOR_WINDOW_LEAD columns before the warp's first output.
-    let (matrix, row) = (tx / 8, tx % 8);
-    let lane_row = at_tile(
-        TENSOR_HALO - TENSOR_WINDOW_LEAD + wx + 8 * (matrix / 2),
-        wy + 8 * (matrix % 2) + row,
-    );
+    // This lane's row address for the matrix loads of an 8-column block: row l % 8 of rows
+    // 8 · (l / 8 % 2) .. of the block (lanes 16.. repeat lanes 0..16, whose addresses are used);
+    // window 0 starts TENSOR_WINDOW_LEAD columns before the warp's first output.
+    let lane_row = at_tile(TENSOR_HALO - TENSOR_WINDOW_LEAD + wx, wy + tx % 16);
     // This warp's staging area: 16 rows of 64 output bytes.
     let staging_at = TENSOR_STRIDE * rows + ty * 16 * TENSOR_OUT_STRIDE;
     // SAFETY: inside the dynamic shared memory (`tensor_shared_bytes`).
     let staging = unsafe { shared.add(staging_at as usize) };
     let (lane_g, lane_t) = (tx / 4, tx % 4);
+    // Window j's columns 8..16 are window j + 1's columns 0..8: each filter row's right half of
+    // the A fragment stays in registers as the next window's left half, so every 8-column block
+    // is read from shared memory once.
+    let mut left = [[0u32; 2]; K];
+    unroll!(I < K; [0, 1, 2, 3, 4, 5, 6, 7, 8] {
+        // SAFETY: the whole warp is here; rows wy + 16 + I <= 64 + 2R and columns 12 + wx + 8
+        // <= 160 are inside the tile, written before the barrier.
+        left[I] = unsafe { load_matrix_x2(lane_row + I as u32 * TENSOR_STRIDE) };
+    });
     for j in 0..8u32 {
         // Two sums, the high parts' and the low parts', so two chains of MMAs are in flight.
         let mut acc = [[0.0f32; 4]; 2];
         unroll!(I < K; [0, 1, 2, 3, 4, 5, 6, 7, 8] {
-            // SAFETY: the whole warp is here; the window's rows wy + 16 + I <= 64 + 2R and
-            // columns 12 + wx + 8j + 16 <= 160 are inside the tile, written before the barrier.
-            let a = unsafe { load_matrix_x4(lane_row + I as u32 * TENSOR_STRIDE + 16 * j) };
+            // SAFETY: as above, columns 12 + wx + 8j + 16 <= 160.
+            let right = unsafe { load_matrix_x2(lane_row + I as u32 * TENSOR_STRIDE + 16 * (j + 1)) };
+            let a = [left[I][0], left[I][1], right[0], right[1]];
             unroll!(P < 2; [0, 1] {
                 mma_f16(a, b[I][P], &mut acc[P]);
             });
+            left[I] = right;
         });
         unroll!(H < 2; [0, 1] {
             let level = |e: usize| u16::from(u8::store((acc[0][e] + acc[1][e]) * scale, true));
