@@ -174,8 +174,8 @@ fn fast_kernels_take_exactly_their_taps_by_value() {
 }
 
 /// The `tensor` kernels do their products on the tensor cores, two (high and low part of the
-/// taps) per filter row in the one window loop, with one matrix load per filter row, and read
-/// their fragments from global memory.
+/// taps) per filter row in the one window loop, with one matrix load of 8 columns per filter row
+/// and window, and read their fragments from global memory.
 #[test]
 fn tensor_kernels_multiply_on_the_tensor_cores() {
     for (name, body) in tensor_entries() {
@@ -185,7 +185,12 @@ fn tensor_kernels_multiply_on_the_tensor_cores() {
             2 * (2 * r + 1),
             "{name}: MMAs"
         );
-        assert_eq!(body.matches("ldmatrix.sync.aligned.m8n8.x4.shared.b16").count(), 2 * r + 1, "{name}: matrix loads");
+        // Per filter row: the first window's left half, then each window's right half.
+        assert_eq!(
+            body.matches("ldmatrix.sync.aligned.m8n8.x2.shared.b16").count(),
+            2 * (2 * r + 1),
+            "{name}: matrix loads"
+        );
         assert_eq!(pointer_params(body), 3, "{name}: input, output and fragments");
         assert!(!body.contains(".local"), "{name}: local memory");
     }
