@@ -192,7 +192,9 @@ pub unsafe fn conv_tensor<T: Sample, const R: usize>(input: *const T, output: *m
         // <= 160 are inside the tile, written before the barrier.
         left[I] = unsafe { load_matrix_x2(lane_row + I as u32 * TENSOR_STRIDE) };
     });
-    for j in 0..8u32 {
+    // Unrolled, so keeping the right halves costs no register moves.
+    unroll!(WINDOW < 8; [0, 1, 2, 3, 4, 5, 6, 7] {
+        let j = WINDOW as u32;
         // Two sums, the high parts' and the low parts', so two chains of MMAs are in flight.
         let mut acc = [[0.0f32; 4]; 2];
         unroll!(I < K; [0, 1, 2, 3, 4, 5, 6, 7, 8] {
@@ -211,7 +213,7 @@ pub unsafe fn conv_tensor<T: Sample, const R: usize>(input: *const T, output: *m
             // SAFETY: inside this warp's staging area (row < 16, column < 64), 2-aligned.
             unsafe { *staging.add(at as usize).cast::<u16>() = pair };
         });
-    }
+    });
     sync_warp();
     let (x, y) = (ox + wx, oy + wy);
     if g.channels == 1 && g.out_width.is_multiple_of(16) && x + 64 <= g.out_width {
