@@ -173,23 +173,16 @@ fn fast_kernels_take_exactly_their_taps_by_value() {
     }
 }
 
-/// The `tensor` kernels do their products on the tensor cores, two (high and low part of the
-/// taps) per filter row in the one window loop, with one matrix load of 8 columns per filter row
-/// and window, and read their fragments from global memory.
+/// The `tensor` kernels do their products on the tensor cores, 3 digits per pair of filter rows
+/// (`r + 1` pairs, one window loop), and read their fragments from global memory.
 #[test]
 fn tensor_kernels_multiply_on_the_tensor_cores() {
     for (name, body) in tensor_entries() {
         let r: usize = name.rsplit("_r").next().unwrap().parse().unwrap();
         assert_eq!(
-            body.matches("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32").count(),
-            2 * (2 * r + 1),
+            body.matches("mma.sync.aligned.m16n8k32.row.col.s32.u8.s8.s32").count(),
+            3 * (r + 1),
             "{name}: MMAs"
-        );
-        // Per filter row: the first window's left half, then each window's right half.
-        assert_eq!(
-            body.matches("ldmatrix.sync.aligned.m8n8.x2.shared.b16").count(),
-            2 * (2 * r + 1),
-            "{name}: matrix loads"
         );
         assert_eq!(pointer_params(body), 3, "{name}: input, output and fragments");
         assert!(!body.contains(".local"), "{name}: local memory");

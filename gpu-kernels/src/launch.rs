@@ -216,30 +216,35 @@ pub const TENSOR_BLOCK: (u32, u32) = (32, 8);
 /// `(64 · (w % 2), 16 · (w / 2))`.
 pub const TENSOR_TILE: (u32, u32) = (128, 64);
 /// Largest radius of the `tensor` kernel: a window of 8 outputs and its `2r` halo fit the 16
-/// columns of an MMA's K.
+/// columns one half of an MMA's K = 32 covers.
 pub const TENSOR_MAX_RADIUS: u32 = 4;
+/// Signed 8-bit digits each fixed-point tap is split into (24 bits: f32's precision).
+pub const TENSOR_DIGITS: u32 = 3;
 /// Columns an MMA's window of 16 input columns starts before its first output (the largest
-/// radius, so the windows are the same whatever the radius).
+/// radius, so every window is 4-byte aligned whatever the radius).
 pub const TENSOR_WINDOW_LEAD: u32 = TENSOR_MAX_RADIUS;
 /// Columns of the `tensor` kernel's input tile left of the output tile: 16, so the tile's rows are
-/// whole 16-byte vectors of the 8-bit image; the tile is 160 columns wide.
+/// whole 16-byte vectors; the tile is 160 columns wide.
 pub const TENSOR_HALO: u32 = 16;
-/// Width of the `tensor` kernel's input tile in pixels: the output tile and a 16-byte vector of
+/// Width of the `tensor` kernel's input tile in bytes: the output tile and a 16-byte vector of
 /// halo on each side.
 pub const TENSOR_COLUMNS: u32 = TENSOR_TILE.0 + 2 * TENSOR_HALO;
-/// Columns the `tensor` kernel's shared tile is shifted right by, so every window (which starts
-/// 12 columns into the tile) starts on a 16-byte boundary of the `f16` row.
-pub const TENSOR_SHIFT: u32 = 4;
-/// Row stride of the `tensor` kernel's shared tile of `f16`, in bytes: 21 × 16, an odd number of
-/// 16-byte units, so the 8 rows of a matrix load fall in different banks; holds the shifted row.
-pub const TENSOR_STRIDE: u32 = 336;
+/// Row stride of the `tensor` kernel's shared input tile, in bytes: 176 = 44 words, 12 mod 32,
+/// so the 8 rows × 4 words of an A fragment fall in 32 different banks, and a multiple of 16.
+pub const TENSOR_STRIDE: u32 = 176;
 /// Row stride of a warp's output staging area (16 rows of 64 bytes), in bytes: 80 = 20 words, so
 /// the 8 rows a warp writes at once fall in different banks, and a multiple of 16.
 pub const TENSOR_OUT_STRIDE: u32 = 80;
 
-/// Rows of the `tensor` kernel's shared tile: the output tile and the halo.
+/// Pairs of filter rows (one MMA per pair and digit) for radius `radius`: `k = 2r + 1` rows and
+/// one of zero taps.
+pub const fn tensor_pairs(radius: u32) -> u32 {
+    radius + 1
+}
+
+/// Rows of the `tensor` kernel's shared tile: the output tile, the halo and the zero-tap row.
 pub const fn tensor_rows(radius: u32) -> u32 {
-    TENSOR_TILE.1 + 2 * radius
+    TENSOR_TILE.1 + 2 * radius + 1
 }
 
 /// Shared memory of the `tensor` kernel: the input tile, then each warp's output staging area.
@@ -248,10 +253,9 @@ pub const fn tensor_shared_bytes(radius: u32) -> u32 {
     TENSOR_STRIDE * tensor_rows(radius) + warps * 16 * TENSOR_OUT_STRIDE
 }
 
-/// Words of the `tensor` kernel's taps argument: per filter row, part of the taps (0: the high
-/// `f16`, 1: the low) and half of K, one B-fragment word per lane (index
-/// `((row · 2 + part) · 2 + half) · 32 + lane`), then the `f32` bits of the factor that turns the
-/// sum into a value in [0, 1].
+/// Words of the `tensor` kernel's taps argument: per pair of filter rows, digit and half of K, one
+/// B-fragment word per lane (index `((pair · DIGITS + digit) · 2 + half) · 32 + lane`), then the
+/// `f32` bits of the factor that turns the exact integer sum into a value in [0, 1].
 pub const fn tensor_words(radius: u32) -> u32 {
-    (2 * radius + 1) * 2 * 2 * 32 + 1
+    tensor_pairs(radius) * TENSOR_DIGITS * 2 * 32 + 1
 }

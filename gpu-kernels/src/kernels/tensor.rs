@@ -1,39 +1,47 @@
-//! The `tensor` kernel (`conv_tensor`): 8-bit images on the tensor cores, with the samples exact in
-//! half precision and each tap split into two half-precision parts.
+//! The `tensor` kernel (`conv_tensor`): 8-bit images on the tensor cores, with exact integer
+//! products of the samples and the taps split into signed 8-bit digits.
 
-use crate::device::mma::{bytes_to_f16x2, load_matrix_x2, mma_f16, shared_address, store_shared_8};
+use crate::device::mma::mma_u8_s8;
 use crate::device::shared::dynamic_shared_mem;
 use crate::device::thread::{block_idx_x, block_idx_y, sync_threads, sync_warp, thread_idx_x, thread_idx_y};
-use crate::device::{Bytes16, Sample, is_alpha, out_index, resolve, store_sample, unroll};
+use crate::device::{Bytes16, Sample, fma, is_alpha, out_index, resolve, store_sample, unroll};
 use crate::launch::{
-    Geometry, TENSOR_BLOCK, TENSOR_COLUMNS, TENSOR_HALO, TENSOR_MAX_RADIUS, TENSOR_OUT_STRIDE, TENSOR_SHIFT,
-    TENSOR_STRIDE, TENSOR_TILE, TENSOR_WINDOW_LEAD, tensor_rows,
+    Geometry, TENSOR_BLOCK, TENSOR_COLUMNS, TENSOR_DIGITS, TENSOR_HALO, TENSOR_OUT_STRIDE, TENSOR_STRIDE,
+    TENSOR_MAX_RADIUS, TENSOR_TILE, TENSOR_WINDOW_LEAD, tensor_pairs, tensor_rows,
 };
 use kernel_macros::kernel;
 
-/// The `tensor` kernel: an 8-bit image convolved on the tensor cores (`mma.sync` m16n8k16, `f16`
-/// products summed in `f32`).
+/// `0x4B40_0000` is 1.5 · 2^23 as `f32`: an accumulator started at this bit pattern holds, after
+/// adding any integer |n| < 2^22, the bit pattern of the `f32` 1.5 · 2^23 + n, so the sum becomes
+/// a float by one subtraction instead of a conversion instruction.
+const ACC_START: u32 = 0x4B40_0000;
+/// [`ACC_START`] as `f32`.
+const ACC_BIAS: f32 = 12_582_912.0;
+
+/// The `tensor` kernel: an 8-bit image convolved on the tensor cores (`mma.sync` m16n8k32, u8 × s8
+/// into `i32`).
 ///
 /// # Method
-/// Sample levels 0..255 are exact in `f16`. The host scales the taps by a power of two (so the
-/// scale is exact) and splits each into a high `f16` and the `f16` of what it leaves, 22
-/// significant bits together. The products of samples and parts are exact in the tensor cores'
-/// `f32` sums, which are as accurate as the `f32` kernels'.
+/// The host scales the taps to 24-bit integers (by a power of two, so the scale is exact) and
+/// splits each into [`TENSOR_DIGITS`] signed 8-bit digits. Per digit the products of the 8-bit
+/// samples and the digits are summed exactly in `i32` by the tensor cores; the digit sums are
+/// combined in `f32` at the end, so the result is as accurate as the `f32` kernels'.
 ///
-/// One MMA computes 16 output rows × 8 output columns for one filter row and one part. A is the
-/// input: row `m` holds the 16 input columns the window of 8 outputs needs (8 + 2r ≤ 16) on the
-/// input row of that filter row for output row `m`. B is the Toeplitz matrix of the filter row:
-/// column `n` holds the taps shifted to output `n`, zero elsewhere. A's fragments come from the
-/// shared tile by `ldmatrix`, each 8-column block once (a window's right half is the next one's
-/// left half); B's are the same for every block and come from the host, 2 words per lane, part
-/// and filter row, loaded once into registers.
+/// One MMA computes 16 output rows × 8 output columns for two filter rows and one digit. A is the
+/// input: row `m` holds, in its first 16 bytes, the 16 input columns the window of 8 outputs
+/// needs (8 + 2r ≤ 16) on the input row of filter row `2p` for output row `m`, and in its last 16
+/// the same columns on the next input row (filter row `2p + 1`). B is the Toeplitz matrix of those
+/// two filter rows: column `n` holds the taps shifted to output `n`, zero elsewhere (and zero for
+/// filter row `k`, the pad of the last pair). A's fragments are 32-bit words of the shared tile,
+/// read as they are; B's are the same for every block and come from the host, [`TENSOR_DIGITS`]
+/// × 2 words per lane and pair of filter rows, loaded once into registers.
 ///
 /// # Tiling
 /// A block of [`TENSOR_BLOCK`] = 32 × 8 threads produces a 128 × 64 output tile of one channel.
 /// It loads the input tile, [`TENSOR_COLUMNS`] = 160 columns (the output tile and a 16-byte
-/// vector of [`TENSOR_HALO`] each side) × `64 + 2R` rows, into shared memory as `f16`, rows
-/// [`TENSOR_STRIDE`] apart and shifted right by [`TENSOR_SHIFT`] columns. In a single-channel
-/// image whose rows are whole 16-byte vectors every vector inside the image is one load and only
+/// vector of [`TENSOR_HALO`] each side) × `64 + 2R + 1` rows, as bytes into shared memory with
+/// rows [`TENSOR_STRIDE`] apart. In a single-channel image whose rows are whole 16-byte vectors
+/// every vector inside the image is one load (a tile wholly inside checks none of them) and only
 /// vectors beyond its edges resolve the border byte by byte; other images are loaded byte by
 /// byte. Each warp stages its 64 × 16 output bytes in its own area of shared memory and writes
 /// them as 16-byte vectors where the output's rows are whole vectors (single channel), else byte
@@ -51,7 +59,8 @@ use kernel_macros::kernel;
 /// [`tensor_words(R)`](crate::launch::tensor_words) words the host builds for this filter.
 #[kernel(types(u8), radius(0..=4))]
 pub unsafe fn conv_tensor<T: Sample, const R: usize>(input: *const T, output: *mut T, g: Geometry, taps: *const u32) {
-    const K: usize = 2 * R + 1;
+    const P: usize = tensor_pairs(R as u32) as usize;
+    const D: usize = TENSOR_DIGITS as usize;
     let (tx, ty) = (thread_idx_x(), thread_idx_y());
     let (bx, c) = if g.channels == 1 {
         (block_idx_x(), 0)
@@ -77,39 +86,34 @@ pub unsafe fn conv_tensor<T: Sample, const R: usize>(input: *const T, output: *m
         return;
     }
 
-    // The input tile: column 0 is input column x0, row 0 is input row y0; tile position
-    // (col, row) is the f16 at byte row · STRIDE + 2 · (col + SHIFT) of shared memory.
+    // The input tile: column 0 is input column x0, row 0 is input row y0.
     let x0 = (ox + g.offset) as i32 - TENSOR_HALO as i32;
     let y0 = (oy + g.offset) as i32 - R as i32;
     let rows = tensor_rows(R as u32);
-    let shared = dynamic_shared_mem::<u8>();
-    let tile = shared_address(shared);
-    let at_tile = |col: u32, row: u32| tile + row * TENSOR_STRIDE + 2 * (col + TENSOR_SHIFT);
+    let tile = dynamic_shared_mem::<u8>();
     let first = ty * TENSOR_BLOCK.0 + tx;
     let threads = TENSOR_BLOCK.0 * TENSOR_BLOCK.1;
-    // Stores the level the border rule reads for tile position (col, row) (0 outside the image).
-    let store_resolved = |col: u32, row: u32| {
-        let xx = resolve(x0 + col as i32, g.in_width as i32, g.border);
-        let yy = resolve(y0 + row as i32, g.in_height as i32, g.border);
-        let level = if (xx as u32) < g.in_width && (yy as u32) < g.in_height {
+    // The byte the border rule reads for tile position (col, row), or 0 outside the image.
+    let resolved = |col: i32, row: i32| -> u8 {
+        let xx = resolve(x0 + col, g.in_width as i32, g.border);
+        let yy = resolve(y0 + row, g.in_height as i32, g.border);
+        if (xx as u32) < g.in_width && (yy as u32) < g.in_height {
             let at = (yy as usize * g.in_width as usize + xx as usize) * channels + c as usize;
             // SAFETY: (xx, yy) is inside the image.
             unsafe { *bytes.add(at) }
         } else {
             // Outside: the zero border, or (border NONE) a position no output uses.
             0
-        };
-        let half = bytes_to_f16x2::<0x4140>(u32::from(level)) as u16;
-        // SAFETY: the tile position is inside the shared tile (2-aligned).
-        unsafe { core::arch::asm!("st.shared.u16 [{p}], {v};", p = in(reg32) at_tile(col, row), v = in(reg16) half, options(nostack)) };
+        }
     };
     if g.channels == 1 && g.in_width.is_multiple_of(16) && x0 % 16 == 0 {
-        /// Vectors a thread loads before storing any (the most any radius needs), so their
-        /// latencies overlap.
+        /// Vectors a thread loads before storing any (the most any radius needs, at most 6), so
+        /// their latencies overlap.
         const BATCH: usize = ((TENSOR_COLUMNS / 16) * tensor_rows(TENSOR_MAX_RADIUS))
             .div_ceil(TENSOR_BLOCK.0 * TENSOR_BLOCK.1) as usize;
         let per_row = TENSOR_COLUMNS / 16;
         let total = per_row * rows;
+        let vectors = tile.cast::<Bytes16>();
         // Whether vector e of the tile lies wholly inside the image (always, in a tile inside).
         let whole = x0 >= 0 && y0 >= 0 && x0 as u32 + TENSOR_COLUMNS <= g.in_width && y0 as u32 + rows <= g.in_height;
         let inside = |e: u32| -> bool {
@@ -121,8 +125,11 @@ pub unsafe fn conv_tensor<T: Sample, const R: usize>(input: *const T, output: *m
             let mut e = first;
             while e < total {
                 if !inside(e) {
+                    let (q, row) = (e % per_row, e / per_row);
                     for b in 0..16 {
-                        store_resolved(16 * (e % per_row) + b, e / per_row);
+                        let col = 16 * q + b;
+                        // SAFETY: inside the shared tile.
+                        unsafe { *tile.add((row * TENSOR_STRIDE + col) as usize) = resolved(col as i32, row as i32) };
                     }
                 }
                 e += threads;
@@ -141,79 +148,83 @@ pub unsafe fn conv_tensor<T: Sample, const R: usize>(input: *const T, output: *m
         unroll!(B < BATCH; [0, 1, 2, 3, 4, 5] {
             let e = first + B as u32 * threads;
             if e < total && inside(e) {
-                let at = at_tile(16 * (e % per_row), e / per_row);
-                unroll!(W < 4; [0, 1, 2, 3] {
-                    let word = batch[B][W];
-                    let pair = [bytes_to_f16x2::<0x4140>(word), bytes_to_f16x2::<0x4342>(word)];
-                    // SAFETY: 4 pixels of a row of the shared tile, 8-aligned (STRIDE and the
-                    // shifted column are multiples of 8 bytes).
-                    unsafe { store_shared_8(at + 8 * W as u32, pair) };
-                });
+                let (q, row) = (e % per_row, e / per_row);
+                // SAFETY: inside the shared tile (row < rows, vector < per_row <= stride / 16).
+                unsafe { *vectors.add((row * (TENSOR_STRIDE / 16) + q) as usize) = Bytes16(batch[B]) };
             }
         });
     } else {
         let mut e = first;
         while e < TENSOR_COLUMNS * rows {
-            store_resolved(e % TENSOR_COLUMNS, e / TENSOR_COLUMNS);
+            let (col, row) = (e % TENSOR_COLUMNS, e / TENSOR_COLUMNS);
+            // SAFETY: inside the shared tile.
+            unsafe { *tile.add((row * TENSOR_STRIDE + col) as usize) = resolved(col as i32, row as i32) };
             e += threads;
         }
     }
 
     // B fragments: the same for every block, loaded while the tile loads are in flight.
-    let mut b = [[[0u32; 2]; 2]; K];
-    unroll!(I < K; [0, 1, 2, 3, 4, 5, 6, 7, 8] {
-        unroll!(P < 2; [0, 1] {
+    let mut b = [[[0u32; 2]; D]; P];
+    unroll!(I < P; [0, 1, 2, 3, 4] {
+        unroll!(J < D; [0, 1, 2] {
             unroll!(H < 2; [0, 1] {
                 // SAFETY: inside the `tensor_words(R)` words (launch contract).
-                b[I][P][H] = unsafe { *taps.add(((I * 2 + P) * 2 + H) * 32 + tx as usize) };
+                b[I][J][H] = unsafe { *taps.add(((I * D + J) * 2 + H) * 32 + tx as usize) };
             });
         });
     });
     // SAFETY: the last of the `tensor_words(R)` words.
-    let scale = f32::from_bits(unsafe { *taps.add(K * 128) });
+    let scale = f32::from_bits(unsafe { *taps.add(P * D * 64) });
+    let unbias = -ACC_BIAS * scale;
     sync_threads();
 
+    let (lane_g, lane_t) = (tx / 4, tx % 4);
     let (wx, wy) = (64 * (ty % 2), 16 * (ty / 2));
-    // This lane's row address for the matrix loads of an 8-column block: row l % 8 of rows
-    // 8 · (l / 8 % 2) .. of the block (lanes 16.. repeat lanes 0..16, whose addresses are used);
-    // window 0 starts TENSOR_WINDOW_LEAD columns before the warp's first output.
-    let lane_row = at_tile(TENSOR_HALO - TENSOR_WINDOW_LEAD + wx, wy + tx % 16);
+    let words = tile.cast::<u32>().cast_const();
+    let stride = (TENSOR_STRIDE / 4) as usize;
+    // Word of this lane's A fragment in the row of filter row 0 for output row g, window 0: the
+    // window starts TENSOR_WINDOW_LEAD columns before its first output.
+    let lead = TENSOR_HALO - TENSOR_WINDOW_LEAD;
+    let base = (wy + lane_g) as usize * stride + ((wx + lead) / 4 + lane_t) as usize;
     // This warp's staging area: 16 rows of 64 output bytes.
     let staging_at = TENSOR_STRIDE * rows + ty * 16 * TENSOR_OUT_STRIDE;
     // SAFETY: inside the dynamic shared memory (`tensor_shared_bytes`).
-    let staging = unsafe { shared.add(staging_at as usize) };
-    let (lane_g, lane_t) = (tx / 4, tx % 4);
-    // Window j's columns 8..16 are window j + 1's columns 0..8: each filter row's right half of
-    // the A fragment stays in registers as the next window's left half, so every 8-column block
-    // is read from shared memory once.
-    let mut left = [[0u32; 2]; K];
-    unroll!(I < K; [0, 1, 2, 3, 4, 5, 6, 7, 8] {
-        // SAFETY: the whole warp is here; rows wy + 16 + I <= 64 + 2R and columns 12 + wx + 8
-        // <= 160 are inside the tile, written before the barrier.
-        left[I] = unsafe { load_matrix_x2(lane_row + I as u32 * TENSOR_STRIDE) };
-    });
-    // Unrolled, so keeping the right halves costs no register moves.
-    unroll!(WINDOW < 8; [0, 1, 2, 3, 4, 5, 6, 7] {
-        let j = WINDOW as u32;
-        // Two sums, the high parts' and the low parts', so two chains of MMAs are in flight.
-        let mut acc = [[0.0f32; 4]; 2];
-        unroll!(I < K; [0, 1, 2, 3, 4, 5, 6, 7, 8] {
-            // SAFETY: as above, columns 12 + wx + 8j + 16 <= 160.
-            let right = unsafe { load_matrix_x2(lane_row + I as u32 * TENSOR_STRIDE + 16 * (j + 1)) };
-            let a = [left[I][0], left[I][1], right[0], right[1]];
-            unroll!(P < 2; [0, 1] {
-                mma_f16(a, b[I][P], &mut acc[P]);
+    let staging = unsafe { tile.add(staging_at as usize) };
+    for j in 0..8u32 {
+        let mut acc = [[ACC_START; 4]; D];
+        unroll!(I < P; [0, 1, 2, 3, 4] {
+            let at = base + 2 * j as usize + 2 * I * stride;
+            // SAFETY: inside the shared tile: row wy + g + 2I + 1 + 8 < 64 + 2R + 1, and word
+            // (wx + 12) / 4 + 2j + t < 40.
+            let a = unsafe {
+                [
+                    *words.add(at),
+                    *words.add(at + 8 * stride),
+                    *words.add(at + stride),
+                    *words.add(at + 9 * stride),
+                ]
+            };
+            unroll!(J < D; [0, 1, 2] {
+                mma_u8_s8(a, b[I][J], &mut acc[J]);
             });
-            left[I] = right;
         });
         unroll!(H < 2; [0, 1] {
-            let level = |e: usize| u16::from(u8::store((acc[0][e] + acc[1][e]) * scale, true));
+            // Σ digit sum_d · 256^d, the lowest digit's bias left in and taken out with the
+            // scale (one rounding at the sum's magnitude or the bias's, whichever is larger).
+            let level = |e: usize| {
+                let mut v = 0.0f32;
+                unroll!(J < D - 1; [0, 1] {
+                    v = fma(v, 256.0, f32::from_bits(acc[D - 1 - J][e]) - ACC_BIAS);
+                });
+                let biased = fma(v, 256.0, f32::from_bits(acc[0][e]));
+                u16::from(u8::store(fma(biased, scale, unbias), true))
+            };
             let pair = level(2 * H) | level(2 * H + 1) << 8;
             let at = (lane_g + 8 * H as u32) * TENSOR_OUT_STRIDE + 8 * j + 2 * lane_t;
             // SAFETY: inside this warp's staging area (row < 16, column < 64), 2-aligned.
             unsafe { *staging.add(at as usize).cast::<u16>() = pair };
         });
-    });
+    }
     sync_warp();
     let (x, y) = (ox + wx, oy + wy);
     if g.channels == 1 && g.out_width.is_multiple_of(16) && x + 64 <= g.out_width {

@@ -76,7 +76,7 @@ fn pass_taps(kind: TapsArg, filter: &Filter, rank1: Option<&Separable>) -> Resul
         }
         TapsArg::Row => PassTaps::Value(taps_param(&factors()?.row)),
         TapsArg::Column => PassTaps::Value(taps_param(&factors()?.column)),
-        TapsArg::TensorParts => PassTaps::Words(
+        TapsArg::TensorDigits => PassTaps::Words(
             DeviceBuffer::from_slice(&super::tensor::fragments(filter.taps(), filter.radius()))
                 .map_err(cuda("upload the filter"))?,
         ),

@@ -36,7 +36,7 @@ pub enum Variant {
     Fast,
     /// As [`Variant::Fast`] with 4 × 2 outputs per thread: half the tile, fewer registers.
     Fast4x2,
-    /// 8-bit images on the tensor cores (samples exact in `f16`, taps split into two `f16` parts),
+    /// 8-bit images on the tensor cores (exact integer products, taps split into 8-bit digits),
     /// radius fixed at compile time, up to 4.
     Tensor,
 }
@@ -89,9 +89,9 @@ pub enum TapsArg {
     Row,
     /// A rank-1 filter's column taps, by value.
     Column,
-    /// A device pointer to the `tensor` kernel's B fragments of the filter's taps split into two
-    /// `f16` parts (see [`tensor::fragments`](super::tensor::fragments)).
-    TensorParts,
+    /// A device pointer to the `tensor` kernel's B fragments of the filter's taps split into
+    /// 8-bit digits (see [`tensor::fragments`](super::tensor::fragments)).
+    TensorDigits,
 }
 
 /// One kernel launch of a variant: every kernel has the signature
@@ -318,8 +318,8 @@ pub static REGISTRY: [Spec; 14] = [
         ..spec(
             Variant::Tensor,
             "tensor",
-            "u8 on the tensor cores (f16 products, taps as two f16 parts), radius <= 4",
-            &[per_radius(names::TENSOR, TapsArg::TensorParts, tensor)],
+            "u8 on the tensor cores (exact 8-bit products, taps as 3 digits), radius <= 4",
+            &[per_radius(names::TENSOR, TapsArg::TensorDigits, tensor)],
         )
     },
 ];
