@@ -23,10 +23,8 @@ timeout 150 $H bench --sizes 8192x8192,2048x2048 --filters 3,5,7,9 --dtypes u8 -
 grep -E "warm" /tmp/r/bench.txt | head -80; el
 echo "== --variant auto"
 python3 -c "import numpy as np, cv2; cv2.imwrite('/tmp/gray.png', np.random.default_rng(1).integers(0,256,(4096,4096),dtype=np.uint8))"
-for f in "emboss --mask 7" "sharpen --mask 9" "sharpen --mask 3"; do
-  rm -rf ~/.cache/conv* 2>/dev/null
-  timeout 60 $H -i /tmp/gray.png -o /tmp/out.png --filter $f --variant auto --json > /tmp/r/auto.json 2>/tmp/r/auto.err; echo "$f exit $?"
-  python3 -c "import json; d=json.load(open('/tmp/r/auto.json')); print([ (i.get('variant'), i.get('kernel_ms')) for i in d.get('images', [])][:1])" 2>&1 | head -2
-  tail -2 /tmp/r/auto.err
+n=0; for f in "emboss --mask 7" "sharpen --mask 9" "sharpen --mask 3"; do n=$((n+1))
+  CONV_CACHE_DIR=/tmp/cache-$n timeout 60 $H -i /tmp/gray.png -o /tmp/out-$n.png --filter $f --variant auto --verbose > /tmp/r/auto-$n.txt 2>&1; echo "$f exit $?"
+  tail -3 /tmp/r/auto-$n.txt
 done; el
 tar czf $OUT/results.tgz -C /tmp r
