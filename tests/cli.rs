@@ -85,7 +85,10 @@ fn main_job_runs_every_option_with_or_without_a_gpu() {
         } else {
             let after = |flag: &str| args.iter().position(|a| *a == flag).map(|i| args[i + 1]);
             let dtype = after("--dtype").map_or(DType::F32, |d| {
-                *DType::ALL.iter().find(|t| t.suffix() == d).expect("a sample type")
+                *DType::ALL
+                    .iter()
+                    .find(|t| t.suffix() == d)
+                    .expect("a sample type")
             });
             let radius = after("--mask").map_or(1, |m| m.parse::<usize>().expect("a mask size") / 2);
             for variant in Variant::ALL {

@@ -180,7 +180,8 @@ fn tensor_kernels_multiply_on_the_tensor_cores() {
     for (name, body) in tensor_entries() {
         let r: usize = name.rsplit("_r").next().unwrap().parse().unwrap();
         assert_eq!(
-            body.matches("mma.sync.aligned.m16n8k32.row.col.s32.u8.s8.s32").count(),
+            body.matches("mma.sync.aligned.m16n8k32.row.col.s32.u8.s8.s32")
+                .count(),
             3 * (r + 1),
             "{name}: MMAs"
         );

@@ -6,8 +6,8 @@ use crate::device::shared::dynamic_shared_mem;
 use crate::device::thread::{block_idx_x, block_idx_y, sync_threads, sync_warp, thread_idx_x, thread_idx_y};
 use crate::device::{Bytes16, Sample, fma, is_alpha, out_index, resolve, store_sample, unroll};
 use crate::launch::{
-    Geometry, TENSOR_BLOCK, TENSOR_COLUMNS, TENSOR_DIGITS, TENSOR_HALO, TENSOR_OUT_STRIDE, TENSOR_STRIDE,
-    TENSOR_MAX_RADIUS, TENSOR_TILE, TENSOR_WINDOW_LEAD, tensor_pairs, tensor_rows,
+    Geometry, TENSOR_BLOCK, TENSOR_COLUMNS, TENSOR_DIGITS, TENSOR_HALO, TENSOR_MAX_RADIUS, TENSOR_OUT_STRIDE,
+    TENSOR_STRIDE, TENSOR_TILE, TENSOR_WINDOW_LEAD, tensor_pairs, tensor_rows,
 };
 use kernel_macros::kernel;
 
@@ -58,7 +58,12 @@ const ACC_BIAS: f32 = 12_582_912.0;
 /// `g.radius == R`; `input`/`output` as for `constant`; `taps` points to the
 /// [`tensor_words(R)`](crate::launch::tensor_words) words the host builds for this filter.
 #[kernel(types(u8), radius(0..=4))]
-pub unsafe fn conv_tensor<T: Sample, const R: usize>(input: *const T, output: *mut T, g: Geometry, taps: *const u32) {
+pub unsafe fn conv_tensor<T: Sample, const R: usize>(
+    input: *const T,
+    output: *mut T,
+    g: Geometry,
+    taps: *const u32,
+) {
     const P: usize = tensor_pairs(R as u32) as usize;
     const D: usize = TENSOR_DIGITS as usize;
     let (tx, ty) = (thread_idx_x(), thread_idx_y());
@@ -76,7 +81,8 @@ pub unsafe fn conv_tensor<T: Sample, const R: usize>(input: *const T, output: *m
         while y < (oy + TENSOR_TILE.1).min(g.out_height) {
             let mut x = ox + tx;
             while x < (ox + TENSOR_TILE.0).min(g.out_width) {
-                let at = ((y + g.offset) as usize * g.in_width as usize + (x + g.offset) as usize) * channels + 3;
+                let at =
+                    ((y + g.offset) as usize * g.in_width as usize + (x + g.offset) as usize) * channels + 3;
                 // SAFETY: (x + offset, y + offset) is inside the input; alpha is stored as read.
                 unsafe { store_sample(output, &g, x, y, c, T::load(input.add(at))) };
                 x += TENSOR_BLOCK.0;
@@ -115,7 +121,8 @@ pub unsafe fn conv_tensor<T: Sample, const R: usize>(input: *const T, output: *m
         let total = per_row * rows;
         let vectors = tile.cast::<Bytes16>();
         // Whether vector e of the tile lies wholly inside the image (always, in a tile inside).
-        let whole = x0 >= 0 && y0 >= 0 && x0 as u32 + TENSOR_COLUMNS <= g.in_width && y0 as u32 + rows <= g.in_height;
+        let whole =
+            x0 >= 0 && y0 >= 0 && x0 as u32 + TENSOR_COLUMNS <= g.in_width && y0 as u32 + rows <= g.in_height;
         let inside = |e: u32| -> bool {
             let (gx, gy) = (x0 + 16 * (e % per_row) as i32, y0 + (e / per_row) as i32);
             whole || (gx >= 0 && gy >= 0 && gx as u32 + 16 <= g.in_width && (gy as u32) < g.in_height)
@@ -129,13 +136,16 @@ pub unsafe fn conv_tensor<T: Sample, const R: usize>(input: *const T, output: *m
                     for b in 0..16 {
                         let col = 16 * q + b;
                         // SAFETY: inside the shared tile.
-                        unsafe { *tile.add((row * TENSOR_STRIDE + col) as usize) = resolved(col as i32, row as i32) };
+                        unsafe {
+                            *tile.add((row * TENSOR_STRIDE + col) as usize) = resolved(col as i32, row as i32)
+                        };
                     }
                 }
                 e += threads;
             }
         }
-        let mut batch = [[0u32; 4]; BATCH];
+        // Sized for the unrolled copies below; those past BATCH vanish.
+        let mut batch = [[0u32; 4]; 6];
         unroll!(B < BATCH; [0, 1, 2, 3, 4, 5] {
             let e = first + B as u32 * threads;
             if e < total && inside(e) {
@@ -164,7 +174,8 @@ pub unsafe fn conv_tensor<T: Sample, const R: usize>(input: *const T, output: *m
     }
 
     // B fragments: the same for every block, loaded while the tile loads are in flight.
-    let mut b = [[[0u32; 2]; D]; P];
+    // Sized for the largest radius, so the unrolled copies past P (which vanish) index inside it.
+    let mut b = [[[0u32; 2]; D]; TENSOR_MAX_RADIUS as usize + 1];
     unroll!(I < P; [0, 1, 2, 3, 4] {
         unroll!(J < D; [0, 1, 2] {
             unroll!(H < 2; [0, 1] {

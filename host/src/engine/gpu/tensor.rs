@@ -38,20 +38,27 @@ pub fn fragments(taps: &[f32], radius: usize) -> Vec<u32> {
     let k = 2 * radius + 1;
     assert_eq!(taps.len(), k * k, "a {k}x{k} filter");
     let s = scale(taps);
-    let fixed: Vec<[i8; TENSOR_DIGITS as usize]> =
-        taps.iter().map(|&t| digits((f64::from(t) * s).round() as i64)).collect();
+    let fixed: Vec<[i8; TENSOR_DIGITS as usize]> = taps
+        .iter()
+        .map(|&t| digits((f64::from(t) * s).round() as i64))
+        .collect();
+    // Per digit, that digit of every tap (row-major), as the byte the kernel multiplies.
+    let planes: Vec<Vec<u8>> = (0..TENSOR_DIGITS as usize)
+        .map(|d| fixed.iter().map(|t| t[d] as u8).collect())
+        .collect();
     let mut words = Vec::with_capacity(tensor_words(radius as u32) as usize);
     for pair in 0..tensor_pairs(radius as u32) as usize {
-        for digit in 0..TENSOR_DIGITS as usize {
+        for plane in &planes {
             for half in 0..2 {
                 for lane in 0..32 {
                     let (n, t) = (lane / 4, lane % 4);
                     let row = 2 * pair + half;
                     let word = (0..4).fold(0u32, |w, q| {
                         // K index 16·half + 4t + q meets output column n at tap column j.
-                        let j = (4 * t + q) as isize - n as isize - TENSOR_WINDOW_LEAD as isize + radius as isize;
+                        let j =
+                            (4 * t + q) as isize - n as isize - TENSOR_WINDOW_LEAD as isize + radius as isize;
                         let byte = if row < k && (0..k as isize).contains(&j) {
-                            fixed[row * k + j as usize][digit] as u8
+                            plane[row * k + j as usize]
                         } else {
                             0
                         };
@@ -104,7 +111,9 @@ mod tests {
 
     #[test]
     fn digits_rebuild_every_tap() {
-        for t in [0, 1, -1, 127, 128, -128, -129, 255, 256, 65_535, -65_536, 4_194_304, -4_194_304, 3_000_001] {
+        for t in [
+            0, 1, -1, 127, 128, -128, -129, 255, 256, 65_535, -65_536, 4_194_304, -4_194_304, 3_000_001,
+        ] {
             let d = digits(t);
             let back: i64 = d.iter().rev().fold(0, |acc, &x| acc * 256 + i64::from(x));
             assert_eq!(back, t, "{t}: {d:?}");
@@ -135,7 +144,9 @@ mod tests {
         let stride = TENSOR_STRIDE as usize;
         for radius in 0..=4usize {
             let k = 2 * radius + 1;
-            let taps: Vec<f32> = (0..k * k).map(|_| (next() % 2001) as f32 / 1000.0 - 1.0).collect();
+            let taps: Vec<f32> = (0..k * k)
+                .map(|_| (next() % 2001) as f32 / 1000.0 - 1.0)
+                .collect();
             let words = fragments(&taps, radius);
             assert_eq!(words.len(), tensor_words(radius as u32) as usize);
             let tile: Vec<u8> = (0..stride * 32).map(|_| next() as u8).collect();
@@ -147,7 +158,8 @@ mod tests {
                         let mut want = 0.0f64;
                         for i in 0..k {
                             for j in 0..k {
-                                let a = tile[(m + i) * stride + x + n + TENSOR_WINDOW_LEAD as usize - radius + j];
+                                let a =
+                                    tile[(m + i) * stride + x + n + TENSOR_WINDOW_LEAD as usize - radius + j];
                                 want += f64::from(a) * f64::from(taps[i * k + j]);
                             }
                         }
