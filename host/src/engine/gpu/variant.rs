@@ -90,7 +90,7 @@ pub enum TapsArg {
     /// A rank-1 filter's column taps, by value.
     Column,
     /// A device pointer to the `tensor` kernel's B fragments of the filter's taps split into
-    /// 8-bit digits (see [`tensor::fragments`](super::tensor::fragments)).
+    /// 8-bit digits (built by `engine/gpu/tensor.rs`).
     TensorDigits,
 }
 
