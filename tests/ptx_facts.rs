@@ -174,17 +174,18 @@ fn fast_kernels_take_exactly_their_taps_by_value() {
 }
 
 /// The `tensor` kernels do their products on the tensor cores, 3 digits per pair of filter rows
-/// (`r + 1` pairs, one window loop), and read their fragments from global memory.
+/// and 3 MMAs of half the size for the last row (one window loop), and read their fragments from
+/// global memory.
 #[test]
 fn tensor_kernels_multiply_on_the_tensor_cores() {
     for (name, body) in tensor_entries() {
         let r: usize = name.rsplit("_r").next().unwrap().parse().unwrap();
-        assert_eq!(
-            body.matches("mma.sync.aligned.m16n8k32.row.col.s32.u8.s8.s32")
-                .count(),
-            3 * (r + 1),
-            "{name}: MMAs"
-        );
+        let count = |shape: &str| {
+            body.matches(&format!("mma.sync.aligned.{shape}.row.col.s32.u8.s8.s32"))
+                .count()
+        };
+        assert_eq!(count("m16n8k32"), 3 * r, "{name}: MMAs of two filter rows");
+        assert_eq!(count("m16n8k16"), 3, "{name}: MMAs of the last filter row");
         assert_eq!(pointer_params(body), 3, "{name}: input, output and fragments");
         assert!(!body.contains(".local"), "{name}: local memory");
     }

@@ -1,7 +1,7 @@
 //! The `tensor` kernel (`conv_tensor`): 8-bit images on the tensor cores, with exact integer
 //! products of the samples and the taps split into signed 8-bit digits.
 
-use crate::device::mma::mma_u8_s8;
+use crate::device::mma::{mma_u8_s8, mma_u8_s8_k16};
 use crate::device::shared::dynamic_shared_mem;
 use crate::device::thread::{block_idx_x, block_idx_y, sync_threads, sync_warp, thread_idx_x, thread_idx_y};
 use crate::device::{Bytes16, Sample, fma, is_alpha, out_index, resolve, store_sample, unroll};
@@ -31,8 +31,8 @@ const ACC_BIAS: f32 = 12_582_912.0;
 /// input: row `m` holds, in its first 16 bytes, the 16 input columns the window of 8 outputs
 /// needs (8 + 2r ≤ 16) on the input row of filter row `2p` for output row `m`, and in its last 16
 /// the same columns on the next input row (filter row `2p + 1`). B is the Toeplitz matrix of those
-/// two filter rows: column `n` holds the taps shifted to output `n`, zero elsewhere (and zero for
-/// filter row `k`, the pad of the last pair). A's fragments are 32-bit words of the shared tile,
+/// two filter rows: column `n` holds the taps shifted to output `n`, zero elsewhere. The last
+/// filter row (k is odd) has an MMA of K = 16 (m16n8k16), half the work, to itself. A's fragments are 32-bit words of the shared tile,
 /// read as they are; B's are the same for every block and come from the host, [`TENSOR_DIGITS`]
 /// × 2 words per lane and pair of filter rows, loaded once into registers.
 ///
@@ -203,7 +203,8 @@ pub unsafe fn conv_tensor<T: Sample, const R: usize>(
     let staging = unsafe { tile.add(staging_at as usize) };
     for j in 0..8u32 {
         let mut acc = [[ACC_START; 4]; D];
-        unroll!(I < P; [0, 1, 2, 3, 4] {
+        // Pairs of filter rows, K = 32.
+        unroll!(I < P - 1; [0, 1, 2, 3] {
             let at = base + 2 * j as usize + 2 * I * stride;
             // SAFETY: inside the shared tile: row wy + g + 2I + 1 + 8 < 64 + 2R + 1, and word
             // (wx + 12) / 4 + 2j + t < 40.
@@ -218,6 +219,13 @@ pub unsafe fn conv_tensor<T: Sample, const R: usize>(
             unroll!(J < D; [0, 1, 2] {
                 mma_u8_s8(a, b[I][J], &mut acc[J]);
             });
+        });
+        // The last filter row alone (k is odd; its pair's second row has zero taps): K = 16.
+        let at = base + 2 * j as usize + 2 * (P - 1) * stride;
+        // SAFETY: as above, rows wy + g + 2R + 8 < 64 + 2R + 1.
+        let a = unsafe { [*words.add(at), *words.add(at + 8 * stride)] };
+        unroll!(J < D; [0, 1, 2] {
+            mma_u8_s8_k16(a, b[P - 1][J][0], &mut acc[J]);
         });
         unroll!(H < 2; [0, 1] {
             // Σ digit sum_d · 256^d, the lowest digit's bias left in and taken out with the
