@@ -41,6 +41,16 @@ pub fn run(args: &SoakArgs) -> Result<()> {
         seed: args.seed,
     };
     let variant = args.variant.unwrap_or(Variant::Fast);
+    let filter = Filter::random_normalized(5, config.seed)?;
+    if variant.needs_rank1() && filter.rank1().is_none() {
+        bail!("the soak's 5x5 filter is not rank-1: use another --variant");
+    }
+    if let Some(e) = conv::DType::ALL
+        .into_iter()
+        .find_map(|d| variant.check_supports(d, filter.radius()).err())
+    {
+        bail!("the soak uses u8, u16 and f32 images, and {e}: use another --variant");
+    }
     let gpu = if args.cpu {
         None
     } else {
@@ -57,10 +67,6 @@ pub fn run(args: &SoakArgs) -> Result<()> {
         },
         None => batch::Engine::Cpu,
     };
-    let filter = Filter::random_normalized(5, config.seed)?;
-    if variant.needs_rank1() && filter.rank1().is_none() {
-        bail!("the soak's 5x5 filter is not rank-1: use another --variant");
-    }
     let settings = batch::Settings {
         filter,
         border: Border::Reflect,

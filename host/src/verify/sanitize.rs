@@ -44,8 +44,8 @@ pub const LARGE_VERIFY_ARGS: [&str; 10] = [
 ];
 
 /// The `host verify` arguments of the `tensor` kernel's own run: a gray and an RGBA image of whole
-/// tiles across and a width that is a multiple of 16 (its inner tiles load 16-byte vectors), every
-/// border, its smallest and largest filters.
+/// tiles across and a width that is a multiple of 16 (its inner tiles load 16-byte vectors), the
+/// zero, reflect and valid borders, its smallest and largest filters.
 pub const TENSOR_VERIFY_ARGS: [&str; 14] = [
     "--sizes",
     "528x268",
