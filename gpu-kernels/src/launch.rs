@@ -236,13 +236,15 @@ pub const TENSOR_STRIDE: u32 = 176;
 /// the 8 rows a warp writes at once fall in different banks, and a multiple of 16.
 pub const TENSOR_OUT_STRIDE: u32 = 80;
 
-/// Pairs of filter rows (one MMA per pair and digit) for radius `radius`: `k = 2r + 1` rows and
-/// one of zero taps.
+/// Pairs of filter rows of the `tensor` kernel's taps argument for radius `radius`: `k = 2r + 1`
+/// rows and one of zero taps. The kernel does one MMA per pair and digit, except for the last
+/// pair, whose first row it multiplies alone (an MMA of half the size).
 pub const fn tensor_pairs(radius: u32) -> u32 {
     radius + 1
 }
 
-/// Rows of the `tensor` kernel's shared tile: the output tile, the halo and the zero-tap row.
+/// Rows of the `tensor` kernel's shared tile: the output tile, the halo, and one row more (the
+/// last pair's second row, which has zero taps and which the kernel no longer multiplies).
 pub const fn tensor_rows(radius: u32) -> u32 {
     TENSOR_TILE.1 + 2 * radius + 1
 }
