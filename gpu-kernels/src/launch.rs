@@ -244,7 +244,7 @@ pub const fn tensor_pairs(radius: u32) -> u32 {
 }
 
 /// Rows of the `tensor` kernel's shared tile: the output tile, the halo, and one row more (the
-/// last pair's second row, which has zero taps and which the kernel no longer multiplies).
+/// last pair's second row, which has zero taps: loaded, never multiplied).
 pub const fn tensor_rows(radius: u32) -> u32 {
     TENSOR_TILE.1 + 2 * radius + 1
 }
