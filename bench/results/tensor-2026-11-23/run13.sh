@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Device run 13: first run with the five tensor kernels in the fatbin (issue 12 goal 3): `host info`
+# and a one-image run (2048x2048 RGB 8-bit PNG, default options), JIT and autotune caches empty.
+set -u
+exec > >(tee $OUT/log) 2>&1
+mkdir -p /tmp/bin; gunzip -c target/gpu12/host.gz > /tmp/bin/host; chmod +x /tmp/bin/host
+cd /tmp
+python3 -c "import numpy as np, cv2; cv2.imwrite('/tmp/photo.png', np.random.default_rng(2).integers(0,256,(2048,2048,3),dtype=np.uint8))"
+for i in 1 2; do
+  rm -rf ~/.nv/ComputeCache /tmp/cc
+  s=$(date +%s.%N); /tmp/bin/host info > /tmp/info.txt 2>&1; e=$(date +%s.%N); echo "host info (empty caches): $(echo "$e - $s" | bc) s, exit $?"; grep -iE "fatbin|kernels" /tmp/info.txt | head -2
+  rm -rf ~/.nv/ComputeCache /tmp/cc
+  s=$(date +%s.%N); CONV_CACHE_DIR=/tmp/cc /tmp/bin/host -i /tmp/photo.png -o /tmp/out-$i.png > /tmp/one.txt 2>&1; r=$?; e=$(date +%s.%N); echo "one image (empty caches): $(echo "$e - $s" | bc) s, exit $r"; tail -2 /tmp/one.txt
+done
