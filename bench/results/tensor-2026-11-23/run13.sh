@@ -8,7 +8,7 @@ cd /tmp
 python3 -c "import numpy as np, cv2; cv2.imwrite('/tmp/photo.png', np.random.default_rng(2).integers(0,256,(2048,2048,3),dtype=np.uint8))"
 for i in 1 2; do
   rm -rf ~/.nv/ComputeCache /tmp/cc
-  s=$(date +%s.%N); /tmp/bin/host info > /tmp/info.txt 2>&1; e=$(date +%s.%N); echo "host info (empty caches): $(echo "$e - $s" | bc) s, exit $?"; grep -iE "fatbin|kernels" /tmp/info.txt | head -2
+  TIMEFORMAT="host info (empty caches): %R s wall"; time /tmp/bin/host info > /tmp/info.txt 2>&1; grep -iE "fatbin|kernels" /tmp/info.txt | head -2
   rm -rf ~/.nv/ComputeCache /tmp/cc
-  s=$(date +%s.%N); CONV_CACHE_DIR=/tmp/cc /tmp/bin/host -i /tmp/photo.png -o /tmp/out-$i.png > /tmp/one.txt 2>&1; r=$?; e=$(date +%s.%N); echo "one image (empty caches): $(echo "$e - $s" | bc) s, exit $r"; tail -2 /tmp/one.txt
+  TIMEFORMAT="one image (empty caches): %R s wall"; time CONV_CACHE_DIR=/tmp/cc /tmp/bin/host -i /tmp/photo.png -o /tmp/out-$i.png > /tmp/one.txt 2>&1; tail -2 /tmp/one.txt
 done
