@@ -32,9 +32,10 @@ const ACC_BIAS: f32 = 12_582_912.0;
 /// needs (8 + 2r ≤ 16) on the input row of filter row `2p` for output row `m`, and in its last 16
 /// the same columns on the next input row (filter row `2p + 1`). B is the Toeplitz matrix of those
 /// two filter rows: column `n` holds the taps shifted to output `n`, zero elsewhere. The last
-/// filter row (k is odd) has an MMA of K = 16 (m16n8k16), half the work, to itself. A's fragments are 32-bit words of the shared tile,
-/// read as they are; B's are the same for every block and come from the host, [`TENSOR_DIGITS`]
-/// × 2 words per lane and pair of filter rows, loaded once into registers.
+/// filter row (k is odd) has an MMA of K = 16 (m16n8k16), half the work, to itself. A's fragments
+/// are 32-bit words of the shared tile, read as they are; B's are the same for every block and
+/// come from the host, [`TENSOR_DIGITS`] × 2 words per lane and pair of filter rows, loaded once
+/// into registers.
 ///
 /// # Tiling
 /// A block of [`TENSOR_BLOCK`] = 32 × 8 threads produces a 128 × 64 output tile of one channel.
