@@ -10,9 +10,12 @@
 //! module's `COVERED` so that [`the_generated_tests_cover_every_variant_dtype_and_border`] fails
 //! when a variant, sample type or border has no tests.
 
+use conv::engine::cpu::reference_parallel;
 use conv::engine::gpu::{Gpu, Variant};
+use conv::model::image::Samples;
+use conv::verify::check;
 use conv::verify::jobs::{self, Case, VerifyPlan};
-use conv::{Border, DType, Error};
+use conv::{Border, Convolver, DType, Error, Filter, Image};
 use std::sync::{Mutex, OnceLock, PoisonError};
 
 /// Seed of the random images and filters, the same for every test and `host verify`'s default:
@@ -24,7 +27,8 @@ const SEED: u64 = 7;
 /// every filter size and channel count, then one larger image with two filter sizes and one
 /// channel count (the layout `VerifyPlan::standard` uses for the sample type at large sizes).
 /// `tensor` also gets a gray image of several whole tiles with a width that is a multiple of 16,
-/// whose inner tiles take its word-load path, with every filter size it has.
+/// whose inner tiles take its word-load path, with every filter size it has; `tensor-f32` the same
+/// image (its vector path needs a width that is a multiple of 4) with four filter sizes.
 fn plans(variant: Variant, dtype: DType, border: Border) -> Vec<VerifyPlan> {
     let large_channels = match dtype {
         DType::F32 => 1,
@@ -49,6 +53,14 @@ fn plans(variant: Variant, dtype: DType, border: Border) -> Vec<VerifyPlan> {
         plans.push(VerifyPlan {
             sizes: vec![(528, 268)],
             filter_sizes: vec![1, 3, 5, 7, 9],
+            borders: vec![border],
+            layouts: vec![(1, dtype)],
+        });
+    }
+    if variant == Variant::TensorSplit {
+        plans.push(VerifyPlan {
+            sizes: vec![(528, 268)],
+            filter_sizes: vec![3, 9, 17, 31],
             borders: vec![border],
             layouts: vec![(1, dtype)],
         });
@@ -126,7 +138,7 @@ fn check(test: &str, variant: Variant, dtype: DType, border: Border) {
         return;
     };
     let what = format!("{test} ({} {} {})", variant.name(), dtype.suffix(), border.name());
-    if !variant.supports(dtype, 0) {
+    if !variant.supports_dtype(dtype) {
         // A variant without kernels for this sample type must say so, not run something else.
         let refused = lease.gpu().kernel(variant, dtype).err();
         assert!(
@@ -214,6 +226,36 @@ testgen! {
     fast => Variant::Fast,
     fast_4x2 => Variant::Fast4x2,
     tensor => Variant::Tensor,
+    tensor_f32 => Variant::TensorSplit,
+}
+
+/// `tensor-f32` splits a tile unscaled only where its largest magnitude is in [2^-3, 2^15), and
+/// rescales it otherwise: images of tiny values (down to 2^-40 and just under 2^-3) and of huge
+/// ones (2^20, 2^100) meet the `f32` tolerance as the unit image does.
+#[test]
+fn tensor_f32_splits_tiles_of_any_magnitude() {
+    let test = "gpu::tensor_f32_splits_tiles_of_any_magnitude";
+    let Some(_lease) = Lease::take(test) else {
+        return;
+    };
+    let convolver = Convolver::new()
+        .unwrap_or_else(|e| panic!("{test}: {e}"))
+        .with_variant(Variant::TensorSplit);
+    let filter = Filter::random(17, SEED).unwrap();
+    let unit = Image::random(300, 200, 1, DType::F32, SEED).unwrap();
+    let Samples::F32(values) = unit.samples() else {
+        unreachable!("an f32 image")
+    };
+    for factor in [2f32.powi(-40), 2f32.powi(-4), 1.0, 2f32.powi(20), 2f32.powi(100)] {
+        let scaled = values.iter().map(|v| v * factor).collect();
+        let image = Image::new(300, 200, 1, Samples::F32(scaled)).unwrap();
+        let got = convolver
+            .convolve(&image, &filter, Border::Reflect)
+            .unwrap_or_else(|e| panic!("{test}: {e}"));
+        let expected = reference_parallel(&image, &filter, Border::Reflect).unwrap();
+        let result = check::compare(&got, &expected, check::tolerance(&image, &filter, None), false);
+        assert!(result.passed(), "{test}: values times {factor:e}: {result}");
+    }
 }
 
 #[test]

@@ -1,7 +1,9 @@
 //! Facts about the embedded PTX that the reference reports are about, checked without a GPU.
 
 use conv::engine::gpu::PTX;
-use gpu_kernels::launch::{DTYPES, MAX_RADIUS, MAX_TAPS, TENSOR_MAX_RADIUS, names};
+use gpu_kernels::launch::{
+    DTYPES, MAX_RADIUS, MAX_TAPS, SPLIT_MAX_RADIUS, TENSOR_MAX_RADIUS, names, split_chunks,
+};
 
 /// The body of kernel `name`: from its `.entry` line to the next one.
 fn kernel(name: &str) -> &'static str {
@@ -43,6 +45,15 @@ fn tensor_entries() -> impl Iterator<Item = (String, &'static str)> {
     })
 }
 
+/// Every entry point of the `tensor-f32` kernel: `f32` samples, radius 0 to 15.
+fn split_entries() -> impl Iterator<Item = (String, &'static str)> {
+    (0..=SPLIT_MAX_RADIUS).map(|r| {
+        let name = format!("{}_f32_r{r}", names::TENSOR_SPLIT);
+        let body = kernel(&name);
+        (name, body)
+    })
+}
+
 fn pointer_params(body: &str) -> usize {
     body.lines().filter(|l| l.contains(".param .u64 .ptr")).count()
 }
@@ -59,6 +70,7 @@ fn ptx_has_every_kernel_for_every_type_and_targets_sm_90() {
     expected.extend(radius_entries(names::FAST_4X2).map(|(name, _)| name));
     expected.extend(radius_entries(names::SEP_FUSED).map(|(name, _)| name));
     expected.extend(tensor_entries().map(|(name, _)| name));
+    expected.extend(split_entries().map(|(name, _)| name));
     expected.push(names::FMA_PROBE.to_string());
     expected.push(names::GPU_SPIN.to_string());
     expected.sort_unstable();
@@ -186,6 +198,29 @@ fn tensor_kernels_multiply_on_the_tensor_cores() {
         };
         assert_eq!(count("m16n8k32"), 3 * r, "{name}: MMAs of two filter rows");
         assert_eq!(count("m16n8k16"), 3, "{name}: MMAs of the last filter row");
+        assert_eq!(pointer_params(body), 3, "{name}: input, output and fragments");
+        assert!(!body.contains(".local"), "{name}: local memory");
+    }
+}
+
+/// The `tensor-f32` kernels do their products on the tensor cores: 3 FP16 MMAs per window and
+/// chunk of B, K = 16 for pairs of filter rows (a loop LLVM may unroll) and K = 8 for the last
+/// row, and read their fragments from global memory.
+#[test]
+fn tensor_f32_kernels_multiply_on_the_tensor_cores() {
+    for (name, body) in split_entries() {
+        let r: u32 = name.rsplit("_r").next().unwrap().parse().unwrap();
+        let per_row = 3 * 8 * split_chunks(r) as usize;
+        let count = |shape: &str| {
+            body.matches(&format!("mma.sync.aligned.{shape}.row.col.f32.f16.f16.f32"))
+                .count()
+        };
+        let pairs = count("m16n8k16");
+        assert!(
+            pairs % per_row == 0 && pairs <= per_row * r as usize && (pairs > 0) == (r > 0),
+            "{name}: {pairs} MMAs of two filter rows"
+        );
+        assert_eq!(count("m16n8k8"), per_row, "{name}: MMAs of the last filter row");
         assert_eq!(pointer_params(body), 3, "{name}: input, output and fragments");
         assert!(!body.contains(".local"), "{name}: local memory");
     }

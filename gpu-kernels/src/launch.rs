@@ -153,6 +153,10 @@ pub mod names {
     /// 8-bit images on the tensor cores, radius known at compile time: the entry point for radius
     /// `r` is `conv_tensor_u8_r<r>`, `r <= TENSOR_MAX_RADIUS` (not in [`ALL`]).
     pub const TENSOR: &str = "conv_tensor";
+    /// `f32` images on the tensor cores (FP16 splits), radius known at compile time: the entry
+    /// point for radius `r` is `conv_tensor_split_f32_r<r>`, `r <= SPLIT_MAX_RADIUS` (not in
+    /// [`ALL`]).
+    pub const TENSOR_SPLIT: &str = "conv_tensor_split";
     /// Every kernel base name.
     pub const ALL: [&str; 9] = [
         NAIVE,
@@ -260,4 +264,62 @@ pub const fn tensor_shared_bytes(radius: u32) -> u32 {
 /// `f32` bits of the factor that turns the exact integer sum into a value in [0, 1].
 pub const fn tensor_words(radius: u32) -> u32 {
     tensor_pairs(radius) * TENSOR_DIGITS * 2 * 32 + 1
+}
+
+/// Block shape of the `tensor-f32` kernel (`conv_tensor_split`): 8 warps.
+pub const SPLIT_BLOCK: (u32, u32) = (32, 8);
+/// Warps of a `tensor-f32` block.
+pub const SPLIT_WARPS: u32 = SPLIT_BLOCK.0 * SPLIT_BLOCK.1 / 32;
+/// Output tile of one `tensor-f32` block: 128 × 64 pixels; warp `w` computes the 64 × 16 part at
+/// `(64 · (w % 2), 16 · (w / 2))`, as 8 windows of 8 columns.
+pub const SPLIT_TILE: (u32, u32) = (128, 64);
+/// Largest radius of the `tensor-f32` kernel (as the other kernels': 31 × 31 filters).
+pub const SPLIT_MAX_RADIUS: u32 = 15;
+/// Smallest radius of the `tensor-f32` kernel the variant offers: a 1 × 1 filter's tolerance (one
+/// `f32` rounding) is tighter than the error of the FP16 splits.
+pub const SPLIT_MIN_RADIUS: u32 = 1;
+
+/// Columns of the `tensor-f32` tile left of the output tile: the radius rounded up to a multiple
+/// of 4, so the tile's rows start 16-byte aligned.
+pub const fn split_lead(radius: u32) -> u32 {
+    radius.div_ceil(4) * 4
+}
+
+/// 8-column chunks of input a window of 8 outputs spans: its `8 + 2r` columns start
+/// `split_lead(r) - r` columns into the window's first chunk.
+pub const fn split_chunks(radius: u32) -> u32 {
+    (8 + 2 * radius + split_lead(radius) - radius).div_ceil(8)
+}
+
+/// Columns of the `tensor-f32` input tile: the 16 windows' chunks, `128 + 8 · (chunks - 1)`.
+pub const fn split_columns(radius: u32) -> u32 {
+    SPLIT_TILE.0 + 8 * (split_chunks(radius) - 1)
+}
+
+/// Row stride of each plane of the `tensor-f32` tile (the samples' FP16 high parts, then their low
+/// parts), in words of two halves: the columns' words, plus 4 where that makes it 4 mod 8, so the
+/// A-fragment loads of 8 rows × 4 lanes fall in 32 different banks; even, so rows stay 8-byte
+/// aligned.
+pub const fn split_stride(radius: u32) -> u32 {
+    let words = split_columns(radius) / 2;
+    if words.is_multiple_of(8) { words + 4 } else { words }
+}
+
+/// Rows of the `tensor-f32` input tile: the output tile's and the filter's.
+pub const fn split_rows(radius: u32) -> u32 {
+    SPLIT_TILE.1 + 2 * radius
+}
+
+/// Shared memory of the `tensor-f32` kernel: one word per warp (the warps' largest magnitudes),
+/// then the input tile's two planes.
+pub const fn split_shared_bytes(radius: u32) -> u32 {
+    4 * (SPLIT_WARPS + 2 * split_stride(radius) * split_rows(radius))
+}
+
+/// Words of the `tensor-f32` kernel's taps argument: for each of the `r + 1` pairs of filter rows
+/// (the last has one row) and each chunk, 4 words per lane (`[b0, b1]` of the high parts, then of
+/// the low parts; index `((pair · chunks + chunk) · 32 + lane) · 4`), then the `f32` bits of the
+/// factor that undoes the taps' scale.
+pub const fn split_words(radius: u32) -> u32 {
+    (radius + 1) * split_chunks(radius) * 32 * 4 + 1
 }

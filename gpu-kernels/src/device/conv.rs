@@ -5,7 +5,7 @@ use super::border::resolve;
 use super::sample::Sample;
 use super::source::Source;
 use super::taps::ParamTaps;
-use super::thread::{block_idx_z, index_2d};
+use super::thread::{block_idx_z, index_2d, thread_idx_x, thread_idx_y};
 use super::unroll::unroll;
 use crate::launch::{Geometry, border};
 
@@ -78,6 +78,34 @@ pub unsafe fn store_sample<T: Sample>(output: *mut T, g: &Geometry, x: u32, y: u
     let clamp = g.clamp != 0 && !is_alpha(g, c);
     // SAFETY: forwarded from the caller.
     unsafe { *output.add(out_index(g, x, y, c)) = T::store(v, clamp) };
+}
+
+/// Copies RGBA's alpha (channel 3) of the output tile `tile` pixels wide and high at `origin` from
+/// the input, for a block of `block` threads: one output row per warp step, one pixel per lane.
+///
+/// # Safety
+/// `input` and `output` point to the images `g` describes, which have 4 channels.
+#[inline(always)]
+pub unsafe fn copy_alpha_tile<T: Sample>(
+    input: *const T,
+    output: *mut T,
+    g: &Geometry,
+    origin: (u32, u32),
+    tile: (u32, u32),
+    block: (u32, u32),
+) {
+    let (ox, oy) = origin;
+    let mut y = oy + thread_idx_y();
+    while y < (oy + tile.1).min(g.out_height) {
+        let mut x = ox + thread_idx_x();
+        while x < (ox + tile.0).min(g.out_width) {
+            let at = ((y + g.offset) as usize * g.in_width as usize + (x + g.offset) as usize) * 4 + 3;
+            // SAFETY: (x + offset, y + offset) is inside the input; alpha is stored as read.
+            unsafe { store_sample(output, g, x, y, 3, T::load(input.add(at))) };
+            x += block.0;
+        }
+        y += block.1;
+    }
 }
 
 /// The one-thread-per-output-sample kernel body: thread `(x, y)` of block plane `z` writes output

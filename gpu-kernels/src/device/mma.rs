@@ -1,4 +1,5 @@
-//! The tensor cores through inline PTX: one warp-wide 8-bit matrix multiply-accumulate.
+//! The tensor cores through inline PTX: warp-wide matrix multiply-accumulates of 8-bit integers
+//! and of FP16 halves, and the split of `f32` values into FP16 high and low parts.
 
 /// As [`mma_u8_s8`] with K = 16 (`mma.sync.aligned.m16n8k16.row.col.s32.u8.s8.s32`): A is 16 × 16,
 /// B 16 × 8, and a lane holds only `a[0]`, `a[1]` and `b[0]` of that layout (half the work).
@@ -50,4 +51,86 @@ pub fn mma_u8_s8(a: [u32; 4], b: [u32; 2], acc: &mut [u32; 4]) {
             options(pure, nomem, nostack),
         );
     }
+}
+
+/// `D = A · B + C` for one warp (`mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32`): A is 16 × 16
+/// FP16 (row-major), B is 16 × 8 FP16 (column-major), C and D are 16 × 8 `f32`. The products are
+/// exact; they are summed in `f32`. Each lane holds (`g` = lane / 4, `t` = lane % 4), two halves
+/// per register, the lower index in the low half:
+///
+/// - `a[0]`: A row `g`, columns `2t, 2t + 1`; `a[1]`: row `g + 8`; `a[2]`, `a[3]`: the same rows,
+///   columns `8 + 2t, 9 + 2t`.
+/// - `b[0]`: B rows `2t, 2t + 1` of column `g`; `b[1]`: rows `8 + 2t, 9 + 2t`.
+/// - `acc[0]`, `acc[1]`: D row `g`, columns `2t`, `2t + 1`; `acc[2]`, `acc[3]`: row `g + 8`.
+///
+/// Every lane of the warp must call it together (no divergence).
+#[inline(always)]
+pub fn mma_f16(a: [u32; 4], b: [u32; 2], acc: &mut [f32; 4]) {
+    // SAFETY: register-only instruction; the caller's warp is converged (documented above).
+    unsafe {
+        core::arch::asm!(
+            "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {{{d0}, {d1}, {d2}, {d3}}}, {{{a0}, {a1}, {a2}, {a3}}}, {{{b0}, {b1}}}, {{{d0}, {d1}, {d2}, {d3}}};",
+            d0 = inout(reg32) acc[0],
+            d1 = inout(reg32) acc[1],
+            d2 = inout(reg32) acc[2],
+            d3 = inout(reg32) acc[3],
+            a0 = in(reg32) a[0],
+            a1 = in(reg32) a[1],
+            a2 = in(reg32) a[2],
+            a3 = in(reg32) a[3],
+            b0 = in(reg32) b[0],
+            b1 = in(reg32) b[1],
+            options(pure, nomem, nostack),
+        );
+    }
+}
+
+/// As [`mma_f16`] with K = 8 (`mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32`): a lane holds
+/// only `a[0]`, `a[1]` and `b[0]` of that layout (half the work).
+#[inline(always)]
+pub fn mma_f16_k8(a: [u32; 2], b: u32, acc: &mut [f32; 4]) {
+    // SAFETY: register-only instruction; the caller's warp is converged (as for `mma_f16`).
+    unsafe {
+        core::arch::asm!(
+            "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {{{d0}, {d1}, {d2}, {d3}}}, {{{a0}, {a1}}}, {{{b0}}}, {{{d0}, {d1}, {d2}, {d3}}};",
+            d0 = inout(reg32) acc[0],
+            d1 = inout(reg32) acc[1],
+            d2 = inout(reg32) acc[2],
+            d3 = inout(reg32) acc[3],
+            a0 = in(reg32) a[0],
+            a1 = in(reg32) a[1],
+            b0 = in(reg32) b,
+            options(pure, nomem, nostack),
+        );
+    }
+}
+
+/// Splits `x0` and `x1` into FP16 high parts (each rounded to nearest) and low parts (the exact
+/// remainders, rounded to nearest): returns `(hi, lo)`, each two halves with `x0`'s in the low
+/// half, and `x ≈ hi + lo` to 22 significant bits wherever `|x| < 2^15`.
+#[inline(always)]
+pub fn split_f16x2(x0: f32, x1: f32) -> (u32, u32) {
+    let (hi, lo): (u32, u32);
+    // SAFETY: register-only instructions.
+    unsafe {
+        core::arch::asm!(
+            "{{",
+            ".reg .f16 h0, h1;",
+            ".reg .f32 f0, f1;",
+            "cvt.rn.f16x2.f32 {hi}, {x1}, {x0};",
+            "mov.b32 {{h0, h1}}, {hi};",
+            "cvt.f32.f16 f0, h0;",
+            "cvt.f32.f16 f1, h1;",
+            "sub.f32 f0, {x0}, f0;",
+            "sub.f32 f1, {x1}, f1;",
+            "cvt.rn.f16x2.f32 {lo}, f1, f0;",
+            "}}",
+            hi = out(reg32) hi,
+            lo = out(reg32) lo,
+            x0 = in(reg32) x0,
+            x1 = in(reg32) x1,
+            options(pure, nomem, nostack),
+        );
+    }
+    (hi, lo)
 }

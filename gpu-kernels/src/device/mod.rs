@@ -28,7 +28,9 @@ mod taps;
 mod unroll;
 
 pub use border::{fetch_or_zero, resolve};
-pub use conv::{correlate_tile, fma, is_alpha, out_index, per_sample, store_patch, store_sample};
+pub use conv::{
+    copy_alpha_tile, correlate_tile, fma, is_alpha, out_index, per_sample, store_patch, store_sample,
+};
 pub use sample::{Bytes16, F32x4, Sample};
 pub use source::{Global, ReadOnly, Source, Texture};
 pub(crate) use taps::param_taps;

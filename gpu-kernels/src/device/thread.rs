@@ -17,6 +17,19 @@ pub fn thread_idx_y() -> u32 {
     unsafe { nvptx::_thread_idx_y() }
 }
 
+/// `(threadIdx.x, threadIdx.y)` read again from the special registers: unlike [`thread_idx_x`], a
+/// read the compiler does not merge with earlier ones, so a kernel short of registers re-reads
+/// the index after a long loop instead of keeping values derived from it alive through the loop.
+#[inline(always)]
+pub fn thread_idx_reread() -> (u32, u32) {
+    let (x, y): (u32, u32);
+    // SAFETY: reads special registers; no memory, no side effects (not `pure`, so not merged).
+    unsafe {
+        core::arch::asm!("mov.u32 {x}, %tid.x;", "mov.u32 {y}, %tid.y;", x = out(reg32) x, y = out(reg32) y, options(nomem, nostack))
+    };
+    (x, y)
+}
+
 /// `blockIdx.x`: this block's column in the grid.
 #[inline(always)]
 pub fn block_idx_x() -> u32 {
@@ -81,6 +94,18 @@ pub fn sync_threads() {
 pub fn sync_warp() {
     // SAFETY: callers only call this from control flow that every lane of the warp reaches.
     unsafe { core::arch::asm!("bar.warp.sync 0xffffffff;", options(nostack)) };
+}
+
+/// The largest of `v` over the warp's lanes (`redux.sync.max.u32`), the same in every lane. Every
+/// lane of the warp must call it together.
+#[inline(always)]
+pub fn warp_max(v: u32) -> u32 {
+    let m: u32;
+    // SAFETY: register-only warp reduction; callers call it from control flow every lane reaches.
+    unsafe {
+        core::arch::asm!("redux.sync.max.u32 {m}, {v}, 0xffffffff;", m = out(reg32) m, v = in(reg32) v, options(nomem, nostack))
+    };
+    m
 }
 
 /// Nanoseconds since an arbitrary start (`%globaltimer`), the same clock for every thread.

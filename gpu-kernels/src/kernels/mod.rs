@@ -12,6 +12,7 @@ mod sep_fused;
 mod sep_rows;
 mod spin;
 mod tensor;
+mod tensor_split;
 mod texture;
 mod tiled;
 mod tiled_cache;

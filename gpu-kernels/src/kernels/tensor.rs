@@ -4,7 +4,7 @@
 use crate::device::mma::{mma_u8_s8, mma_u8_s8_k16};
 use crate::device::shared::dynamic_shared_mem;
 use crate::device::thread::{block_idx_x, block_idx_y, sync_threads, sync_warp, thread_idx_x, thread_idx_y};
-use crate::device::{Bytes16, Sample, fma, is_alpha, out_index, resolve, store_sample, unroll};
+use crate::device::{Bytes16, Sample, copy_alpha_tile, fma, is_alpha, out_index, resolve, unroll};
 use crate::launch::{
     Geometry, TENSOR_BLOCK, TENSOR_COLUMNS, TENSOR_DIGITS, TENSOR_HALO, TENSOR_MAX_RADIUS, TENSOR_OUT_STRIDE,
     TENSOR_STRIDE, TENSOR_TILE, TENSOR_WINDOW_LEAD, tensor_pairs, tensor_rows,
@@ -77,19 +77,8 @@ pub unsafe fn conv_tensor<T: Sample, const R: usize>(
     let bytes = input.cast::<u8>();
     let channels = g.channels as usize;
     if is_alpha(&g, c) {
-        // RGBA's alpha is copied: one output row per warp step, one pixel per lane.
-        let mut y = oy + ty;
-        while y < (oy + TENSOR_TILE.1).min(g.out_height) {
-            let mut x = ox + tx;
-            while x < (ox + TENSOR_TILE.0).min(g.out_width) {
-                let at =
-                    ((y + g.offset) as usize * g.in_width as usize + (x + g.offset) as usize) * channels + 3;
-                // SAFETY: (x + offset, y + offset) is inside the input; alpha is stored as read.
-                unsafe { store_sample(output, &g, x, y, c, T::load(input.add(at))) };
-                x += TENSOR_BLOCK.0;
-            }
-            y += TENSOR_BLOCK.1;
-        }
+        // SAFETY: an RGBA image (launch contract).
+        unsafe { copy_alpha_tile(input, output, &g, (ox, oy), TENSOR_TILE, TENSOR_BLOCK) };
         return;
     }
 

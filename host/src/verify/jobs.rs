@@ -373,7 +373,7 @@ pub fn verify(
                 let kernels = match gpu {
                     Some(g) => variants
                         .iter()
-                        .filter(|v| v.supports(dtype, 0))
+                        .filter(|v| v.supports_dtype(dtype))
                         .map(|&v| g.kernel(v, dtype))
                         .collect::<Result<Vec<_>>>()?,
                     None => Vec::new(),

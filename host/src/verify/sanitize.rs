@@ -63,9 +63,29 @@ pub const TENSOR_VERIFY_ARGS: [&str; 14] = [
     "11",
 ];
 
+/// The `host verify` arguments of the `tensor-f32` kernel's own run, as [`TENSOR_VERIFY_ARGS`]
+/// (its inner tiles load 16-byte vectors where the width is a multiple of 4) with `f32` samples
+/// and its smallest, a middle and its largest filters.
+pub const SPLIT_VERIFY_ARGS: [&str; 14] = [
+    "--sizes",
+    "528x268",
+    "--variants",
+    "tensor-f32",
+    "--filters",
+    "3,17,31",
+    "--borders",
+    "zero,reflect,valid",
+    "--channels",
+    "1,4",
+    "--dtypes",
+    "f32",
+    "--seed",
+    "11",
+];
+
 /// The `verify` runs one tool gets for `sizes`: the small sizes with [`VERIFY_ARGS`], the large
 /// ones (over [`LARGE_PIXELS`]) with [`LARGE_VERIFY_ARGS`], each as `--sizes LIST` plus the
-/// arguments; then [`TENSOR_VERIFY_ARGS`].
+/// arguments; then [`TENSOR_VERIFY_ARGS`] and [`SPLIT_VERIFY_ARGS`].
 pub fn verify_runs(sizes: &[(usize, usize)]) -> Vec<Vec<String>> {
     let list = |large: bool| {
         sizes
@@ -84,7 +104,9 @@ pub fn verify_runs(sizes: &[(usize, usize)]) -> Vec<Vec<String>> {
                 .chain(args.iter().map(|a| a.to_string()))
                 .collect()
         })
-        .chain([TENSOR_VERIFY_ARGS.iter().map(|a| a.to_string()).collect()])
+        .chain(
+            [TENSOR_VERIFY_ARGS, SPLIT_VERIFY_ARGS].map(|args| args.iter().map(|a| a.to_string()).collect()),
+        )
         .collect()
 }
 
@@ -128,13 +150,14 @@ mod tests {
     #[test]
     fn large_sizes_get_the_reduced_case_set() {
         let runs = verify_runs(&[(1, 1), (257, 129), (1023, 769)]);
-        assert_eq!(runs.len(), 3);
+        assert_eq!(runs.len(), 4);
         assert_eq!(runs[0][..2], ["--sizes", "1x1,257x129"]);
         assert_eq!(runs[0][2..], VERIFY_ARGS);
         assert_eq!(runs[1][..2], ["--sizes", "1023x769"]);
         assert_eq!(runs[1][2..], LARGE_VERIFY_ARGS);
         assert_eq!(runs[2], TENSOR_VERIFY_ARGS);
-        assert_eq!(verify_runs(&[(7, 5)]).len(), 2);
+        assert_eq!(runs[3], SPLIT_VERIFY_ARGS);
+        assert_eq!(verify_runs(&[(7, 5)]).len(), 3);
     }
 
     #[test]

@@ -23,7 +23,7 @@ pub(super) enum PassTaps {
     Global(DeviceBuffer<f32>),
     /// Taps by value.
     Value(Box<Taps>),
-    /// 32-bit words in global memory (the kernel gets their address): the `tensor` kernel's
+    /// 32-bit words in global memory (the kernel gets their address): the tensor kernels'
     /// fragments.
     Words(DeviceBuffer<u32>),
 }
@@ -78,6 +78,10 @@ fn pass_taps(kind: TapsArg, filter: &Filter, rank1: Option<&Separable>) -> Resul
         TapsArg::Column => PassTaps::Value(taps_param(&factors()?.column)),
         TapsArg::TensorDigits => PassTaps::Words(
             DeviceBuffer::from_slice(&super::tensor::fragments(filter.taps(), filter.radius()))
+                .map_err(cuda("upload the filter"))?,
+        ),
+        TapsArg::TensorSplit => PassTaps::Words(
+            DeviceBuffer::from_slice(&super::tensor_split::fragments(filter.taps(), filter.radius()))
                 .map_err(cuda("upload the filter"))?,
         ),
     })

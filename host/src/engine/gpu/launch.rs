@@ -4,6 +4,7 @@
 use super::job::{DeviceJob, Input, PassTaps};
 use super::variant::{Buffer, LaunchConfig, Variant};
 use super::{Gpu, cuda};
+use crate::error::check;
 use crate::model::image::DType;
 use crate::{Error, Result};
 use cust::function::Function;
@@ -25,6 +26,9 @@ impl Kernel<'_> {
         self.variant
     }
 }
+
+/// Dynamic shared memory a kernel may use without opting in (`cuFuncSetAttribute`).
+const DEFAULT_SHARED_LIMIT: u32 = 48 * 1024;
 
 /// The last argument of a convolution kernel, as the kernel declares it.
 enum TapsParam<'a> {
@@ -53,6 +57,18 @@ impl ConvArgs<'_> {
             TapsParam::Pointer(p) => arg(p),
             TapsParam::Value(t) => arg(*t),
         };
+        if config.shared_bytes > DEFAULT_SHARED_LIMIT {
+            // SAFETY: `function` is a live handle of the loaded module; the attribute takes a
+            // byte count (below the GPU's opt-in limit, else the driver refuses it).
+            let status = unsafe {
+                cust::sys::cuFuncSetAttribute(
+                    function.to_raw(),
+                    cust::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                    config.shared_bytes as i32,
+                )
+            };
+            check("allow a kernel more than 48 KiB of shared memory", status)?;
+        }
         let args = [arg(&self.input), arg(&self.output), arg(&self.geometry), last];
         let block = (config.block.0, config.block.1, 1);
         // SAFETY: every convolution kernel in gpu-kernels takes `(input: *const T or a texture
@@ -73,7 +89,7 @@ pub(super) fn arg<T>(value: &T) -> *mut c_void {
 impl Gpu {
     /// Resolves a variant's kernels for samples of `dtype`.
     pub fn kernel(&self, variant: Variant, dtype: DType) -> Result<Kernel<'_>> {
-        variant.check_supports(dtype, 0)?;
+        variant.check_supports(dtype, variant.spec().min_radius)?;
         let t = dtype.suffix();
         let spec = variant.spec();
         let functions = spec

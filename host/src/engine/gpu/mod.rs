@@ -8,6 +8,7 @@ pub mod pipeline;
 mod select;
 mod shapes;
 mod tensor;
+mod tensor_split;
 mod texture;
 pub mod variant;
 

@@ -50,6 +50,12 @@ pub(super) fn tensor(g: &Geometry) -> LaunchConfig {
     }
 }
 
+/// One grid plane per channel (the kernel keeps no register for the channel).
+pub(super) fn tensor_split(g: &Geometry) -> LaunchConfig {
+    let shared_bytes = launch::split_shared_bytes(g.radius);
+    LaunchConfig::tiles(g, launch::SPLIT_TILE, launch::SPLIT_BLOCK, shared_bytes)
+}
+
 pub(super) fn fused(g: &Geometry) -> LaunchConfig {
     LaunchConfig::tiles(
         g,
@@ -140,4 +146,10 @@ pub(super) fn loads_fast<const I: usize>(r: usize) -> f64 {
 pub(super) fn loads_tensor(r: usize) -> f64 {
     let (w, h) = launch::TENSOR_TILE;
     f64::from(launch::TENSOR_COLUMNS * launch::tensor_rows(r as u32)) / f64::from(w * h)
+}
+
+/// The shared tile (its columns and rows, halo included) over the outputs it serves.
+pub(super) fn loads_tensor_split(r: usize) -> f64 {
+    let (w, h) = launch::SPLIT_TILE;
+    f64::from(launch::split_columns(r as u32) * launch::split_rows(r as u32)) / f64::from(w * h)
 }

@@ -3,8 +3,9 @@
 //! their launch shapes, taps, input, loads per pixel, what it supports).
 
 use super::shapes::{
-    fast, fused, loads_fast, loads_fused, loads_separable, loads_tensor, loads_tiled, loads_tiled_cache,
-    loads_tiled_output, pixel, sep_cols, sep_rows, taps, tensor, tiled, tiled_cache, tiled_output,
+    fast, fused, loads_fast, loads_fused, loads_separable, loads_tensor, loads_tensor_split, loads_tiled,
+    loads_tiled_cache, loads_tiled_output, pixel, sep_cols, sep_rows, taps, tensor, tensor_split, tiled,
+    tiled_cache, tiled_output,
 };
 use crate::model::image::DType;
 use crate::{Error, Result};
@@ -39,6 +40,9 @@ pub enum Variant {
     /// 8-bit images on the tensor cores (exact integer products, taps split into 8-bit digits),
     /// radius fixed at compile time, up to 4.
     Tensor,
+    /// `f32` images on the tensor cores (samples and taps split into FP16 high and low parts, three
+    /// products per tap), radius fixed at compile time, 1 to 15.
+    TensorSplit,
 }
 
 /// Grid, block and dynamic shared memory of one kernel launch.
@@ -92,6 +96,9 @@ pub enum TapsArg {
     /// A device pointer to the `tensor` kernel's B fragments of the filter's taps split into
     /// 8-bit digits (built by `engine/gpu/tensor.rs`).
     TensorDigits,
+    /// A device pointer to the `tensor-f32` kernel's B fragments of the filter's taps split into
+    /// FP16 high and low parts (built by `engine/gpu/tensor_split.rs`).
+    TensorSplit,
 }
 
 /// One kernel launch of a variant: every kernel has the signature
@@ -138,6 +145,8 @@ pub struct Spec {
     pub loads_per_pixel: fn(usize) -> f64,
     /// The sample types it has kernels for.
     pub dtypes: &'static [DType],
+    /// The smallest filter radius it offers.
+    pub min_radius: usize,
     /// The largest filter radius it has kernels for.
     pub max_radius: usize,
 }
@@ -175,12 +184,13 @@ const fn spec(variant: Variant, name: &'static str, summary: &'static str, passe
         autotune: false,
         loads_per_pixel: taps,
         dtypes: &DType::ALL,
+        min_radius: 0,
         max_radius: MAX_RADIUS,
     }
 }
 
 /// Every variant, in [`Variant::ALL`]'s order.
-pub static REGISTRY: [Spec; 14] = [
+pub static REGISTRY: [Spec; 15] = [
     Spec {
         loads_per_pixel: |r| 2.0 * taps(r),
         ..spec(
@@ -322,6 +332,23 @@ pub static REGISTRY: [Spec; 14] = [
             &[per_radius(names::TENSOR, TapsArg::TensorDigits, tensor)],
         )
     },
+    Spec {
+        autotune: true,
+        loads_per_pixel: loads_tensor_split,
+        dtypes: &[DType::F32],
+        min_radius: launch::SPLIT_MIN_RADIUS as usize,
+        max_radius: launch::SPLIT_MAX_RADIUS as usize,
+        ..spec(
+            Variant::TensorSplit,
+            "tensor-f32",
+            "f32 on the tensor cores (FP16 high/low splits, 3 products per tap), radius 1-15",
+            &[per_radius(
+                names::TENSOR_SPLIT,
+                TapsArg::TensorSplit,
+                tensor_split,
+            )],
+        )
+    },
 ];
 
 impl Spec {
@@ -333,7 +360,7 @@ impl Spec {
 
 impl Variant {
     /// Every variant.
-    pub const ALL: [Variant; 14] = [
+    pub const ALL: [Variant; 15] = [
         Variant::Naive,
         Variant::Constant,
         Variant::Readonly,
@@ -348,6 +375,7 @@ impl Variant {
         Variant::Fast,
         Variant::Fast4x2,
         Variant::Tensor,
+        Variant::TensorSplit,
     ];
 
     /// The variant's description in [`REGISTRY`].
@@ -366,6 +394,7 @@ impl Variant {
             Variant::Fast => 11,
             Variant::Fast4x2 => 12,
             Variant::Tensor => 13,
+            Variant::TensorSplit => 14,
         };
         &REGISTRY[index]
     }
@@ -380,10 +409,15 @@ impl Variant {
         self.spec().rank1_only
     }
 
+    /// Whether the variant has kernels for samples of `dtype` (for some filter sizes).
+    pub fn supports_dtype(self, dtype: DType) -> bool {
+        self.spec().dtypes.contains(&dtype)
+    }
+
     /// Whether the variant has kernels for samples of `dtype` and filters of radius `radius`.
     pub fn supports(self, dtype: DType, radius: usize) -> bool {
         let spec = self.spec();
-        spec.dtypes.contains(&dtype) && radius <= spec.max_radius
+        self.supports_dtype(dtype) && (spec.min_radius..=spec.max_radius).contains(&radius)
     }
 
     /// As [`supports`](Variant::supports), as an error that says what the variant supports.
@@ -393,15 +427,18 @@ impl Variant {
         }
         let spec = self.spec();
         let dtypes: Vec<&str> = spec.dtypes.iter().map(|d| d.suffix()).collect();
+        let size = |r: usize| format!("{0}x{0}", 2 * r + 1);
+        let sizes = if spec.min_radius == 0 {
+            format!("up to {}", size(spec.max_radius))
+        } else {
+            format!("from {} up to {}", size(spec.min_radius), size(spec.max_radius))
+        };
         Err(Error::Unsupported(format!(
-            "the {} variant works on {} samples with filters up to {}x{} (asked: {}, {}x{})",
+            "the {} variant works on {} samples with filters {sizes} (asked: {}, {})",
             spec.name,
             dtypes.join("/"),
-            2 * spec.max_radius + 1,
-            2 * spec.max_radius + 1,
             dtype.suffix(),
-            2 * radius + 1,
-            2 * radius + 1
+            size(radius)
         )))
     }
 
