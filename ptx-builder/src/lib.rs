@@ -111,11 +111,15 @@ pub fn build(workspace: &Path, target_dir: &Path, arch: &str, out: &Path) -> Res
 /// the `fast` (4 × 4) kernels of radius 2 to 4 (256 threads a block) fit in 32 registers without
 /// spilling, which lets 8 blocks share an SM (full occupancy) where ptxas would otherwise take up
 /// to 40 and fit 6. (Larger radii measured slower with the limit; `fast` below radius 2 spills.)
-/// The `tensor-f32` kernels up to radius 8 fit in 64 registers, 4 blocks per SM instead of 3.
+/// The `tensor-f32` kernels up to radius 8 fit in 64 registers, 4 blocks per SM instead of 3;
+/// the `tensor` (u8) kernel of radius 4 too.
 pub fn register_limit(name: &str) -> Option<u32> {
     if let Some(rest) = name.strip_prefix("conv_tensor_split_f32_r") {
         let radius: u32 = rest.parse().ok()?;
         return (radius <= 8).then_some(64);
+    }
+    if name == "conv_tensor_u8_r4" {
+        return Some(64);
     }
     let (rest, smallest) = match name.strip_prefix("conv_fast_4x2_") {
         Some(rest) => (rest, 0),
@@ -235,6 +239,8 @@ mod tests {
         assert_eq!(register_limit("conv_fast_4x2_u8_r4"), Some(32));
         assert_eq!(register_limit("conv_fast_4x2_u8_r5"), None);
         assert_eq!(register_limit("conv_fast_f32_r1"), None);
+        assert_eq!(register_limit("conv_tensor_u8_r4"), Some(64));
+        assert_eq!(register_limit("conv_tensor_u8_r3"), None);
         assert_eq!(register_limit("conv_fast_f32_r2"), Some(32));
         assert_eq!(register_limit("conv_fast_u16_r5"), None);
         assert_eq!(register_limit("conv_tensor_split_f32_r8"), Some(64));

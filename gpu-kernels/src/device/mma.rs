@@ -1,108 +1,79 @@
 //! The tensor cores through inline PTX: warp-wide matrix multiply-accumulates of 8-bit integers
 //! and of FP16 halves, and the split of `f32` values into FP16 high and low parts.
 
-/// As [`mma_u8_s8`] with K = 16 (`mma.sync.aligned.m16n8k16.row.col.s32.u8.s8.s32`): A is 16 × 16,
-/// B 16 × 8, and a lane holds only `a[0]`, `a[1]` and `b[0]` of that layout (half the work).
-#[inline(always)]
-pub fn mma_u8_s8_k16(a: [u32; 2], b: u32, acc: &mut [u32; 4]) {
-    // SAFETY: register-only instruction; the caller's warp is converged (as for `mma_u8_s8`).
-    unsafe {
-        core::arch::asm!(
-            "mma.sync.aligned.m16n8k16.row.col.s32.u8.s8.s32 {{{d0}, {d1}, {d2}, {d3}}}, {{{a0}, {a1}}}, {{{b0}}}, {{{d0}, {d1}, {d2}, {d3}}};",
-            d0 = inout(reg32) acc[0],
-            d1 = inout(reg32) acc[1],
-            d2 = inout(reg32) acc[2],
-            d3 = inout(reg32) acc[3],
-            a0 = in(reg32) a[0],
-            a1 = in(reg32) a[1],
-            b0 = in(reg32) b,
-            options(pure, nomem, nostack),
-        );
-    }
+/// Writes a warp-wide `mma.sync` wrapper: `D = A · B + C` with C and D in `acc` (4 registers per
+/// lane), A and B as 32-bit registers named by the lists.
+macro_rules! mma {
+    ($(#[$doc:meta])* $name:ident($shape:literal, $acc:ty, a: [$a0:ident $(, $a:ident)*], b: [$b0:ident $(, $b:ident)*])) => {
+        $(#[$doc])*
+        #[inline(always)]
+        pub fn $name(a: [u32; [stringify!($a0) $(, stringify!($a))*].len()], b: [u32; [stringify!($b0) $(, stringify!($b))*].len()], acc: &mut [$acc; 4]) {
+            let [$a0 $(, $a)*] = a;
+            let [$b0 $(, $b)*] = b;
+            // SAFETY: register-only instruction; the caller's warp is converged (documented above).
+            unsafe {
+                core::arch::asm!(
+                    concat!(
+                        "mma.sync.aligned.", $shape, " {{{d0}, {d1}, {d2}, {d3}}}, ",
+                        "{{{", stringify!($a0), "}" $(, ", {", stringify!($a), "}")*, "}}, ",
+                        "{{{", stringify!($b0), "}" $(, ", {", stringify!($b), "}")*, "}}, ",
+                        "{{{d0}, {d1}, {d2}, {d3}}};"
+                    ),
+                    d0 = inout(reg32) acc[0],
+                    d1 = inout(reg32) acc[1],
+                    d2 = inout(reg32) acc[2],
+                    d3 = inout(reg32) acc[3],
+                    $a0 = in(reg32) $a0,
+                    $($a = in(reg32) $a,)*
+                    $b0 = in(reg32) $b0,
+                    $($b = in(reg32) $b,)*
+                    options(pure, nomem, nostack),
+                );
+            }
+        }
+    };
 }
 
-/// `D = A · B + C` for one warp (`mma.sync.aligned.m16n8k32.row.col.s32.u8.s8.s32`): A is 16 × 32
-/// unsigned bytes (row-major), B is 32 × 8 signed bytes (column-major), C and D are 16 × 8 `i32`,
-/// accumulated exactly (wrapping on overflow). Each lane holds its part of each operand as the
-/// PTX ISA's fragment layout gives it (`g` = lane / 4, `t` = lane % 4):
-///
-/// - `a[0]`: A row `g`, columns `4t..4t+4`; `a[1]`: row `g + 8`; `a[2]`, `a[3]`: the same rows,
-///   columns `16 + 4t..`. Byte `q` of a register is column `4t + q` (+ 16).
-/// - `b[0]`: B rows `4t..4t+4` of column `g`; `b[1]`: rows `16 + 4t..`.
-/// - `acc[0]`, `acc[1]`: D row `g`, columns `2t`, `2t + 1`; `acc[2]`, `acc[3]`: row `g + 8`.
-///
-/// Every lane of the warp must call it together (no divergence).
-#[inline(always)]
-pub fn mma_u8_s8(a: [u32; 4], b: [u32; 2], acc: &mut [u32; 4]) {
-    // SAFETY: register-only instruction; the caller's warp is converged (documented above).
-    unsafe {
-        core::arch::asm!(
-            "mma.sync.aligned.m16n8k32.row.col.s32.u8.s8.s32 {{{d0}, {d1}, {d2}, {d3}}}, {{{a0}, {a1}, {a2}, {a3}}}, {{{b0}, {b1}}}, {{{d0}, {d1}, {d2}, {d3}}};",
-            d0 = inout(reg32) acc[0],
-            d1 = inout(reg32) acc[1],
-            d2 = inout(reg32) acc[2],
-            d3 = inout(reg32) acc[3],
-            a0 = in(reg32) a[0],
-            a1 = in(reg32) a[1],
-            a2 = in(reg32) a[2],
-            a3 = in(reg32) a[3],
-            b0 = in(reg32) b[0],
-            b1 = in(reg32) b[1],
-            options(pure, nomem, nostack),
-        );
-    }
+mma! {
+    /// `D = A · B + C` for one warp (`mma.sync.aligned.m16n8k32.row.col.s32.u8.s8.s32`): A is 16 × 32
+    /// unsigned bytes (row-major), B is 32 × 8 signed bytes (column-major), C and D are 16 × 8 `i32`,
+    /// accumulated exactly (wrapping on overflow). Each lane holds its part of each operand as the
+    /// PTX ISA's fragment layout gives it (`g` = lane / 4, `t` = lane % 4):
+    ///
+    /// - `a[0]`: A row `g`, columns `4t..4t+4`; `a[1]`: row `g + 8`; `a[2]`, `a[3]`: the same rows,
+    ///   columns `16 + 4t..`. Byte `q` of a register is column `4t + q` (+ 16).
+    /// - `b[0]`: B rows `4t..4t+4` of column `g`; `b[1]`: rows `16 + 4t..`.
+    /// - `acc[0]`, `acc[1]`: D row `g`, columns `2t`, `2t + 1`; `acc[2]`, `acc[3]`: row `g + 8`.
+    ///
+    /// Every lane of the warp must call it together (no divergence).
+    mma_u8_s8("m16n8k32.row.col.s32.u8.s8.s32", u32, a: [a0, a1, a2, a3], b: [b0, b1])
 }
 
-/// `D = A · B + C` for one warp (`mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32`): A is 16 × 16
-/// FP16 (row-major), B is 16 × 8 FP16 (column-major), C and D are 16 × 8 `f32`. The products are
-/// exact; they are summed in `f32`. Each lane holds (`g` = lane / 4, `t` = lane % 4), two halves
-/// per register, the lower index in the low half:
-///
-/// - `a[0]`: A row `g`, columns `2t, 2t + 1`; `a[1]`: row `g + 8`; `a[2]`, `a[3]`: the same rows,
-///   columns `8 + 2t, 9 + 2t`.
-/// - `b[0]`: B rows `2t, 2t + 1` of column `g`; `b[1]`: rows `8 + 2t, 9 + 2t`.
-/// - `acc[0]`, `acc[1]`: D row `g`, columns `2t`, `2t + 1`; `acc[2]`, `acc[3]`: row `g + 8`.
-///
-/// Every lane of the warp must call it together (no divergence).
-#[inline(always)]
-pub fn mma_f16(a: [u32; 4], b: [u32; 2], acc: &mut [f32; 4]) {
-    // SAFETY: register-only instruction; the caller's warp is converged (documented above).
-    unsafe {
-        core::arch::asm!(
-            "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {{{d0}, {d1}, {d2}, {d3}}}, {{{a0}, {a1}, {a2}, {a3}}}, {{{b0}, {b1}}}, {{{d0}, {d1}, {d2}, {d3}}};",
-            d0 = inout(reg32) acc[0],
-            d1 = inout(reg32) acc[1],
-            d2 = inout(reg32) acc[2],
-            d3 = inout(reg32) acc[3],
-            a0 = in(reg32) a[0],
-            a1 = in(reg32) a[1],
-            a2 = in(reg32) a[2],
-            a3 = in(reg32) a[3],
-            b0 = in(reg32) b[0],
-            b1 = in(reg32) b[1],
-            options(pure, nomem, nostack),
-        );
-    }
+mma! {
+    /// As [`mma_u8_s8`] with K = 16 (`mma.sync.aligned.m16n8k16.row.col.s32.u8.s8.s32`): A is 16 × 16,
+    /// B 16 × 8, and a lane holds only `a[0]`, `a[1]` and `b[0]` of that layout (half the work).
+    mma_u8_s8_k16("m16n8k16.row.col.s32.u8.s8.s32", u32, a: [a0, a1], b: [b0])
 }
 
-/// As [`mma_f16`] with K = 8 (`mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32`): a lane holds
-/// only `a[0]`, `a[1]` and `b[0]` of that layout (half the work).
-#[inline(always)]
-pub fn mma_f16_k8(a: [u32; 2], b: u32, acc: &mut [f32; 4]) {
-    // SAFETY: register-only instruction; the caller's warp is converged (as for `mma_f16`).
-    unsafe {
-        core::arch::asm!(
-            "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {{{d0}, {d1}, {d2}, {d3}}}, {{{a0}, {a1}}}, {{{b0}}}, {{{d0}, {d1}, {d2}, {d3}}};",
-            d0 = inout(reg32) acc[0],
-            d1 = inout(reg32) acc[1],
-            d2 = inout(reg32) acc[2],
-            d3 = inout(reg32) acc[3],
-            a0 = in(reg32) a[0],
-            a1 = in(reg32) a[1],
-            b0 = in(reg32) b,
-            options(pure, nomem, nostack),
-        );
-    }
+mma! {
+    /// `D = A · B + C` for one warp (`mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32`): A is 16 × 16
+    /// FP16 (row-major), B is 16 × 8 FP16 (column-major), C and D are 16 × 8 `f32`. The products are
+    /// exact; they are summed in `f32`. Each lane holds (`g` = lane / 4, `t` = lane % 4), two halves
+    /// per register, the lower index in the low half:
+    ///
+    /// - `a[0]`: A row `g`, columns `2t, 2t + 1`; `a[1]`: row `g + 8`; `a[2]`, `a[3]`: the same rows,
+    ///   columns `8 + 2t, 9 + 2t`.
+    /// - `b[0]`: B rows `2t, 2t + 1` of column `g`; `b[1]`: rows `8 + 2t, 9 + 2t`.
+    /// - `acc[0]`, `acc[1]`: D row `g`, columns `2t`, `2t + 1`; `acc[2]`, `acc[3]`: row `g + 8`.
+    ///
+    /// Every lane of the warp must call it together (no divergence).
+    mma_f16("m16n8k16.row.col.f32.f16.f16.f32", f32, a: [a0, a1, a2, a3], b: [b0, b1])
+}
+
+mma! {
+    /// As [`mma_f16`] with K = 8 (`mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32`): a lane holds
+    /// only `a[0]`, `a[1]` and `b[0]` of that layout (half the work).
+    mma_f16_k8("m16n8k8.row.col.f32.f16.f16.f32", f32, a: [a0, a1], b: [b0])
 }
 
 /// Splits `x0` and `x1` into FP16 high parts (each rounded to nearest) and low parts (the exact

@@ -176,34 +176,32 @@ pub unsafe fn conv_tensor<T: Sample, const R: usize>(
     });
     // SAFETY: the last of the `tensor_words(R)` words.
     let scale = f32::from_bits(unsafe { *taps.add(P * D * 64) });
-    let unbias = -ACC_BIAS * scale;
     sync_threads();
 
     let (lane_g, lane_t) = (tx / 4, tx % 4);
     let (wx, wy) = (64 * (ty % 2), 16 * (ty / 2));
     let words = tile.cast::<u32>().cast_const();
-    let stride = (TENSOR_STRIDE / 4) as usize;
+    let stride = TENSOR_STRIDE / 4;
     // Word of this lane's A fragment in the row of filter row 0 for output row g, window 0: the
     // window starts TENSOR_WINDOW_LEAD columns before its first output.
     let lead = TENSOR_HALO - TENSOR_WINDOW_LEAD;
-    let base = (wy + lane_g) as usize * stride + ((wx + lead) / 4 + lane_t) as usize;
-    // This warp's staging area: 16 rows of 64 output bytes.
+    let base = (wy + lane_g) * stride + (wx + lead) / 4 + lane_t;
+    // This warp's staging area, 16 rows of 64 output bytes, as an offset in the shared memory
+    // (32 bits where a pointer would hold two registers through the loop).
     let staging_at = TENSOR_STRIDE * rows + ty * 16 * TENSOR_OUT_STRIDE;
-    // SAFETY: inside the dynamic shared memory (`tensor_shared_bytes`).
-    let staging = unsafe { tile.add(staging_at as usize) };
     for j in 0..8u32 {
         let mut acc = [[ACC_START; 4]; D];
         // Pairs of filter rows, K = 32.
         unroll!(I < P - 1; [0, 1, 2, 3] {
-            let at = base + 2 * j as usize + 2 * I * stride;
+            let at = (base + 2 * j + 2 * I as u32 * stride) as usize;
             // SAFETY: inside the shared tile: row wy + g + 2I + 1 + 8 < 64 + 2R + 1, and word
             // (wx + 12) / 4 + 2j + t < 40.
             let a = unsafe {
                 [
                     *words.add(at),
-                    *words.add(at + 8 * stride),
-                    *words.add(at + stride),
-                    *words.add(at + 9 * stride),
+                    *words.add(at + 8 * stride as usize),
+                    *words.add(at + stride as usize),
+                    *words.add(at + 9 * stride as usize),
                 ]
             };
             unroll!(J < D; [0, 1, 2] {
@@ -211,30 +209,30 @@ pub unsafe fn conv_tensor<T: Sample, const R: usize>(
             });
         });
         // The last filter row alone (k is odd; its pair's second row has zero taps): K = 16.
-        let at = base + 2 * j as usize + 2 * (P - 1) * stride;
+        let at = (base + 2 * j + 2 * (P as u32 - 1) * stride) as usize;
         // SAFETY: as above, rows wy + g + 2R + 8 < 64 + 2R + 1.
-        let a = unsafe { [*words.add(at), *words.add(at + 8 * stride)] };
+        let a = unsafe { [*words.add(at), *words.add(at + 8 * stride as usize)] };
         unroll!(J < D; [0, 1, 2] {
-            mma_u8_s8_k16(a, b[P - 1][J][0], &mut acc[J]);
+            mma_u8_s8_k16(a, [b[P - 1][J][0]], &mut acc[J]);
         });
         unroll!(H < 2; [0, 1] {
-            // Σ digit sum_d · 256^d, the lowest digit's bias left in and taken out with the
-            // scale (one rounding at the sum's magnitude or the bias's, whichever is larger).
+            // Σ digit sum_d · 256^d (each unbiased exactly), then scaled: two roundings.
             let level = |e: usize| {
                 let mut v = 0.0f32;
-                unroll!(J < D - 1; [0, 1] {
+                unroll!(J < D; [0, 1, 2] {
                     v = fma(v, 256.0, f32::from_bits(acc[D - 1 - J][e]) - ACC_BIAS);
                 });
-                let biased = fma(v, 256.0, f32::from_bits(acc[0][e]));
-                u16::from(u8::store(fma(biased, scale, unbias), true))
+                u16::from(u8::store(v * scale, true))
             };
             let pair = level(2 * H) | level(2 * H + 1) << 8;
-            let at = (lane_g + 8 * H as u32) * TENSOR_OUT_STRIDE + 8 * j + 2 * lane_t;
+            let at = staging_at + (lane_g + 8 * H as u32) * TENSOR_OUT_STRIDE + 8 * j + 2 * lane_t;
             // SAFETY: inside this warp's staging area (row < 16, column < 64), 2-aligned.
-            unsafe { *staging.add(at as usize).cast::<u16>() = pair };
+            unsafe { *tile.add(at as usize).cast::<u16>() = pair };
         });
     }
     sync_warp();
+    // SAFETY: inside the dynamic shared memory (`tensor_shared_bytes`).
+    let staging = unsafe { tile.add(staging_at as usize) };
     let (x, y) = (ox + wx, oy + wy);
     if g.channels == 1 && g.out_width.is_multiple_of(16) && x + 64 <= g.out_width {
         unroll!(I < 2; [0, 1] {

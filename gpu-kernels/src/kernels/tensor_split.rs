@@ -146,12 +146,12 @@ pub unsafe fn conv_tensor_split<T: Sample, const R: usize>(
         }
     };
     let vector_loads = g.channels == 1 && g.in_width.is_multiple_of(4) && x0 % 4 == 0;
-    // Whether vector e of the tile lies wholly inside the image (always, in a tile inside).
+    // Whether the tile lies wholly inside the image.
     let whole = x0 >= 0 && y0 >= 0 && x0 as u32 + columns <= g.in_width && y0 as u32 + rows <= g.in_height;
+    // Whether vector e of the tile is one load (used only for tiles not wholly inside).
     let inside = |e: u32| -> bool {
         let (gx, gy) = (x0 + 4 * (e % per_row) as i32, y0 + (e / per_row) as i32);
-        vector_loads
-            && (whole || (gx >= 0 && gy >= 0 && gx as u32 + 4 <= g.in_width && (gy as u32) < g.in_height))
+        vector_loads && gx >= 0 && gy >= 0 && gx as u32 + 4 <= g.in_width && (gy as u32) < g.in_height
     };
     // Fills both planes with the tile times `scale`: the vectors `inside` says are one load, the
     // rest sample by sample with the border resolved. First unscaled, which is right whenever
@@ -261,6 +261,31 @@ pub unsafe fn conv_tensor_split<T: Sample, const R: usize>(
         unsafe { [*high_words.add(at), *low_words.add(at)] }
     };
     let mut acc = [[0.0f32; 4]; 8];
+    // The three products of A's chunk I (`high`, `low`) with B's chunks (`b`; `$h`, `$l` are the
+    // high and low parts of chunk `$k`), each over the windows the chunk feeds (window I - K, if
+    // there is one: the difference wraps when K > I), so consecutive MMAs add to different windows.
+    macro_rules! products {
+        ($mma:ident, $high:expr, $low:expr, |$k:ident| $h:expr, $l:expr) => {
+            unroll!(K < C; [0, 1, 2, 3, 4] {
+                if I.wrapping_sub(K) < 8 {
+                    let $k = K;
+                    $mma($high, $h, &mut acc[I.wrapping_sub(K) % 8]);
+                }
+            });
+            unroll!(K < C; [0, 1, 2, 3, 4] {
+                if I.wrapping_sub(K) < 8 {
+                    let $k = K;
+                    $mma($high, $l, &mut acc[I.wrapping_sub(K) % 8]);
+                }
+            });
+            unroll!(K < C; [0, 1, 2, 3, 4] {
+                if I.wrapping_sub(K) < 8 {
+                    let $k = K;
+                    $mma($low, $h, &mut acc[I.wrapping_sub(K) % 8]);
+                }
+            });
+        };
+    }
     // Pairs of filter rows 2p, 2p + 1: K = 16. A's rows g and g + 8 are output rows g and g + 8;
     // `at` is the lane's word in the row of filter row 2p for output row g.
     let mut at = base;
@@ -273,24 +298,7 @@ pub unsafe fn conv_tensor_split<T: Sample, const R: usize>(
             let (r1, r9) = (load_a(at, 1, I), load_a(at, 9, I));
             let high = [r0[0], r8[0], r1[0], r9[0]];
             let low = [r0[1], r8[1], r1[1], r9[1]];
-            // The three products, each over the windows this chunk feeds (window I - K, if there
-            // is one: the difference wraps when K > I), so consecutive MMAs add to different
-            // windows.
-            unroll!(K < C; [0, 1, 2, 3, 4] {
-                if I.wrapping_sub(K) < 8 {
-                    mma_f16(high, [b[K][0], b[K][1]], &mut acc[I.wrapping_sub(K) % 8]);
-                }
-            });
-            unroll!(K < C; [0, 1, 2, 3, 4] {
-                if I.wrapping_sub(K) < 8 {
-                    mma_f16(high, [b[K][2], b[K][3]], &mut acc[I.wrapping_sub(K) % 8]);
-                }
-            });
-            unroll!(K < C; [0, 1, 2, 3, 4] {
-                if I.wrapping_sub(K) < 8 {
-                    mma_f16(low, [b[K][0], b[K][1]], &mut acc[I.wrapping_sub(K) % 8]);
-                }
-            });
+            products!(mma_f16, high, low, |k| [b[k][0], b[k][1]], [b[k][2], b[k][3]]);
         });
         at += 2 * stride as usize;
     }
@@ -299,21 +307,7 @@ pub unsafe fn conv_tensor_split<T: Sample, const R: usize>(
     unroll!(I < Q; [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11] {
         let (r0, r8) = (load_a(at, 0, I), load_a(at, 8, I));
         let (high, low) = ([r0[0], r8[0]], [r0[1], r8[1]]);
-        unroll!(K < C; [0, 1, 2, 3, 4] {
-            if I.wrapping_sub(K) < 8 {
-                mma_f16_k8(high, b[K][0], &mut acc[I.wrapping_sub(K) % 8]);
-            }
-        });
-        unroll!(K < C; [0, 1, 2, 3, 4] {
-            if I.wrapping_sub(K) < 8 {
-                mma_f16_k8(high, b[K][2], &mut acc[I.wrapping_sub(K) % 8]);
-            }
-        });
-        unroll!(K < C; [0, 1, 2, 3, 4] {
-            if I.wrapping_sub(K) < 8 {
-                mma_f16_k8(low, b[K][0], &mut acc[I.wrapping_sub(K) % 8]);
-            }
-        });
+        products!(mma_f16_k8, high, low, |k| [b[k][0]], [b[k][2]]);
     });
 
     // SAFETY: the last of the `split_words(R)` words.

@@ -238,8 +238,8 @@ a_naive,2048,2048,3,warm,100,0.0010,0.0010,2600,7900,1e-6,0.011,0.9,ok
             },
             gbps: 0.0,
             gflops: 0.0,
-            roofline_ms: 0.0,
-            bound: "memory",
+            memory_ms: 0.0,
+            fp32_ms: 0.0,
         }
     }
 

@@ -61,15 +61,41 @@ pub struct BenchRow {
     pub timing: stats::Timing,
     pub gbps: f64,
     pub gflops: f64,
-    /// The larger of bytes / copy bandwidth and flops / FMA peak.
-    pub roofline_ms: f64,
-    pub bound: &'static str,
+    /// The memory floor: bytes in + out / copy bandwidth.
+    pub memory_ms: f64,
+    /// The FP32 roofline: the flops the variant does / FMA peak.
+    pub fp32_ms: f64,
 }
 
 impl BenchRow {
+    /// The larger of the memory floor and the FP32 roofline.
+    pub fn roofline_ms(&self) -> f64 {
+        self.memory_ms.max(self.fp32_ms)
+    }
+
+    /// Which of the two limits is the larger.
+    pub fn bound(&self) -> &'static str {
+        if self.memory_ms >= self.fp32_ms {
+            "memory"
+        } else {
+            "compute"
+        }
+    }
+
     /// Percentage of the roofline reached (100 = at the hardware limit).
     pub fn percent_of_roofline(&self) -> f64 {
-        100.0 * self.roofline_ms / self.timing.median
+        100.0 * self.roofline_ms() / self.timing.median
+    }
+
+    /// Percentage of the memory floor reached (100 = as fast as copying the bytes).
+    pub fn percent_of_memory_floor(&self) -> f64 {
+        100.0 * self.memory_ms / self.timing.median
+    }
+
+    /// The FP32 roofline over the time: above 1 is faster than FP32 FMAs could compute it
+    /// (possible only on the tensor cores).
+    pub fn times_fp32_roofline(&self) -> f64 {
+        self.fp32_ms / self.timing.median
     }
 }
 
@@ -331,8 +357,6 @@ fn roofline_row(
     } else {
         flops
     };
-    let memory_ms = bytes / machine.copy_gbps / 1e6;
-    let compute_ms = work / machine.fma_gflops / 1e6;
     Ok(BenchRow {
         width: problem.width,
         height: problem.height,
@@ -344,17 +368,13 @@ fn roofline_row(
         timing,
         gbps: bytes / timing.median / 1e6,
         gflops: flops / timing.median / 1e6,
-        roofline_ms: memory_ms.max(compute_ms),
-        bound: if memory_ms >= compute_ms {
-            "memory"
-        } else {
-            "compute"
-        },
+        memory_ms: bytes / machine.copy_gbps / 1e6,
+        fp32_ms: work / machine.fma_gflops / 1e6,
     })
 }
 
 /// The column headers and one row's cells, shared by the CSV, the Markdown and the console table.
-pub const HEADERS: [&str; 13] = [
+pub const HEADERS: [&str; 15] = [
     "size",
     "dtype",
     "channels",
@@ -368,6 +388,8 @@ pub const HEADERS: [&str; 13] = [
     "roofline ms",
     "% roofline",
     "bound",
+    "% memory floor",
+    "x FP32 roofline",
 ];
 
 /// The cells of `row`, in [`HEADERS`] order.
@@ -383,9 +405,11 @@ pub fn cells(row: &BenchRow) -> Vec<String> {
         format!("{:.4}", row.timing.min),
         format!("{:.0}", row.gbps),
         format!("{:.0}", row.gflops),
-        format!("{:.4}", row.roofline_ms),
+        format!("{:.4}", row.roofline_ms()),
         format!("{:.1}", row.percent_of_roofline()),
-        row.bound.to_string(),
+        row.bound().to_string(),
+        format!("{:.1}", row.percent_of_memory_floor()),
+        format!("{:.2}", row.times_fp32_roofline()),
     ]
 }
 
@@ -437,8 +461,10 @@ pub fn markdown(
     let _ = writeln!(
         s,
         "\nTimes are kernel only ({}), median of the timed runs after 3 warm-ups; zero border, \
-         one channel. Roofline = max(bytes in + out / copy bandwidth, flops / FMA peak) with 2k² flops \
-         per pixel (4k for the two separable passes); GFLOP/s counts 2k² per pixel for every variant.\n",
+         one channel. Roofline = max(memory floor, FP32 roofline): memory floor = bytes in + out / copy \
+         bandwidth, FP32 roofline = flops / FMA peak with 2k² flops per pixel (4k for the two \
+         separable passes); GFLOP/s counts 2k² per pixel for every variant. `x FP32 roofline` above \
+         1 is past what FP32 FMAs can do (the tensor-core variants).\n",
         method.describe()
     );
     let _ = writeln!(s, "| {} |", HEADERS.join(" | "));
@@ -470,4 +496,39 @@ pub fn e2e_csv(rows: &[E2eRow]) -> String {
         s += &(e2e_cells(r).join(",") + "\n");
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cells_give_the_memory_floor_and_the_fp32_roofline_each_as_a_fraction_of_the_time() {
+        let row = BenchRow {
+            width: 8192,
+            height: 8192,
+            dtype: DType::U8,
+            channels: 1,
+            filter_size: 9,
+            variant: Variant::Tensor,
+            cache: "warm",
+            timing: stats::Timing {
+                median: 0.125,
+                min: 0.12,
+                runs: 20,
+            },
+            gbps: 0.0,
+            gflops: 0.0,
+            memory_ms: 0.05,
+            fp32_ms: 0.2,
+        };
+        let cells = cells(&row);
+        assert_eq!(cells.len(), HEADERS.len());
+        let cell = |name: &str| cells[HEADERS.iter().position(|h| *h == name).unwrap()].as_str();
+        assert_eq!(cell("roofline ms"), "0.2000");
+        assert_eq!(cell("% roofline"), "160.0");
+        assert_eq!(cell("bound"), "compute");
+        assert_eq!(cell("% memory floor"), "40.0");
+        assert_eq!(cell("x FP32 roofline"), "1.60");
+    }
 }

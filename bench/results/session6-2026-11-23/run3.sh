@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Device run 3 (sixth session, final kernels): old (efdda40) against new, the peers comparison,
+# `--variant auto` on an 8192² f32 image with a general 17×17 filter, and every GPU test.
+set -u
+exec > >(tee $OUT/log) 2>&1
+T0=$(date +%s)
+el() { echo "[t=$(( $(date +%s) - T0 )) s]"; }
+mkdir -p /tmp/bin /tmp/r; for f in host host-old gpu-tests; do gunzip -c target/gpu15/$f.gz > /tmp/bin/$f; done; chmod +x /tmp/bin/*
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
+cp -r target/peers /tmp/peers; chmod -R u+w /tmp/peers
+(cd /tmp/peers && nvcc -O3 -arch=sm_90 -std=c++17 -Xcompiler -fopenmp -o peers peers.cu -lgomp > /tmp/r/nvcc.log 2>&1; echo "nvcc exit $?" >> /tmp/r/nvcc.log) &
+NVCC=$!
+cd /tmp
+U8="--sizes 8192x8192,2048x2048 --filters 3,5,7,9 --dtypes u8 --variants fast,fast-4x2,tensor --runs 20"
+F32="--sizes 8192x8192,2048x2048 --filters 3,9,17,31 --dtypes f32 --variants fast-4x2,tensor-f32 --runs 20"
+for round in 1 2; do
+  for b in host-old host; do
+    timeout 90 /tmp/bin/$b bench $U8 --out /tmp/r/u8-$b-$round > /tmp/r/u8-$b-$round.txt 2>&1; echo "u8 $b round $round exit $?"
+    timeout 90 /tmp/bin/$b bench $F32 --out /tmp/r/f32-$b-$round > /tmp/r/f32-$b-$round.txt 2>&1; echo "f32 $b round $round exit $?"
+  done
+done; el
+wait $NVCC; tail -1 /tmp/r/nvcc.log
+timeout 150 /tmp/peers/peers --sizes 1024,2048,4096,8192 --filters 3,5,7,9,17 --variants g_fast,copy --no-cold --csv /tmp/r/peers.csv > /tmp/r/peers.txt 2>&1; echo "peers exit $?"; el
+timeout 200 /tmp/bin/host bench --sizes 1024x1024,2048x2048,4096x4096,8192x8192 --filters 3,5,7,9,17 --dtypes f32 \
+  --variants fast,fast-4x2,tensor-f32 --runs 30 --peers /tmp/r/peers.csv --out /tmp/r/bench > /tmp/r/bench.txt 2>&1; echo "bench exit $?"
+sed -n '/ours \/ g_fast/,/geometric/p' /tmp/r/bench.txt; el
+python3 -c "import numpy as np; np.random.default_rng(5).random((8192, 8192), dtype=np.float32).tofile('/tmp/in.raw')"
+for k in 5 17 31; do
+  CONV_CACHE_DIR=/tmp/cache-$k timeout 60 /tmp/bin/host -i /tmp/in.raw --width 8192 --height 8192 -o /tmp/out-$k.raw --filter sharpen --mask $k --variant auto 2>&1 | grep -iE "variant auto|error" | head -3
+done; el
+CONV_REQUIRE_GPU=1 timeout 300 /tmp/bin/gpu-tests --test-threads=4 > /tmp/r/gpu-tests.log 2>&1; echo "gpu tests exit $?"
+grep -E "^test result|panicked|FAILED|SKIPPED" /tmp/r/gpu-tests.log | head -8; el
+tar czf $OUT/results.tgz -C /tmp r
