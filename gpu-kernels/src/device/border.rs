@@ -31,6 +31,14 @@ pub fn resolve(i: i32, n: i32, mode: u32) -> i32 {
     }
 }
 
+/// Whether every position outside the image reads as 0 under border `mode`: the zero border, and
+/// [`border::NONE`] (whose outside positions no output uses). A tile loader can then fill what
+/// lies outside with zeros, a branch the whole block takes alike, instead of resolving each pixel.
+#[inline(always)]
+pub fn outside_is_zero(mode: u32) -> bool {
+    mode == border::ZERO || mode == border::NONE
+}
+
 /// The input value at `(x, y)` after border resolution, or 0 where the result is outside the image
 /// (the zero border; with [`border::NONE`], positions no output uses, which must not be read).
 #[inline(always)]

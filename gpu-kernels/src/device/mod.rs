@@ -6,7 +6,7 @@
 //! - [`shared`]: [`dynamic_shared_mem`](shared::dynamic_shared_mem) (as `cuda_std::shared`).
 //! - [`Sample`]: `u8`, `u16`, `f32` samples read as `f32` in [0, 1] and written back, also 4 at a time.
 //! - [`Source`]: where input samples come from ([`Global`], [`ReadOnly`], [`Texture`]).
-//! - [`resolve`], [`fetch_or_zero`]: border handling.
+//! - [`resolve`], [`fetch_or_zero`], [`outside_is_zero`]: border handling.
 //! - [`ParamTaps`], [`TapRead`], [`param_taps!`]: filter taps read from kernel parameters.
 //! - [`fma`], [`correlate`], [`correlate_tile`], [`per_sample`], [`store_sample`], [`store_patch`]:
 //!   the arithmetic and the output side.
@@ -27,7 +27,7 @@ mod source;
 mod taps;
 mod unroll;
 
-pub use border::{fetch_or_zero, resolve};
+pub use border::{fetch_or_zero, outside_is_zero, resolve};
 pub use conv::{
     copy_alpha_tile, correlate_tile, fma, is_alpha, out_index, per_sample, store_patch, store_sample,
 };

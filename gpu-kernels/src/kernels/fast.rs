@@ -4,7 +4,8 @@
 use crate::device::shared::dynamic_shared_mem;
 use crate::device::thread::{block_idx_x, block_idx_y, sync_threads, thread_idx_x, thread_idx_y};
 use crate::device::{
-    F32x4, Global, Sample, TapRead, fetch_or_zero, fma, is_alpha, param_taps, store_patch, unroll,
+    F32x4, Global, Sample, TapRead, fetch_or_zero, fma, is_alpha, outside_is_zero, param_taps, store_patch,
+    unroll,
 };
 use crate::launch::{
     ExactTaps, FAST_BLOCK, FAST_PER_THREAD, Geometry, MAX_FILTER_SIZE, fast_halo, fast_stride, fast_tile,
@@ -154,6 +155,10 @@ unsafe fn fast<T: Sample, const R: usize, const PY: usize>(
                 // SAFETY: the 4 pixels are inside the image (gx is 4-aligned and below the row
                 // width, a multiple of 4) and 16-byte aligned for f32.
                 unsafe { T::load4(input.add(at)) }
+            } else if outside_is_zero(g.border) {
+                // The whole vector is outside (its 4 pixels share a row, and the width is a
+                // multiple of 4).
+                [0.0; 4]
             } else {
                 [0, 1, 2, 3].map(|i| fetch_or_zero(g, &src, gx + i, gy))
             };
