@@ -22,7 +22,8 @@ use kernel_macros::kernel;
 /// aligned), into shared memory. In a single-channel image whose width is a multiple of 4 every
 /// 4 pixels inside the image are one vector load (a tile wholly inside issues its loads in batches
 /// of `LOAD_BATCH` = 4 per thread before storing any, so their latencies overlap), and only vectors
-/// beyond the image's edges resolve the border pixel by pixel; another tile wholly inside (RGB,
+/// beyond the image's edges resolve the border pixel by pixel (or are zeros, under the zero and
+/// `valid` borders); another tile wholly inside (RGB,
 /// RGBA, other widths) gathers 4 pixels of its channel per shared vector, and the remaining tiles
 /// are loaded pixel by pixel with the border resolved. Each thread then computes a
 /// 4 × PY patch of outputs held in registers. Where [`unrolled`] says so (k ≤ 15 for 4 × 4,
@@ -116,7 +117,8 @@ unsafe fn fast<T: Sample, const R: usize, const PY: usize>(
     let first = ty * FAST_BLOCK.0 + tx;
     // A single-channel image whose rows are whole 16-byte vectors: every 4-pixel vector of the
     // tile that lies inside the image is one vector load, and only the vectors beyond its edges
-    // resolve the border pixel by pixel, so blocks at the image's edges stay vectorized too.
+    // resolve the border pixel by pixel (or are zeros), so blocks at the image's edges stay
+    // vectorized too.
     let vectors_ok = g.channels == 1 && g.in_width.is_multiple_of(4) && x0 % 4 == 0;
     let per_row = tile_w / 4;
     let inside = x0 >= 0 && y0 >= 0 && x0 as u32 + tile_w <= g.in_width && y0 as u32 + tile_h <= g.in_height;
