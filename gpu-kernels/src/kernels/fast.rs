@@ -23,14 +23,13 @@ use kernel_macros::kernel;
 /// 4 pixels inside the image are one vector load (a tile wholly inside issues its loads in batches
 /// of `LOAD_BATCH` = 4 per thread before storing any, so their latencies overlap), and only vectors
 /// beyond the image's edges resolve the border pixel by pixel (or are zeros, under the zero and
-/// `valid` borders); another tile wholly inside (RGB,
-/// RGBA, other widths) gathers 4 pixels of its channel per shared vector, and the remaining tiles
-/// are loaded pixel by pixel with the border resolved. Each thread then computes a
-/// 4 × PY patch of outputs held in registers. Where [`unrolled`] says so (k ≤ 15 for 4 × 4,
-/// k ≤ 17 for 4 × 2) it walks the
-/// `PY + 2R` input rows the patch needs, reads each row's `4 + 2RA` pixels once as 16-byte shared
-/// loads and applies them to every output row they feed, with every loop unrolled so each tap is
-/// read at a constant offset of the constant bank. Larger filters loop over filter rows instead
+/// `valid` borders); another tile wholly inside (RGB, RGBA, other widths) gathers 4 pixels of its
+/// channel per shared vector, and the remaining tiles are loaded pixel by pixel with the border
+/// resolved. Each thread then computes a 4 × PY patch of outputs held in registers. Where
+/// [`unrolled`] says so (k ≤ 15 for 4 × 4, k ≤ 17 for 4 × 2) it walks the `PY + 2R` input rows
+/// the patch needs, reads each row's `4 + 2RA` pixels once as 16-byte shared loads and applies
+/// them to every output row they feed, with every loop unrolled so each tap is read at a constant
+/// offset of the constant bank. Larger filters loop over filter rows instead
 /// (reading each input row once per output row), which keeps their code small. Shared-memory
 /// traffic per FMA falls by about `4k / (4 + 2R)` compared with one output per thread, which moves
 /// large filters from the load units onto the FMA units. PY = 4 shares each input row among more
