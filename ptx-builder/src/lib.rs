@@ -108,9 +108,10 @@ pub fn build(workspace: &Path, target_dir: &Path, arch: &str, out: &Path) -> Res
 
 /// The register limit of kernel `name` (PTX `.maxnreg`, what `__launch_bounds__` gives CUDA C++,
 /// for which rustc has no attribute), if it has one. The `fast-4x2` kernels up to radius 4 and
-/// the `fast` (4 × 4) kernels of radius 2 to 4 (256 threads a block) fit in 32 registers without
-/// spilling, which lets 8 blocks share an SM (full occupancy) where ptxas would otherwise take up
-/// to 40 and fit 6. (Larger radii measured slower with the limit; `fast` below radius 2 spills.)
+/// the `fast` (4 × 4) kernels up to radius 4 (for `u16` from radius 2) (256 threads a block) fit
+/// in 32 registers without spilling, which lets 8 blocks share an SM (full occupancy) where ptxas
+/// would otherwise take up to 40 and fit 6. (Larger radii measured slower with the limit; `fast`
+/// for `u16` below radius 2 spills.)
 /// The `tensor-f32` kernels up to radius 8 fit in 64 registers, 4 blocks per SM instead of 3;
 /// the `tensor` (u8) kernel of radius 4 too.
 pub fn register_limit(name: &str) -> Option<u32> {
@@ -123,7 +124,8 @@ pub fn register_limit(name: &str) -> Option<u32> {
     }
     let (rest, smallest) = match name.strip_prefix("conv_fast_4x2_") {
         Some(rest) => (rest, 0),
-        None => (name.strip_prefix("conv_fast_")?, 2),
+        None if name.starts_with("conv_fast_u16_") => (name.strip_prefix("conv_fast_")?, 2),
+        None => (name.strip_prefix("conv_fast_")?, 0),
     };
     let radius: u32 = rest.rsplit("_r").next()?.parse().ok()?;
     (smallest..=4).contains(&radius).then_some(32)
@@ -238,7 +240,8 @@ mod tests {
     fn register_limits_follow_the_parameter_list_of_the_named_entries() {
         assert_eq!(register_limit("conv_fast_4x2_u8_r4"), Some(32));
         assert_eq!(register_limit("conv_fast_4x2_u8_r5"), None);
-        assert_eq!(register_limit("conv_fast_f32_r1"), None);
+        assert_eq!(register_limit("conv_fast_f32_r1"), Some(32));
+        assert_eq!(register_limit("conv_fast_u16_r1"), None);
         assert_eq!(register_limit("conv_tensor_u8_r4"), Some(64));
         assert_eq!(register_limit("conv_tensor_u8_r3"), None);
         assert_eq!(register_limit("conv_fast_f32_r2"), Some(32));

@@ -122,30 +122,38 @@ unsafe fn fast<T: Sample, const R: usize, const PY: usize>(
     let per_row = tile_w / 4;
     let inside = x0 >= 0 && y0 >= 0 && x0 as u32 + tile_w <= g.in_width && y0 as u32 + tile_h <= g.in_height;
     if vectors_ok && inside {
-        // The whole tile is inside the image: no border logic. Loads go in batches of
-        // `LOAD_BATCH` per thread, all issued before any is stored, so their latencies overlap.
-        let total = per_row * tile_h;
-        let mut base = first;
-        while base < total {
-            let mut batch = [F32x4([0.0; 4]); LOAD_BATCH];
-            unroll!(B < LOAD_BATCH; [0, 1, 2, 3] {
-                let e = base + B as u32 * threads;
-                if e < total {
-                    let (q, row) = (e % per_row, e / per_row);
-                    let at = (y0 as usize + row as usize) * g.in_width as usize + x0 as usize + 4 * q as usize;
-                    // SAFETY: the 4 pixels are inside the image and 4-aligned (x0 and the row
-                    // width are multiples of 4).
-                    batch[B] = F32x4(unsafe { T::load4(input.add(at)) });
-                }
-            });
-            unroll!(B < LOAD_BATCH; [0, 1, 2, 3] {
-                let e = base + B as u32 * threads;
-                if e < total {
-                    // SAFETY: `e` indexes a vector inside the tile.
-                    unsafe { *vectors.add(e as usize) = batch[B] };
-                }
-            });
-            base += LOAD_BATCH as u32 * threads;
+        // The whole tile is inside the image: no border logic. Thread `first` loads vector column
+        // `first % per_row` of rows `first / per_row`, then every `row_step`-th row below (the
+        // threads past `row_step` whole rows idle), so its addresses advance by constants. Loads
+        // go in batches of `LOAD_BATCH`, all issued before any is stored, so their latencies
+        // overlap.
+        let row_step = threads / per_row;
+        let (q, first_row) = (first % per_row, first / per_row);
+        if first_row < row_step {
+            let src_step = row_step as usize * g.in_width as usize;
+            let dst_step = (row_step * per_row) as usize;
+            let (mut row, mut dst) = (first_row, first as usize);
+            let mut src =
+                (y0 as usize + first_row as usize) * g.in_width as usize + x0 as usize + 4 * q as usize;
+            while row < tile_h {
+                let mut batch = [F32x4([0.0; 4]); LOAD_BATCH];
+                unroll!(B < LOAD_BATCH; [0, 1, 2, 3] {
+                    if row + B as u32 * row_step < tile_h {
+                        // SAFETY: the 4 pixels are inside the image (the tile is) and 4-aligned
+                        // (x0 and the row width are multiples of 4).
+                        batch[B] = F32x4(unsafe { T::load4(input.add(src + B * src_step)) });
+                    }
+                });
+                unroll!(B < LOAD_BATCH; [0, 1, 2, 3] {
+                    if row + B as u32 * row_step < tile_h {
+                        // SAFETY: a vector of a tile row below `tile_h`, inside the tile.
+                        unsafe { *vectors.add(dst + B * dst_step) = batch[B] };
+                    }
+                });
+                row += LOAD_BATCH as u32 * row_step;
+                src += LOAD_BATCH * src_step;
+                dst += LOAD_BATCH * dst_step;
+            }
         }
     } else if vectors_ok {
         let mut e = first;
