@@ -248,11 +248,11 @@ mod tests {
         assert_eq!(register_limit("conv_fast_u16_r5"), None);
         assert_eq!(register_limit("conv_tensor_split_f32_r8"), Some(64));
         assert_eq!(register_limit("conv_tensor_split_f32_r9"), None);
-        let ptx = ".visible .entry conv_fast_4x2_f32_r1(\n\t.param .u64 a\n)\n{\n}\n.visible .entry conv_fast_f32_r1(\n\t.param .u64 a\n)\n{\n}\n";
+        let ptx = ".visible .entry conv_fast_4x2_f32_r1(\n\t.param .u64 a\n)\n{\n}\n.visible .entry conv_fast_u16_r1(\n\t.param .u64 a\n)\n{\n}\n";
         let tuned = add_register_limits(ptx);
         assert_eq!(
             tuned,
-            ".visible .entry conv_fast_4x2_f32_r1(\n\t.param .u64 a\n)\n.maxnreg 32\n{\n}\n.visible .entry conv_fast_f32_r1(\n\t.param .u64 a\n)\n{\n}\n"
+            ".visible .entry conv_fast_4x2_f32_r1(\n\t.param .u64 a\n)\n.maxnreg 32\n{\n}\n.visible .entry conv_fast_u16_r1(\n\t.param .u64 a\n)\n{\n}\n"
         );
     }
 
