@@ -77,6 +77,8 @@ pub fn fragments(taps: &[f32], radius: usize) -> Vec<u32> {
 mod tests {
     use super::*;
     use gpu_kernels::launch::TENSOR_STRIDE;
+    use rand::rngs::StdRng;
+    use rand::{Rng, SeedableRng};
 
     /// The kernel's arithmetic on the CPU for one window of 8 × 16 outputs: A from an input tile of
     /// bytes, B from the fragments, one m16n8k32 product per pair and digit summed exactly in
@@ -134,22 +136,14 @@ mod tests {
     /// radius, to f32 accuracy, at every output of the window.
     #[test]
     fn the_fragments_compute_the_correlation() {
-        let mut seed = 0x1234_5678u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut rng = StdRng::seed_from_u64(0x1234_5678);
         let stride = TENSOR_STRIDE as usize;
         for radius in 0..=4usize {
             let k = 2 * radius + 1;
-            let taps: Vec<f32> = (0..k * k)
-                .map(|_| (next() % 2001) as f32 / 1000.0 - 1.0)
-                .collect();
+            let taps: Vec<f32> = (0..k * k).map(|_| rng.random_range(-1.0f32..1.0)).collect();
             let words = fragments(&taps, radius);
             assert_eq!(words.len(), tensor_words(radius as u32) as usize);
-            let tile: Vec<u8> = (0..stride * 32).map(|_| next() as u8).collect();
+            let tile: Vec<u8> = (0..stride * 32).map(|_| rng.random()).collect();
             for x in [0, 8, 64] {
                 let got = emulate(&tile, stride, radius, &words, x);
                 for (m, row) in got.iter().enumerate() {

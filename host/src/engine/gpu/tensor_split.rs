@@ -68,6 +68,8 @@ pub fn fragments(taps: &[f32], radius: usize) -> Vec<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rand::rngs::StdRng;
+    use rand::{Rng, SeedableRng};
 
     /// The half of `word` that holds element `e` (0: low).
     fn half_of(word: u32, e: usize) -> f64 {
@@ -124,13 +126,8 @@ mod tests {
     /// radius, within 2^-20 of `Σ|w| · max|x|`, at every output of the window.
     #[test]
     fn the_fragments_compute_the_correlation() {
-        let mut seed = 0x9E37_79B9u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % 2_000_001) as f32 / 1e6 - 1.0
-        };
+        let mut rng = StdRng::seed_from_u64(0x9E37_79B9);
+        let mut next = move || rng.random_range(-1.0f32..1.0);
         let stride = 200;
         for radius in 0..=15usize {
             let k = 2 * radius + 1;
