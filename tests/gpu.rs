@@ -26,6 +26,7 @@ const SEED: u64 = 7;
 /// The size ladder of one test: tiny, thin and odd sizes (smaller than the filter included) with
 /// every filter size and channel count, then one larger image with two filter sizes and one
 /// channel count (the layout `VerifyPlan::standard` uses for the sample type at large sizes).
+/// `fast` and `fast-4x2` also get RGB and RGBA images whose rows are whole 16-byte vectors.
 /// `tensor` also gets a gray image of several whole tiles with a width that is a multiple of 16,
 /// whose inner tiles take its word-load path, with every filter size it has; `tensor-f32` the same
 /// image (its vector path needs a width that is a multiple of 4) with four filter sizes.
@@ -49,6 +50,16 @@ fn plans(variant: Variant, dtype: DType, border: Border) -> Vec<VerifyPlan> {
             layouts: vec![(large_channels, dtype)],
         },
     ];
+    if matches!(variant, Variant::Fast | Variant::Fast4x2) {
+        // RGB rows of whole vectors (a width that is a multiple of 4) take the interleaved
+        // entries up to radius 4 (RGBA at any width).
+        plans.push(VerifyPlan {
+            sizes: vec![(12, 5), (528, 268)],
+            filter_sizes: vec![1, 3, 5, 7, 9, 11],
+            borders: vec![border],
+            layouts: vec![(3, dtype), (4, dtype)],
+        });
+    }
     if variant == Variant::Tensor {
         plans.push(VerifyPlan {
             sizes: vec![(528, 268)],

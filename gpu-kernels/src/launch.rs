@@ -196,9 +196,28 @@ pub const fn fast_stride(radius: u32) -> u32 {
     FAST_TILE.0 + 2 * fast_halo(radius)
 }
 
-/// Shared memory of the `fast` kernel with `rows` output rows per thread.
-pub const fn fast_shared_bytes(radius: u32, rows: u32) -> u32 {
-    fast_stride(radius) * (fast_tile(rows).1 + 2 * radius) * 4
+/// Shared memory of the `fast` kernel with `rows` output rows per thread, for the entries that
+/// filter rows of `channels` interleaved channels as rows of samples (1: one channel per block).
+pub const fn fast_shared_bytes(radius: u32, rows: u32, channels: u32) -> u32 {
+    fast_stride(radius * channels) * (fast_tile(rows).1 + 2 * radius) * 4
+}
+
+/// Channel counts the `fast` kernels have interleaved entries for, `<base>_c<channels>_<t>_r<r>`:
+/// a block filters a run of 128 interleaved samples of every channel, each tap `channels`
+/// samples from the next, so RGB and RGBA rows load and store whole 16-byte vectors as gray
+/// rows do (RGBA's alpha is copied).
+pub const FAST_INTERLEAVED_CHANNELS: [u32; 2] = [3, 4];
+/// Largest radius of the `fast` kernels' interleaved entries.
+pub const FAST_INTERLEAVED_MAX_RADIUS: u32 = 4;
+
+/// Whether the `fast` kernels run `g` on an interleaved entry: RGB or RGBA, radius up to
+/// [`FAST_INTERLEAVED_MAX_RADIUS`], and rows of whole 4-sample vectors from the tile's first
+/// column on (else each channel is its own block, as for other channel counts).
+pub const fn fast_interleaved(g: &Geometry) -> bool {
+    (g.channels == 3 || g.channels == 4)
+        && g.radius <= FAST_INTERLEAVED_MAX_RADIUS
+        && (g.in_width * g.channels).is_multiple_of(4)
+        && (g.offset * g.channels).is_multiple_of(4)
 }
 
 /// Block shape of the fused separable kernel: 32 × 8 threads.

@@ -15,6 +15,15 @@ pub fn fma(a: f32, b: f32, c: f32) -> f32 {
     core::intrinsics::fmaf32(a, b, c)
 }
 
+/// `v`, computed here: an empty `asm` block the compiler may neither move nor drop, so the
+/// instructions that produce `v` stay ahead of it instead of being sunk into a later branch.
+#[inline(always)]
+pub fn computed_here(mut v: f32) -> f32 {
+    // SAFETY: an empty instruction sequence; it only claims to read and write `v`'s register.
+    unsafe { core::arch::asm!("// {v}", v = inout(reg32) v, options(nomem, nostack)) };
+    v
+}
+
 /// Whether this block's channel is the alpha channel of an RGBA image (copied, not filtered).
 #[inline(always)]
 pub fn is_alpha(g: &Geometry, channel: u32) -> bool {

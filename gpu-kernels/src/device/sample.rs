@@ -236,7 +236,7 @@ fn round_to_level(v: f32, levels: f32) -> u32 {
 /// `v` clamped to [0, 1] as `f32::clamp` does (NaN stays NaN), in two `FMNMX.NAN` where
 /// `f32::clamp` compiles to four instructions.
 #[inline(always)]
-fn clamp_keeping_nan(v: f32) -> f32 {
+pub fn clamp_keeping_nan(v: f32) -> f32 {
     let c: f32;
     // SAFETY: register-only instructions.
     unsafe {

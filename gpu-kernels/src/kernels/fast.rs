@@ -4,8 +4,8 @@
 use crate::device::shared::dynamic_shared_mem;
 use crate::device::thread::{block_idx_x, block_idx_y, sync_threads, thread_idx_x, thread_idx_y};
 use crate::device::{
-    F32x4, Global, Sample, TapRead, fetch_or_zero, fma, is_alpha, outside_is_zero, param_taps, store_patch,
-    unroll,
+    F32x4, Global, Sample, TapRead, clamp_keeping_nan, computed_here, fetch_or_zero, fma, is_alpha,
+    outside_is_zero, param_taps, store_patch, unroll,
 };
 use crate::launch::{
     ExactTaps, FAST_BLOCK, FAST_PER_THREAD, Geometry, MAX_FILTER_SIZE, fast_halo, fast_stride, fast_tile,
@@ -41,15 +41,21 @@ use kernel_macros::kernel;
 /// the output. The channels of one tile are neighbouring blocks.
 ///
 /// # Safety
-/// Launch with block `FAST_BLOCK`, `fast_shared_bytes(R, PY)` bytes of dynamic shared memory and
+/// Launch with block `FAST_BLOCK`, `fast_shared_bytes(R, PY, 1)` bytes of dynamic shared memory and
 /// grid `(tiles across · channels, tiles down, 1)`; `g.radius == R`; buffers and taps as for
-/// `constant`.
+/// `constant`. The interleaved entries (`C` = `g.channels` = 3 or 4, where
+/// [`fast_interleaved`](crate::launch::fast_interleaved) holds) take `fast_shared_bytes(R, PY, C)`
+/// bytes and grid `(tiles across the row's out_width · C samples, tiles down, 1)`.
 ///
 /// `ptx-builder`'s `register_limit` caps `conv_fast_4x2_<type>_r0` to `_r4` and
 /// `conv_fast_<type>_r2` to `_r4` at 32 registers (`.maxnreg`), by these entry names.
-#[kernel(types(f32, u8, u16), radius(0..=15), consts(PY = 4))]
-#[kernel(name = conv_fast_4x2, types(f32, u8, u16), radius(0..=15), consts(PY = 2))]
-pub unsafe fn conv_fast<T: Sample, const R: usize, const PY: usize>(
+#[kernel(types(f32, u8, u16), radius(0..=15), consts(PY = 4, C = 1))]
+#[kernel(name = conv_fast_4x2, types(f32, u8, u16), radius(0..=15), consts(PY = 2, C = 1))]
+#[kernel(name = conv_fast_c3, types(f32, u8, u16), radius(0..=4), consts(PY = 4, C = 3))]
+#[kernel(name = conv_fast_c4, types(f32, u8, u16), radius(0..=4), consts(PY = 4, C = 4))]
+#[kernel(name = conv_fast_4x2_c3, types(f32, u8, u16), radius(0..=4), consts(PY = 2, C = 3))]
+#[kernel(name = conv_fast_4x2_c4, types(f32, u8, u16), radius(0..=4), consts(PY = 2, C = 4))]
+pub unsafe fn conv_fast<T: Sample, const R: usize, const PY: usize, const C: usize>(
     input: *const T,
     output: *mut T,
     g: Geometry,
@@ -58,11 +64,11 @@ pub unsafe fn conv_fast<T: Sample, const R: usize, const PY: usize>(
     if unrolled(R, PY) {
         // Every index is a constant: the taps are read straight from the parameter.
         // SAFETY: the caller follows the launch contract above.
-        unsafe { fast::<T, R, PY>(input, output, &g, &taps) }
+        unsafe { fast::<T, R, PY, C>(input, output, &g, &taps) }
     } else {
         let by_address = param_taps!(taps);
         // SAFETY: the caller follows the launch contract above.
-        unsafe { fast::<T, R, PY>(input, output, &g, by_address) }
+        unsafe { fast::<T, R, PY, C>(input, output, &g, by_address) }
     }
 }
 
@@ -79,7 +85,7 @@ const fn unrolled(r: usize, rows: usize) -> bool {
 /// # Safety
 /// As for `conv_fast`.
 #[inline(always)]
-unsafe fn fast<T: Sample, const R: usize, const PY: usize>(
+unsafe fn fast<T: Sample, const R: usize, const PY: usize, const C: usize>(
     input: *const T,
     output: *mut T,
     g: &Geometry,
@@ -90,16 +96,25 @@ unsafe fn fast<T: Sample, const R: usize, const PY: usize>(
     /// Longest input run a thread reads per row (4 outputs plus the largest aligned halo), in `f32`.
     const SEGMENT: usize = (FAST_PER_THREAD.0 + 2 * fast_halo(MAX_FILTER_SIZE / 2)) as usize;
 
+    const {
+        assert!(
+            C == 1 || R * C <= 16,
+            "the interleaved kernels' sample radius is at most 16"
+        )
+    };
     let k = 2 * R + 1;
     let tile = fast_tile(PY as u32);
-    // Columns are loaded with an aligned halo of RA >= R pixels; row reads skip RA - R of them.
-    let ra = fast_halo(R as u32) as usize;
-    let stride = fast_stride(R as u32);
+    // The filter's reach along a row of samples: R pixels of C samples each.
+    let rs = R * C;
+    // Columns are loaded with an aligned halo of RA >= RS samples; row reads skip RA - RS of them.
+    let ra = fast_halo(rs as u32) as usize;
+    let stride = fast_stride(rs as u32);
     let (tile_w, tile_h) = (stride, tile.1 + 2 * R as u32);
     let (tx, ty) = (thread_idx_x(), thread_idx_y());
-    // The channels of a tile are neighbouring blocks, so they run together and share the tile's
-    // rows in L2: an interleaved image is read from DRAM once, not once per channel.
-    let (bx, c) = if g.channels == 1 {
+    // With C = 1, the channels of a tile are neighbouring blocks, so they run together and share
+    // the tile's rows in L2: an interleaved image is read from DRAM once, not once per channel.
+    // With C > 1 a block covers every channel of its run of samples.
+    let (bx, c) = if g.channels == 1 || C > 1 {
         (block_idx_x(), 0)
     } else {
         (block_idx_x() / g.channels, block_idx_x() % g.channels)
@@ -108,7 +123,9 @@ unsafe fn fast<T: Sample, const R: usize, const PY: usize>(
         channel: c,
         ..Global::new(input, g)
     };
-    let x0 = (bx * tile.0 + g.offset) as i32 - ra as i32;
+    // Samples per input row, and of the tile's columns (x is in samples from here on).
+    let row_len = g.in_width * C as u32;
+    let x0 = (bx * tile.0 + g.offset * C as u32) as i32 - ra as i32;
     let y0 = (block_idx_y() * tile.1 + g.offset) as i32 - R as i32;
     let pixels = dynamic_shared_mem::<f32>();
     let vectors = dynamic_shared_mem::<F32x4>();
@@ -118,9 +135,9 @@ unsafe fn fast<T: Sample, const R: usize, const PY: usize>(
     // tile that lies inside the image is one vector load, and only the vectors beyond its edges
     // resolve the border pixel by pixel (or are zeros), so blocks at the image's edges stay
     // vectorized too.
-    let vectors_ok = g.channels == 1 && g.in_width.is_multiple_of(4) && x0 % 4 == 0;
+    let vectors_ok = (g.channels == 1 || C > 1) && row_len.is_multiple_of(4) && x0 % 4 == 0;
     let per_row = tile_w / 4;
-    let inside = x0 >= 0 && y0 >= 0 && x0 as u32 + tile_w <= g.in_width && y0 as u32 + tile_h <= g.in_height;
+    let inside = x0 >= 0 && y0 >= 0 && x0 as u32 + tile_w <= row_len && y0 as u32 + tile_h <= g.in_height;
     if vectors_ok && inside {
         // The whole tile is inside the image: no border logic. Thread `first` loads vector column
         // `first % per_row` of rows `first / per_row`, then every `row_step`-th row below (the
@@ -130,11 +147,11 @@ unsafe fn fast<T: Sample, const R: usize, const PY: usize>(
         let row_step = threads / per_row;
         let (q, first_row) = (first % per_row, first / per_row);
         if first_row < row_step {
-            let src_step = row_step as usize * g.in_width as usize;
+            let src_step = row_step as usize * row_len as usize;
             let dst_step = (row_step * per_row) as usize;
             let (mut row, mut dst) = (first_row, first as usize);
             let mut src =
-                (y0 as usize + first_row as usize) * g.in_width as usize + x0 as usize + 4 * q as usize;
+                (y0 as usize + first_row as usize) * row_len as usize + x0 as usize + 4 * q as usize;
             while row < tile_h {
                 let mut batch = [F32x4([0.0; 4]); LOAD_BATCH];
                 unroll!(B < LOAD_BATCH; [0, 1, 2, 3] {
@@ -159,8 +176,8 @@ unsafe fn fast<T: Sample, const R: usize, const PY: usize>(
         let mut e = first;
         while e < per_row * tile_h {
             let (gx, gy) = (x0 + 4 * (e % per_row) as i32, y0 + (e / per_row) as i32);
-            let v = if gx >= 0 && gy >= 0 && (gx as u32) < g.in_width && (gy as u32) < g.in_height {
-                let at = gy as usize * g.in_width as usize + gx as usize;
+            let v = if gx >= 0 && gy >= 0 && (gx as u32) < row_len && (gy as u32) < g.in_height {
+                let at = gy as usize * row_len as usize + gx as usize;
                 // SAFETY: the 4 pixels are inside the image (gx is 4-aligned and below the row
                 // width, a multiple of 4) and 16-byte aligned for f32.
                 unsafe { T::load4(input.add(at)) }
@@ -169,13 +186,13 @@ unsafe fn fast<T: Sample, const R: usize, const PY: usize>(
                 // multiple of 4).
                 [0.0; 4]
             } else {
-                [0, 1, 2, 3].map(|i| fetch_or_zero(g, &src, gx + i, gy))
+                [0, 1, 2, 3].map(|i| fetch_sample::<T, C>(g, &src, gx + i, gy))
             };
             // SAFETY: `e` indexes a vector inside the tile.
             unsafe { *vectors.add(e as usize) = F32x4(v) };
             e += threads;
         }
-    } else if inside {
+    } else if C == 1 && inside {
         // A tile wholly inside whose rows are not whole vectors (RGB, RGBA, or a width or offset
         // off the multiple of 4): no border logic; each thread gathers 4 neighbouring pixels of its
         // channel (the warp's loads share their cache lines) into one shared vector.
@@ -196,7 +213,9 @@ unsafe fn fast<T: Sample, const R: usize, const PY: usize>(
         while e < tile_w * tile_h {
             let (lx, ly) = (e % tile_w, e / tile_w);
             // SAFETY: e < tile_w · tile_h, the shared size the host allocates for this radius.
-            unsafe { *pixels.add(e as usize) = fetch_or_zero(g, &src, x0 + lx as i32, y0 + ly as i32) };
+            unsafe {
+                *pixels.add(e as usize) = fetch_sample::<T, C>(g, &src, x0 + lx as i32, y0 + ly as i32)
+            };
             e += threads;
         }
     }
@@ -204,10 +223,10 @@ unsafe fn fast<T: Sample, const R: usize, const PY: usize>(
 
     let (px, py) = (FAST_PER_THREAD.0 * tx, PY as u32 * ty);
     let (x, y) = (bx * tile.0 + px, block_idx_y() * tile.1 + py);
-    if x >= g.out_width || y >= g.out_height {
+    if x >= g.out_width * C as u32 || y >= g.out_height {
         return;
     }
-    let alpha = is_alpha(g, c);
+    let alpha = C == 1 && is_alpha(g, c);
     let mut acc = [[0.0f32; 4]; PY];
     if alpha {
         unroll!(OY < PY; [0, 1, 2, 3] {
@@ -237,7 +256,7 @@ unsafe fn fast<T: Sample, const R: usize, const PY: usize>(
                     unroll!(J < k; [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16] {
                         let tap = taps.tap(i as usize * k + J);
                         unroll!(OX < 4; [0, 1, 2, 3] {
-                            acc[OY][OX] = fma(seg[OX + J + ra - R], tap, acc[OY][OX]);
+                            acc[OY][OX] = fma(seg[OX + J * C + ra - rs], tap, acc[OY][OX]);
                         });
                     });
                 }
@@ -260,12 +279,52 @@ unsafe fn fast<T: Sample, const R: usize, const PY: usize>(
                 });
                 unroll!(OX < 4; [0, 1, 2, 3] {
                     unroll!(J < k; [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30] {
-                        acc[OY][OX] = fma(seg[OX + J + ra - R], row_taps[J], acc[OY][OX]);
+                        acc[OY][OX] = fma(seg[OX + J * C + ra - rs], row_taps[J], acc[OY][OX]);
                     });
                 });
             });
         }
     }
-    // SAFETY: the launch contract; (x, y) is inside the output (checked above).
-    unsafe { store_patch(output, g, x, y, c, &acc) };
+    if C == 1 {
+        // SAFETY: the launch contract; (x, y) is inside the output (checked above).
+        unsafe { store_patch(output, g, x, y, c, &acc) };
+    } else {
+        // Output samples x..x + 4 of a row of `out_width · C`, stored as a gray row that long.
+        let mut rows = Geometry {
+            out_width: g.out_width * C as u32,
+            channels: 1,
+            ..*g
+        };
+        if C == 4 {
+            // x is a multiple of 4, so sample 3 of the patch is alpha: the input sample it is
+            // centred on, stored unclamped (the colour samples are clamped here instead).
+            rows.clamp = 0;
+            unroll!(OY < PY; [0, 1, 2, 3] {
+                let at = (py as usize + OY + R) * stride as usize + px as usize + 3 + ra;
+                // SAFETY: inside the tile.
+                acc[OY][3] = unsafe { *pixels.add(at) };
+                if g.clamp != 0 {
+                    unroll!(OX < 3; [0, 1, 2] { acc[OY][OX] = clamp_keeping_nan(acc[OY][OX]) });
+                }
+            });
+        }
+        // Every output row is computed before any is stored: LLVM would otherwise sink a row's
+        // FMAs into its store's bounds check, so the input rows they read stay live until then.
+        let acc = acc.map(|row| row.map(computed_here));
+        // SAFETY: the launch contract; (x, y) is inside the output (checked above).
+        unsafe { store_patch(output, &rows, x, y, 0, &acc) };
+    }
+}
+
+/// Sample `s` of input row `y` after border resolution: with `C` > 1 channels the row's
+/// interleaved samples, pixel `s / C`'s channel `s % C`; with `C` = 1, pixel `s` of `src`'s
+/// channel.
+#[inline(always)]
+fn fetch_sample<T: Sample, const C: usize>(g: &Geometry, src: &Global<T>, s: i32, y: i32) -> f32 {
+    if C == 1 {
+        fetch_or_zero(g, src, s, y)
+    } else {
+        let channel = s.rem_euclid(C as i32) as u32;
+        fetch_or_zero(g, &Global { channel, ..*src }, s.div_euclid(C as i32), y)
+    }
 }

@@ -17,7 +17,7 @@ use std::ffi::c_void;
 pub struct Kernel<'a> {
     variant: Variant,
     dtype: DType,
-    /// Per pass: its one entry point, or one per radius (index = radius).
+    /// Per pass: its entry points, as [`Pass::entry_names`](super::variant::Pass::entry_names) lists them.
     functions: Vec<Vec<Function<'a>>>,
 }
 
@@ -96,14 +96,7 @@ impl Gpu {
             .passes
             .iter()
             .map(|pass| {
-                let names: Vec<String> = if pass.per_radius {
-                    (0..=spec.max_radius)
-                        .map(|r| format!("{}_{t}_r{r}", pass.entry))
-                        .collect()
-                } else {
-                    vec![format!("{}_{t}", pass.entry)]
-                };
-                names
+                pass.entry_names(t, spec.max_radius)
                     .iter()
                     .map(|name| {
                         self.module
@@ -173,11 +166,7 @@ impl Gpu {
         };
         let spec = job.variant.spec();
         for ((pass, functions), taps) in spec.passes.iter().zip(&kernel.functions).zip(&job.taps) {
-            let function = if pass.per_radius {
-                &functions[g.radius as usize]
-            } else {
-                &functions[0]
-            };
+            let function = &functions[pass.function_index(&g, spec.max_radius)];
             let args = ConvArgs {
                 input: address(pass.reads)?,
                 output: address(pass.writes)?,

@@ -29,14 +29,24 @@ pub(super) fn tiled_cache(g: &Geometry) -> LaunchConfig {
     LaunchConfig::tiles(g, block, block, launch::TILED_CACHE_SHARED_BYTES)
 }
 
-/// The channels of a tile are neighbouring blocks along x (grid z = 1), so they run together.
+/// The interleaved entries cover a row of `out_width · channels` samples; the others put the
+/// channels of a tile in neighbouring blocks along x (grid z = 1), so they run together.
 pub(super) fn fast<const I: usize>(g: &Geometry) -> LaunchConfig {
     let rows = launch::FAST_ROWS[I];
-    let shared_bytes = launch::fast_shared_bytes(g.radius, rows);
-    let tiles = LaunchConfig::tiles(g, launch::fast_tile(rows), launch::FAST_BLOCK, shared_bytes);
+    let tile = launch::fast_tile(rows);
+    let (samples, planes) = if launch::fast_interleaved(g) {
+        (g.channels, 1)
+    } else {
+        (1, g.channels)
+    };
     LaunchConfig {
-        grid: (tiles.grid.0 * g.channels, tiles.grid.1, 1),
-        ..tiles
+        grid: (
+            (g.out_width * samples).div_ceil(tile.0) * planes,
+            g.out_height.div_ceil(tile.1),
+            1,
+        ),
+        block: launch::FAST_BLOCK,
+        shared_bytes: launch::fast_shared_bytes(g.radius, rows, samples),
     }
 }
 

@@ -109,11 +109,49 @@ pub struct Pass {
     pub entry: &'static str,
     /// One entry point per radius, `<entry>_<type>_r<r>`, instead of `<entry>_<type>`.
     pub per_radius: bool,
+    /// Also the `fast` kernels' interleaved entries, `<entry>_c<channels>_<type>_r<r>`, taken where
+    /// [`launch::fast_interleaved`] holds.
+    pub interleaved: bool,
     pub reads: Buffer,
     pub writes: Buffer,
     pub taps: TapsArg,
     /// The launch shape for a geometry.
     pub config: fn(&Geometry) -> LaunchConfig,
+}
+
+impl Pass {
+    /// The pass's entry points for samples with name suffix `t` (see [`Pass::function_index`]).
+    pub fn entry_names(&self, t: &str, max_radius: usize) -> Vec<String> {
+        if !self.per_radius {
+            return vec![format!("{}_{t}", self.entry)];
+        }
+        let mut names: Vec<String> = (0..=max_radius)
+            .map(|r| format!("{}_{t}_r{r}", self.entry))
+            .collect();
+        if self.interleaved {
+            for c in launch::FAST_INTERLEAVED_CHANNELS {
+                let radii = 0..=launch::FAST_INTERLEAVED_MAX_RADIUS;
+                names.extend(radii.map(|r| format!("{}_c{c}_{t}_r{r}", self.entry)));
+            }
+        }
+        names
+    }
+
+    /// The index in [`Pass::entry_names`] of the entry that runs geometry `g`.
+    pub fn function_index(&self, g: &Geometry, max_radius: usize) -> usize {
+        let r = g.radius as usize;
+        if !self.per_radius {
+            0
+        } else if self.interleaved && launch::fast_interleaved(g) {
+            let radii = launch::FAST_INTERLEAVED_MAX_RADIUS as usize + 1;
+            let c = launch::FAST_INTERLEAVED_CHANNELS
+                .iter()
+                .position(|&c| c == g.channels);
+            max_radius + 1 + c.unwrap_or_default() * radii + r
+        } else {
+            r
+        }
+    }
 }
 
 /// Where a variant's input lives on the device.
@@ -159,6 +197,7 @@ const fn single(entry: &'static str, taps: TapsArg, config: fn(&Geometry) -> Lau
     Pass {
         entry,
         per_radius: false,
+        interleaved: false,
         reads: Buffer::Input,
         writes: Buffer::Output,
         taps,
@@ -307,7 +346,10 @@ pub static REGISTRY: [Spec; 15] = [
             Variant::Fast,
             "fast",
             "4x4 outputs per thread in registers, radius fixed at compile time",
-            &[per_radius(names::FAST, TapsArg::Filter, fast::<0>)],
+            &[Pass {
+                interleaved: true,
+                ..per_radius(names::FAST, TapsArg::Filter, fast::<0>)
+            }],
         )
     },
     Spec {
@@ -317,7 +359,10 @@ pub static REGISTRY: [Spec; 15] = [
             Variant::Fast4x2,
             "fast-4x2",
             "4x2 outputs per thread in registers: half the tile, fewer registers",
-            &[per_radius(names::FAST_4X2, TapsArg::Filter, fast::<1>)],
+            &[Pass {
+                interleaved: true,
+                ..per_radius(names::FAST_4X2, TapsArg::Filter, fast::<1>)
+            }],
         )
     },
     Spec {
