@@ -40,6 +40,15 @@ use kernel_macros::kernel;
 /// `(bx·128 + 4·tx + ox, by·8·PY + PY·ty + oy)`, `ox < 4`, `oy < PY`, of channel `c`, where inside
 /// the output. The channels of one tile are neighbouring blocks.
 ///
+/// # Interleaved channels
+/// The entries `conv_fast[_4x2]_c3_*` and `_c4_*` (`C` = 3 or 4, radius up to 4) filter an RGB or
+/// RGBA image's rows as rows of `width · C` samples whose taps are `C` samples apart: block
+/// `(bx, by)` produces samples `bx·128 .. bx·128 + 128` of its rows, every channel at once, so its
+/// tile is loaded and its results stored as whole 16-byte vectors, as for gray rows (where one
+/// block per channel gathers 4 samples 12 or 16 bytes apart per vector and stores them one by
+/// one). A sample beyond a row's ends is pixel `s / C`'s channel `s % C`, resolved by the border.
+/// In RGBA the 4th sample of a thread's 4 is alpha, copied from the input.
+///
 /// # Safety
 /// Launch with block `FAST_BLOCK`, `fast_shared_bytes(R, PY, 1)` bytes of dynamic shared memory and
 /// grid `(tiles across · channels, tiles down, 1)`; `g.radius == R`; buffers and taps as for
@@ -47,8 +56,9 @@ use kernel_macros::kernel;
 /// [`fast_interleaved`](crate::launch::fast_interleaved) holds) take `fast_shared_bytes(R, PY, C)`
 /// bytes and grid `(tiles across the row's out_width · C samples, tiles down, 1)`.
 ///
-/// `ptx-builder`'s `register_limit` caps `conv_fast_4x2_<type>_r0` to `_r4` and
-/// `conv_fast_<type>_r2` to `_r4` at 32 registers (`.maxnreg`), by these entry names.
+/// `ptx-builder`'s `register_limit` caps `conv_fast_4x2_<type>_r0` to `_r4`,
+/// `conv_fast_<type>_r0` to `_r4` (`u16` from `_r2`) and most interleaved entries at 32 registers
+/// (`.maxnreg`), by these entry names.
 #[kernel(types(f32, u8, u16), radius(0..=15), consts(PY = 4, C = 1))]
 #[kernel(name = conv_fast_4x2, types(f32, u8, u16), radius(0..=15), consts(PY = 2, C = 1))]
 #[kernel(name = conv_fast_c3, types(f32, u8, u16), radius(0..=4), consts(PY = 4, C = 3))]
