@@ -16,62 +16,48 @@ fn kernel(name: &str) -> &'static str {
     &rest[..end]
 }
 
-/// Every entry point of kernel `base`, one per sample type, with its name.
-fn each_type(base: &str) -> impl Iterator<Item = (String, &'static str)> {
-    DTYPES.iter().map(move |t| {
-        let name = format!("{base}_{t}");
+/// The named entry points, each with its body.
+fn with_bodies(names: impl Iterator<Item = String>) -> impl Iterator<Item = (String, &'static str)> {
+    names.map(|name| {
         let body = kernel(&name);
         (name, body)
     })
+}
+
+/// Every entry point of kernel `base`, one per sample type, with its name.
+fn each_type(base: &str) -> impl Iterator<Item = (String, &'static str)> {
+    with_bodies(DTYPES.iter().map(move |t| format!("{base}_{t}")))
 }
 
 /// Every entry point of a kernel compiled per radius (`fast`, `separable-fused`): one per sample
 /// type and radius.
 fn radius_entries(base: &'static str) -> impl Iterator<Item = (String, &'static str)> {
-    DTYPES.iter().flat_map(move |t| {
-        (0..=MAX_RADIUS).map(move |r| {
-            let name = format!("{base}_{t}_r{r}");
-            let body = kernel(&name);
-            (name, body)
-        })
-    })
+    with_bodies(
+        DTYPES
+            .iter()
+            .flat_map(move |t| (0..=MAX_RADIUS).map(move |r| format!("{base}_{t}_r{r}"))),
+    )
 }
 
-/// Every interleaved (RGB, RGBA) entry point of a `fast` kernel: one per channel count, sample
-/// type and radius up to `FAST_INTERLEAVED_MAX_RADIUS`.
-fn interleaved_entries(base: &'static str) -> impl Iterator<Item = (String, &'static str)> {
-    FAST_INTERLEAVED_CHANNELS.iter().flat_map(move |c| {
-        DTYPES.iter().flat_map(move |t| {
-            (0..=FAST_INTERLEAVED_MAX_RADIUS).map(move |r| {
-                let name = format!("{base}_c{c}_{t}_r{r}");
-                let body = kernel(&name);
-                (name, body)
-            })
-        })
-    })
-}
-
-/// Every entry point of a `fast` kernel: gray (one channel per block) and interleaved.
+/// Every entry point of a `fast` kernel: gray (one channel per block), then interleaved (RGB,
+/// RGBA), one per channel count, sample type and radius up to `FAST_INTERLEAVED_MAX_RADIUS`.
 fn fast_entries(base: &'static str) -> impl Iterator<Item = (String, &'static str)> {
-    radius_entries(base).chain(interleaved_entries(base))
+    let interleaved = FAST_INTERLEAVED_CHANNELS.iter().flat_map(move |c| {
+        DTYPES.iter().flat_map(move |t| {
+            (0..=FAST_INTERLEAVED_MAX_RADIUS).map(move |r| format!("{base}_c{c}_{t}_r{r}"))
+        })
+    });
+    radius_entries(base).chain(with_bodies(interleaved))
 }
 
 /// Every entry point of the `tensor` kernel: 8-bit samples, radius 0 to 4.
 fn tensor_entries() -> impl Iterator<Item = (String, &'static str)> {
-    (0..=TENSOR_MAX_RADIUS).map(|r| {
-        let name = format!("{}_u8_r{r}", names::TENSOR);
-        let body = kernel(&name);
-        (name, body)
-    })
+    with_bodies((0..=TENSOR_MAX_RADIUS).map(|r| format!("{}_u8_r{r}", names::TENSOR)))
 }
 
 /// Every entry point of the `tensor-f32` kernel: `f32` samples, radius 0 to 15.
 fn split_entries() -> impl Iterator<Item = (String, &'static str)> {
-    (0..=SPLIT_MAX_RADIUS).map(|r| {
-        let name = format!("{}_f32_r{r}", names::TENSOR_SPLIT);
-        let body = kernel(&name);
-        (name, body)
-    })
+    with_bodies((0..=SPLIT_MAX_RADIUS).map(|r| format!("{}_f32_r{r}", names::TENSOR_SPLIT)))
 }
 
 fn pointer_params(body: &str) -> usize {
