@@ -502,6 +502,57 @@ impl Variant {
 mod tests {
     use super::*;
 
+    /// The entry a `fast` pass launches: interleaved for RGB and RGBA rows of whole vectors up to
+    /// the interleaved radius, else the one-channel-per-block entry of the radius.
+    #[test]
+    fn fast_passes_pick_the_interleaved_entry_where_rows_are_whole_vectors() {
+        let pass = &Variant::Fast4x2.spec().passes[0];
+        let max = Variant::Fast4x2.spec().max_radius;
+        let names = pass.entry_names("f32", max);
+        let entry = |width: u32, channels: u32, radius: u32, offset: u32| {
+            let g = Geometry {
+                in_width: width,
+                channels,
+                radius,
+                offset,
+                ..Geometry::default()
+            };
+            names[pass.function_index(&g, max)].as_str()
+        };
+        assert_eq!(entry(64, 1, 2, 0), "conv_fast_4x2_f32_r2");
+        assert_eq!(entry(64, 3, 2, 0), "conv_fast_4x2_c3_f32_r2");
+        assert_eq!(entry(63, 3, 2, 0), "conv_fast_4x2_f32_r2");
+        assert_eq!(entry(63, 4, 0, 0), "conv_fast_4x2_c4_f32_r0");
+        assert_eq!(entry(64, 4, 4, 0), "conv_fast_4x2_c4_f32_r4");
+        assert_eq!(entry(64, 4, 5, 0), "conv_fast_4x2_f32_r5");
+        assert_eq!(entry(64, 3, 1, 1), "conv_fast_4x2_f32_r1");
+        assert_eq!(entry(64, 4, 1, 1), "conv_fast_4x2_c4_f32_r1");
+        assert_eq!(entry(64, 2, 1, 0), "conv_fast_4x2_f32_r1");
+        let naive = &Variant::Naive.spec().passes[0];
+        assert_eq!(naive.entry_names("u8", max), ["conv_naive_u8"]);
+        // 300 RGB pixels are 900 samples: 8 blocks of 128 along x, with the RGB tile's halo of 4
+        // samples each side; the same image one channel per block has 3 blocks of 128 pixels per
+        // channel.
+        let rgb = Geometry {
+            in_width: 300,
+            out_width: 300,
+            out_height: 16,
+            channels: 3,
+            radius: 1,
+            ..Geometry::default()
+        };
+        let config = (pass.config)(&rgb);
+        assert_eq!(config.grid, (8, 1, 1));
+        assert_eq!(config.shared_bytes, launch::fast_shared_bytes(1, 2, 3));
+        let config = (pass.config)(&Geometry {
+            in_width: 301,
+            out_width: 301,
+            ..rgb
+        });
+        assert_eq!(config.grid, (9, 1, 1));
+        assert_eq!(config.shared_bytes, launch::fast_shared_bytes(1, 2, 1));
+    }
+
     #[test]
     fn the_registry_describes_every_variant_once_in_order() {
         let listed: Vec<Variant> = REGISTRY.iter().map(|s| s.variant).collect();
