@@ -11,6 +11,7 @@ use cust::function::Function;
 use cust::stream::Stream;
 use gpu_kernels::launch::{Geometry, Taps};
 use std::ffi::c_void;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 /// A variant's kernels resolved from the module for one sample type, ready to launch; resolving
 /// happens outside timed regions.
@@ -18,7 +19,15 @@ pub struct Kernel<'a> {
     variant: Variant,
     dtype: DType,
     /// Per pass: its entry points, as [`Pass::entry_names`](super::variant::Pass::entry_names) lists them.
-    functions: Vec<Vec<Function<'a>>>,
+    functions: Vec<Vec<Entry<'a>>>,
+}
+
+/// A resolved entry point and the dynamic shared memory it has been allowed so far.
+struct Entry<'a> {
+    function: Function<'a>,
+    /// Bytes; past [`DEFAULT_SHARED_LIMIT`] only once `cuFuncSetAttribute` has allowed them, so
+    /// the attribute is set once per entry and size, not on every launch.
+    shared_allowed: AtomicU32,
 }
 
 impl Kernel<'_> {
@@ -45,8 +54,8 @@ struct ConvArgs<'a> {
 }
 
 impl ConvArgs<'_> {
-    /// Queues `function` with these arguments.
-    fn launch(&self, stream: &Stream, function: &Function<'_>, config: LaunchConfig) -> Result<()> {
+    /// Queues `entry` with these arguments.
+    fn launch(&self, stream: &Stream, entry: &Entry<'_>, config: LaunchConfig) -> Result<()> {
         if config.grid.1 > 65_535 {
             return Err(Error::Launch(format!(
                 "the image is too tall for this kernel ({} block rows, at most 65535)",
@@ -57,7 +66,8 @@ impl ConvArgs<'_> {
             TapsParam::Pointer(p) => arg(p),
             TapsParam::Value(t) => arg(*t),
         };
-        if config.shared_bytes > DEFAULT_SHARED_LIMIT {
+        let function = &entry.function;
+        if config.shared_bytes > entry.shared_allowed.load(Ordering::Relaxed) {
             // SAFETY: `function` is a live handle of the loaded module; the attribute takes a
             // byte count (below the GPU's opt-in limit, else the driver refuses it).
             let status = unsafe {
@@ -68,6 +78,7 @@ impl ConvArgs<'_> {
                 )
             };
             check("allow a kernel more than 48 KiB of shared memory", status)?;
+            entry.shared_allowed.store(config.shared_bytes, Ordering::Relaxed);
         }
         let args = [arg(&self.input), arg(&self.output), arg(&self.geometry), last];
         let block = (config.block.0, config.block.1, 1);
@@ -99,9 +110,14 @@ impl Gpu {
                 pass.entry_names(t, spec.max_radius)
                     .iter()
                     .map(|name| {
-                        self.module
+                        let function = self
+                            .module
                             .get_function(name)
-                            .map_err(cuda("find a kernel in the module"))
+                            .map_err(cuda("find a kernel in the module"))?;
+                        Ok(Entry {
+                            function,
+                            shared_allowed: AtomicU32::new(DEFAULT_SHARED_LIMIT),
+                        })
                     })
                     .collect::<Result<Vec<_>>>()
             })
@@ -166,7 +182,7 @@ impl Gpu {
         };
         let spec = job.variant.spec();
         for ((pass, functions), taps) in spec.passes.iter().zip(&kernel.functions).zip(&job.taps) {
-            let function = &functions[pass.function_index(&g, spec.max_radius)];
+            let entry = &functions[pass.function_index(&g, spec.max_radius)];
             let args = ConvArgs {
                 input: address(pass.reads)?,
                 output: address(pass.writes)?,
@@ -177,7 +193,7 @@ impl Gpu {
                     PassTaps::Words(words) => TapsParam::Pointer(words.as_device_ptr().as_raw()),
                 },
             };
-            args.launch(stream, function, (pass.config)(&g))?;
+            args.launch(stream, entry, (pass.config)(&g))?;
         }
         Ok(())
     }
