@@ -43,10 +43,12 @@ const ACC_BIAS: f32 = 12_582_912.0;
 /// vector of [`TENSOR_HALO`] each side) × `64 + 2R + 1` rows, as bytes into shared memory with
 /// rows [`TENSOR_STRIDE`] apart. In a single-channel image whose rows are whole 16-byte vectors
 /// every vector inside the image is one load (a tile wholly inside checks none of them) and only
-/// vectors beyond its edges resolve the border byte by byte; other images are loaded byte by
-/// byte. Each warp stages its 64 × 16 output bytes in its own area of shared memory and writes
+/// vectors beyond its edges resolve the border byte by byte. In an RGB or RGBA image whose rows
+/// are whole words, a tile wholly inside is loaded 4 pixels (3 or 4 words) per thread and load,
+/// keeping the block's channel. Other tiles are loaded byte by byte. Each warp stages its 64 × 16 output bytes in its own area of shared memory and writes
 /// them as 16-byte vectors where the output's rows are whole vectors (single channel), else byte
-/// by byte, consecutive lanes on consecutive pixels.
+/// by byte, consecutive lanes on consecutive pixels (with constant address steps where the warp's
+/// outputs are all inside the image).
 ///
 /// # Thread mapping
 /// Warp `w` (= `ty`) computes the 64 × 16 outputs at `(64 · (w % 2), 16 · (w / 2))` of the tile,
@@ -153,6 +155,34 @@ pub unsafe fn conv_tensor<T: Sample, const R: usize>(
                 unsafe { *vectors.add((row * (TENSOR_STRIDE / 16) + q) as usize) = Bytes16(batch[B]) };
             }
         });
+    } else if (g.channels == 3 || g.channels == 4)
+        && (g.in_width * g.channels).is_multiple_of(4)
+        && x0 % 4 == 0
+        && x0 >= 0
+        && y0 >= 0
+        && x0 as u32 + TENSOR_COLUMNS <= g.in_width
+        && y0 as u32 + rows <= g.in_height
+    {
+        // A tile wholly inside an RGB or RGBA image whose rows are whole words: each thread loads
+        // the 12 or 16 interleaved bytes of 4 pixels as words and keeps its channel's 4 bytes as
+        // one word of the tile (instead of 4 byte loads with the border resolved).
+        let per_row = TENSOR_COLUMNS / 4;
+        let mut e = first;
+        while e < per_row * rows {
+            let (q, row) = (e % per_row, e / per_row);
+            let pixel = (y0 as usize + row as usize) * g.in_width as usize + x0 as usize + 4 * q as usize;
+            let at = bytes.wrapping_add(pixel * channels).cast::<u32>();
+            // SAFETY: the 4 pixels are inside the image (the tile is) and their first byte is
+            // 4-aligned (the pixel index is a multiple of 4, or the row and the tile start on
+            // words with 4 channels); the host's buffers are 256-byte aligned.
+            let w = [0, 1, 2, 3].map(|i| if i < channels { unsafe { *at.add(i) } } else { 0 });
+            // SAFETY: inside the shared tile (row < rows, word q < 40 <= stride / 4).
+            unsafe {
+                *tile.cast::<u32>().add((row * (TENSOR_STRIDE / 4) + q) as usize) =
+                    channel_word(w, g.channels, c)
+            };
+            e += threads;
+        }
     } else {
         let mut e = first;
         while e < TENSOR_COLUMNS * rows {
@@ -248,6 +278,22 @@ pub unsafe fn conv_tensor<T: Sample, const R: usize>(
                 }
             }
         });
+    } else if x + 64 <= g.out_width && y + 16 <= g.out_height {
+        // The warp's outputs are all inside: lane `tx` stores columns tx and tx + 32 of each row
+        // (to its channel's sample), at addresses that advance by constants.
+        let step = 32 * channels;
+        let row_samples = g.out_width as usize * channels;
+        let mut at = out_index(&g, x + tx, y, c);
+        unroll!(ROW < 16; [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] {
+            unroll!(H < 2; [0, 1] {
+                // SAFETY: inside the staging area (row < 16, column < 64) and the output (checked).
+                unsafe {
+                    let v = *staging.add(ROW * TENSOR_OUT_STRIDE as usize + tx as usize + 32 * H);
+                    *output.cast::<u8>().add(at + H * step) = v;
+                }
+            });
+            at += row_samples;
+        });
     } else {
         let mut e = tx;
         while e < 16 * 64 {
@@ -262,4 +308,24 @@ pub unsafe fn conv_tensor<T: Sample, const R: usize>(
             e += 32;
         }
     }
+}
+
+/// Channel `c`'s bytes of 4 interleaved pixels held in `w` (the first 12 bytes for RGB, all 16 for
+/// RGBA, little-endian), as one word: pixel `p`'s byte `p · channels + c` becomes byte `p`.
+#[inline(always)]
+fn channel_word(w: [u32; 4], channels: u32, c: u32) -> u32 {
+    let pair = |lo: u32, hi: u32| u64::from(lo) | u64::from(hi) << 32;
+    let byte = |v: u64, bit: u32| (v >> bit) as u32 & 0xff;
+    let bytes = if channels == 4 {
+        [0, 1, 2, 3].map(|p| byte(u64::from(w[p]), 8 * c))
+    } else {
+        // Byte 3p + c: in w0 for p = 0, w0..w1 for p = 1, w1..w2 for p = 2, w2 for p = 3.
+        [
+            byte(u64::from(w[0]), 8 * c),
+            byte(pair(w[0], w[1]), 24 + 8 * c),
+            byte(pair(w[1], w[2]), 16 + 8 * c),
+            byte(u64::from(w[2]), 8 + 8 * c),
+        ]
+    };
+    bytes[0] | bytes[1] << 8 | bytes[2] << 16 | bytes[3] << 24
 }
