@@ -164,24 +164,47 @@ pub unsafe fn conv_tensor<T: Sample, const R: usize>(
         && y0 as u32 + rows <= g.in_height
     {
         // A tile wholly inside an RGB or RGBA image whose rows are whole words: each thread loads
-        // the 12 or 16 interleaved bytes of 4 pixels as words and keeps its channel's 4 bytes as
-        // one word of the tile (instead of 4 byte loads with the border resolved).
+        // the 12 or 16 interleaved bytes of 4 pixels (as words, or as one 16-byte vector for RGBA
+        // rows of whole vectors) and keeps its channel's 4 bytes as one word of the tile (instead
+        // of 4 byte loads with the border resolved). Loads go in pairs, both issued before
+        // any is stored, so their latencies overlap.
+        const LOAD_BATCH: usize = 2;
         let per_row = TENSOR_COLUMNS / 4;
+        let total = per_row * rows;
+        let vector = g.channels == 4 && g.in_width.is_multiple_of(4);
         let mut e = first;
-        while e < per_row * rows {
-            let (q, row) = (e % per_row, e / per_row);
-            let pixel = (y0 as usize + row as usize) * g.in_width as usize + x0 as usize + 4 * q as usize;
-            let at = bytes.wrapping_add(pixel * channels).cast::<u32>();
-            // SAFETY: the 4 pixels are inside the image (the tile is) and their first byte is
-            // 4-aligned (the pixel index is a multiple of 4, or the row and the tile start on
-            // words with 4 channels); the host's buffers are 256-byte aligned.
-            let w = [0, 1, 2, 3].map(|i| if i < channels { unsafe { *at.add(i) } } else { 0 });
-            // SAFETY: inside the shared tile (row < rows, word q < 40 <= stride / 4).
-            unsafe {
-                *tile.cast::<u32>().add((row * (TENSOR_STRIDE / 4) + q) as usize) =
-                    channel_word(w, g.channels, c)
-            };
-            e += threads;
+        while e < total {
+            let mut batch = [[0u32; 4]; LOAD_BATCH];
+            unroll!(B < LOAD_BATCH; [0, 1, 2, 3] {
+                let f = e + B as u32 * threads;
+                if f < total {
+                    let (q, row) = (f % per_row, f / per_row);
+                    let pixel = (y0 as usize + row as usize) * g.in_width as usize + x0 as usize + 4 * q as usize;
+                    let at = bytes.wrapping_add(pixel * channels);
+                    // SAFETY: the 4 pixels are inside the image (the tile is). Their first byte is
+                    // 4-aligned (the row and the tile start on words), and 16-aligned for RGBA
+                    // rows of whole vectors (pixel is a multiple of 4); the host's buffers are
+                    // 256-byte aligned.
+                    batch[B] = if vector {
+                        unsafe { Bytes16::load_global(at) }.0
+                    } else {
+                        let words = at.cast::<u32>();
+                        [0, 1, 2, 3].map(|i| if i < channels { unsafe { *words.add(i) } } else { 0 })
+                    };
+                }
+            });
+            unroll!(B < LOAD_BATCH; [0, 1, 2, 3] {
+                let f = e + B as u32 * threads;
+                if f < total {
+                    let (q, row) = (f % per_row, f / per_row);
+                    // SAFETY: inside the shared tile (row < rows, word q < 40 <= stride / 4).
+                    unsafe {
+                        *tile.cast::<u32>().add((row * (TENSOR_STRIDE / 4) + q) as usize) =
+                            channel_word(batch[B], g.channels, c)
+                    };
+                }
+            });
+            e += LOAD_BATCH as u32 * threads;
         }
     } else {
         let mut e = first;
