@@ -44,8 +44,9 @@ const ACC_BIAS: f32 = 12_582_912.0;
 /// rows [`TENSOR_STRIDE`] apart. In a single-channel image whose rows are whole 16-byte vectors
 /// every vector inside the image is one load (a tile wholly inside checks none of them) and only
 /// vectors beyond its edges resolve the border byte by byte. In an RGB or RGBA image whose rows
-/// are whole words, a tile wholly inside is loaded 4 pixels (3 or 4 words) per thread and load,
-/// keeping the block's channel. Other tiles are loaded byte by byte. Each warp stages its 64 × 16 output bytes in its own area of shared memory and writes
+/// are whole words, a tile wholly inside is loaded 4 pixels (3 or 4 words, or one 16-byte
+/// vector) per thread and load, keeping the block's channel. Other tiles are loaded byte by byte.
+/// Each warp stages its 64 × 16 output bytes in its own area of shared memory and writes
 /// them as 16-byte vectors where the output's rows are whole vectors (single channel), else byte
 /// by byte, consecutive lanes on consecutive pixels (with constant address steps where the warp's
 /// outputs are all inside the image).
@@ -175,7 +176,7 @@ pub unsafe fn conv_tensor<T: Sample, const R: usize>(
         let mut e = first;
         while e < total {
             let mut batch = [[0u32; 4]; LOAD_BATCH];
-            unroll!(B < LOAD_BATCH; [0, 1, 2, 3] {
+            unroll!(B < LOAD_BATCH; [0, 1] {
                 let f = e + B as u32 * threads;
                 if f < total {
                     let (q, row) = (f % per_row, f / per_row);
@@ -193,7 +194,7 @@ pub unsafe fn conv_tensor<T: Sample, const R: usize>(
                     };
                 }
             });
-            unroll!(B < LOAD_BATCH; [0, 1, 2, 3] {
+            unroll!(B < LOAD_BATCH; [0, 1] {
                 let f = e + B as u32 * threads;
                 if f < total {
                     let (q, row) = (f % per_row, f / per_row);
