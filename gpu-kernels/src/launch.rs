@@ -151,7 +151,8 @@ pub mod names {
     /// samples of type `t` and radius `r` is `conv_sep_fused_<t>_r<r>` (not in [`ALL`]).
     pub const SEP_FUSED: &str = "conv_sep_fused";
     /// 8-bit images on the tensor cores, radius known at compile time: the entry point for radius
-    /// `r` is `conv_tensor_u8_r<r>`, `r <= TENSOR_MAX_RADIUS` (not in [`ALL`]).
+    /// `r` is `conv_tensor_u8_r<r>`, `r <= TENSOR_MAX_RADIUS`, and for RGB and RGBA images
+    /// `conv_tensor_c<channels>_u8_r<r>` (not in [`ALL`]).
     pub const TENSOR: &str = "conv_tensor";
     /// `f32` images on the tensor cores (FP16 splits), radius known at compile time: the entry
     /// point for radius `r` is `conv_tensor_split_f32_r<r>`, `r <= SPLIT_MAX_RADIUS` (not in
@@ -202,22 +203,28 @@ pub const fn fast_shared_bytes(radius: u32, rows: u32, channels: u32) -> u32 {
     fast_stride(radius * channels) * (fast_tile(rows).1 + 2 * radius) * 4
 }
 
-/// Channel counts the `fast` kernels have interleaved entries for, `<base>_c<channels>_<t>_r<r>`:
-/// a block filters a run of 128 interleaved samples of every channel, each tap `channels`
-/// samples from the next, so RGB and RGBA rows load and store whole 16-byte vectors as gray
-/// rows do (RGBA's alpha is copied).
-pub const FAST_INTERLEAVED_CHANNELS: [u32; 2] = [3, 4];
-/// Largest radius of the `fast` kernels' interleaved entries.
-pub const FAST_INTERLEAVED_MAX_RADIUS: u32 = 4;
+/// Channel counts the `fast` and `tensor` kernels have interleaved entries for,
+/// `<base>_c<channels>_<t>_r<r>`, where a block filters every channel of its tile, so RGB and
+/// RGBA rows load and store whole 16-byte vectors as gray rows do (RGBA's alpha is copied).
+/// `fast`'s block filters a run of 128 interleaved samples, each tap `channels` samples from the
+/// next; `tensor`'s splits its tile into a plane per channel.
+pub const INTERLEAVED_CHANNELS: [u32; 2] = [3, 4];
+/// Largest radius of the `fast` and `tensor` kernels' interleaved entries.
+pub const INTERLEAVED_MAX_RADIUS: u32 = 4;
 
 /// Whether the `fast` kernels run `g` on an interleaved entry: RGB or RGBA, radius up to
-/// [`FAST_INTERLEAVED_MAX_RADIUS`], and rows of whole 4-sample vectors from the tile's first
+/// [`INTERLEAVED_MAX_RADIUS`], and rows of whole 4-sample vectors from the tile's first
 /// column on (else each channel is its own block, as for other channel counts).
 pub const fn fast_interleaved(g: &Geometry) -> bool {
     (g.channels == 3 || g.channels == 4)
-        && g.radius <= FAST_INTERLEAVED_MAX_RADIUS
+        && g.radius <= INTERLEAVED_MAX_RADIUS
         && (g.in_width * g.channels).is_multiple_of(4)
         && (g.offset * g.channels).is_multiple_of(4)
+}
+
+/// Whether the `tensor` kernel runs `g` on an interleaved entry: RGB or RGBA (any width).
+pub const fn tensor_interleaved(g: &Geometry) -> bool {
+    g.channels == 3 || g.channels == 4
 }
 
 /// Block shape of the fused separable kernel: 32 × 8 threads.
@@ -272,10 +279,11 @@ pub const fn tensor_rows(radius: u32) -> u32 {
     TENSOR_TILE.1 + 2 * radius + 1
 }
 
-/// Shared memory of the `tensor` kernel: the input tile, then each warp's output staging area.
-pub const fn tensor_shared_bytes(radius: u32) -> u32 {
+/// Shared memory of the `tensor` kernel for images of `channels` channels: the input tile's
+/// plane of each channel, then each warp's output staging area.
+pub const fn tensor_shared_bytes(radius: u32, channels: u32) -> u32 {
     let warps = TENSOR_BLOCK.0 * TENSOR_BLOCK.1 / 32;
-    TENSOR_STRIDE * tensor_rows(radius) + warps * 16 * TENSOR_OUT_STRIDE
+    channels * TENSOR_STRIDE * tensor_rows(radius) + warps * 16 * TENSOR_OUT_STRIDE
 }
 
 /// Words of the `tensor` kernel's taps argument: per pair of filter rows, digit and half of K, one

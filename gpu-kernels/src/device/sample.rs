@@ -260,6 +260,19 @@ fn saturate(v: f32) -> f32 {
     s
 }
 
+/// PTX `prmt.b32` (byte permute) with the selector in a register: byte i of the result is byte
+/// `selector`'s nibble i of the eight bytes `b:a` (0-3 from `a`, 4-7 from `b`). A selector the
+/// compiler knows becomes the instruction's immediate in ptxas.
+#[inline(always)]
+pub fn byte_perm(a: u32, b: u32, selector: u32) -> u32 {
+    let d: u32;
+    // SAFETY: a register-only instruction.
+    unsafe {
+        core::arch::asm!("prmt.b32 {d}, {a}, {b}, {s};", d = out(reg32) d, a = in(reg32) a, b = in(reg32) b, s = in(reg32) selector, options(pure, nomem, nostack))
+    };
+    d
+}
+
 /// PTX `prmt.b32` (byte permute): byte i of the result is byte `SEL`'s nibble i of the eight
 /// bytes `b:a` (0-3 from `a`, 4-7 from `b`).
 #[inline(always)]

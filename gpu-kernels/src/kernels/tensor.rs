@@ -4,7 +4,7 @@
 use crate::device::mma::{mma_u8_s8, mma_u8_s8_k16};
 use crate::device::shared::dynamic_shared_mem;
 use crate::device::thread::{block_idx_x, block_idx_y, sync_threads, sync_warp, thread_idx_x, thread_idx_y};
-use crate::device::{Bytes16, Sample, copy_alpha_tile, fma, is_alpha, out_index, resolve, unroll};
+use crate::device::{Bytes16, Sample, byte_perm, fma, out_index, resolve, unroll};
 use crate::launch::{
     Geometry, TENSOR_BLOCK, TENSOR_COLUMNS, TENSOR_DIGITS, TENSOR_HALO, TENSOR_MAX_RADIUS, TENSOR_OUT_STRIDE,
     TENSOR_STRIDE, TENSOR_TILE, TENSOR_WINDOW_LEAD, tensor_pairs, tensor_rows,
@@ -38,31 +38,35 @@ const ACC_BIAS: f32 = 12_582_912.0;
 /// into registers.
 ///
 /// # Tiling
-/// A block of [`TENSOR_BLOCK`] = 32 × 8 threads produces a 128 × 64 output tile of one channel.
-/// It loads the input tile, [`TENSOR_COLUMNS`] = 160 columns (the output tile and a 16-byte
-/// vector of [`TENSOR_HALO`] each side) × `64 + 2R + 1` rows, as bytes into shared memory with
-/// rows [`TENSOR_STRIDE`] apart. In a single-channel image whose rows are whole 16-byte vectors
-/// every vector inside the image is one load (a tile wholly inside checks none of them) and only
-/// vectors beyond its edges resolve the border byte by byte. In an RGB or RGBA image whose rows
-/// are whole words, a tile wholly inside is loaded 4 pixels (3 or 4 words, or one 16-byte
-/// vector) per thread and load, keeping the block's channel. Other tiles are loaded byte by byte.
-/// Each warp stages its 64 × 16 output bytes in its own area of shared memory and writes
-/// them as 16-byte vectors where the output's rows are whole vectors (single channel), else byte
-/// by byte, consecutive lanes on consecutive pixels (with constant address steps where the warp's
-/// outputs are all inside the image).
+/// A block of [`TENSOR_BLOCK`] = 32 × 8 threads produces a 128 × 64 output tile, every channel
+/// of it (`C` = 1 for `conv_tensor_u8_*`, 3 for `conv_tensor_c3_*` (RGB), 4 for `conv_tensor_c4_*`
+/// (RGBA, whose alpha is copied)). It loads the input tile, [`TENSOR_COLUMNS`] = 160 columns (the
+/// output tile and a 16-byte vector of [`TENSOR_HALO`] each side) × `64 + 2R + 1` rows, into
+/// shared memory as one plane of bytes per channel, rows [`TENSOR_STRIDE`] apart. Where the
+/// image's rows and the tile's first column are whole 16-byte vectors, every run of 16 pixels
+/// inside the image is `C` vector loads, split into the channels' planes by byte permutes and
+/// stored as one vector per plane (a tile wholly inside checks none of them), and only runs
+/// beyond the image's edges resolve the border pixel by pixel; other images load pixel by pixel.
+/// Each warp stages its outputs in its own area of shared memory and writes them as 16-byte
+/// vectors of interleaved samples where the output's rows are whole vectors, else sample by
+/// sample: a gray warp its 64 × 16 outputs at once, a colour warp 16 × 16 pixels (two windows,
+/// every channel) at a time, RGBA's alpha taken from its plane.
 ///
 /// # Thread mapping
 /// Warp `w` (= `ty`) computes the 64 × 16 outputs at `(64 · (w % 2), 16 · (w / 2))` of the tile,
-/// one window of 8 columns at a time; lane `(g, t)` = `(tx / 4, tx % 4)` ends with outputs
-/// `(8j + 2t + {0, 1}, g + {0, 8})` of window `j`. The channels of a tile are neighbouring blocks.
+/// one window of 8 columns at a time (for colour, each channel of two windows in turn); lane
+/// `(g, t)` = `(tx / 4, tx % 4)` ends with outputs `(8j + 2t + {0, 1}, g + {0, 8})` of window `j`.
 ///
 /// # Safety
-/// Launch with block [`TENSOR_BLOCK`], [`tensor_shared_bytes(R)`](crate::launch::tensor_shared_bytes)
-/// bytes of dynamic shared memory and grid `(tiles across · channels, tiles down, 1)`;
-/// `g.radius == R`; `input`/`output` as for `constant`; `taps` points to the
+/// Launch with block [`TENSOR_BLOCK`],
+/// [`tensor_shared_bytes(R, C)`](crate::launch::tensor_shared_bytes) bytes of dynamic shared
+/// memory and grid `(tiles across, tiles down, 1)`; `g.radius == R`, `g.channels == C`;
+/// `input`/`output` as for `constant`; `taps` points to the
 /// [`tensor_words(R)`](crate::launch::tensor_words) words the host builds for this filter.
-#[kernel(types(u8), radius(0..=4))]
-pub unsafe fn conv_tensor<T: Sample, const R: usize>(
+#[kernel(types(u8), radius(0..=4), consts(C = 1))]
+#[kernel(name = conv_tensor_c3, types(u8), radius(0..=4), consts(C = 3))]
+#[kernel(name = conv_tensor_c4, types(u8), radius(0..=4), consts(C = 4))]
+pub unsafe fn conv_tensor<T: Sample, const R: usize, const C: usize>(
     input: *const T,
     output: *mut T,
     g: Geometry,
@@ -70,50 +74,50 @@ pub unsafe fn conv_tensor<T: Sample, const R: usize>(
 ) {
     const P: usize = tensor_pairs(R as u32) as usize;
     const D: usize = TENSOR_DIGITS as usize;
+    /// Channels filtered (RGBA's alpha is copied).
+    const COLOURS: u32 = if C == 4 { 3 } else { C as u32 };
+    /// Runs of 16 pixels a thread loads before storing any (the most any radius needs), so their
+    /// latencies overlap.
+    const BATCH: usize = ((TENSOR_COLUMNS / 16) * tensor_rows(TENSOR_MAX_RADIUS))
+        .div_ceil(TENSOR_BLOCK.0 * TENSOR_BLOCK.1) as usize;
+    const { assert!(BATCH <= 3, "the batch's unrolled copies below") };
     let (tx, ty) = (thread_idx_x(), thread_idx_y());
-    let (bx, c) = if g.channels == 1 {
-        (block_idx_x(), 0)
-    } else {
-        (block_idx_x() / g.channels, block_idx_x() % g.channels)
-    };
-    let (ox, oy) = (bx * TENSOR_TILE.0, block_idx_y() * TENSOR_TILE.1);
+    let (ox, oy) = (block_idx_x() * TENSOR_TILE.0, block_idx_y() * TENSOR_TILE.1);
     let bytes = input.cast::<u8>();
-    let channels = g.channels as usize;
-    if is_alpha(&g, c) {
-        // SAFETY: an RGBA image (launch contract).
-        unsafe { copy_alpha_tile(input, output, &g, (ox, oy), TENSOR_TILE, TENSOR_BLOCK) };
-        return;
-    }
 
-    // The input tile: column 0 is input column x0, row 0 is input row y0.
+    // The input tile: column 0 is input column x0, row 0 is input row y0. Channel c's plane
+    // starts at byte c · plane of the shared memory.
     let x0 = (ox + g.offset) as i32 - TENSOR_HALO as i32;
     let y0 = (oy + g.offset) as i32 - R as i32;
     let rows = tensor_rows(R as u32);
-    let tile = dynamic_shared_mem::<u8>();
+    let plane = TENSOR_STRIDE * rows;
+    let shared = dynamic_shared_mem::<u8>();
     let first = ty * TENSOR_BLOCK.0 + tx;
     let threads = TENSOR_BLOCK.0 * TENSOR_BLOCK.1;
-    // The byte the border rule reads for tile position (col, row), or 0 outside the image.
-    let resolved = |col: i32, row: i32| -> u8 {
-        let xx = resolve(x0 + col, g.in_width as i32, g.border);
-        let yy = resolve(y0 + row, g.in_height as i32, g.border);
-        if (xx as u32) < g.in_width && (yy as u32) < g.in_height {
-            let at = (yy as usize * g.in_width as usize + xx as usize) * channels + c as usize;
-            // SAFETY: (xx, yy) is inside the image.
-            unsafe { *bytes.add(at) }
+    // Stores tile pixel (col, row) in the planes: the bytes the border rule reads, or zeros
+    // outside the image (the zero border, or (border NONE) a position no output uses).
+    let load_pixel = |col: u32, row: u32| {
+        let xx = resolve(x0 + col as i32, g.in_width as i32, g.border);
+        let yy = resolve(y0 + row as i32, g.in_height as i32, g.border);
+        let inside = (xx as u32) < g.in_width && (yy as u32) < g.in_height;
+        let at = if inside {
+            (yy as usize * g.in_width as usize + xx as usize) * C
         } else {
-            // Outside: the zero border, or (border NONE) a position no output uses.
             0
-        }
+        };
+        unroll!(CH < C; [0, 1, 2, 3] {
+            // SAFETY: (xx, yy) is inside the image where read; (col, row) inside the tile.
+            unsafe {
+                *shared.add((CH as u32 * plane + row * TENSOR_STRIDE + col) as usize) =
+                    if inside { *bytes.add(at + CH) } else { 0 }
+            };
+        });
     };
-    if g.channels == 1 && g.in_width.is_multiple_of(16) && x0 % 16 == 0 {
-        /// Vectors a thread loads before storing any (the most any radius needs, at most 6), so
-        /// their latencies overlap.
-        const BATCH: usize = ((TENSOR_COLUMNS / 16) * tensor_rows(TENSOR_MAX_RADIUS))
-            .div_ceil(TENSOR_BLOCK.0 * TENSOR_BLOCK.1) as usize;
+    if (g.in_width * C as u32).is_multiple_of(16) && (x0 * C as i32) % 16 == 0 {
+        // Runs of 16 pixels (C vectors) of the tile.
         let per_row = TENSOR_COLUMNS / 16;
         let total = per_row * rows;
-        let vectors = tile.cast::<Bytes16>();
-        // Whether vector e of the tile lies wholly inside the image (always, in a tile inside).
+        // Whether run e of the tile lies wholly inside the image (always, in a tile inside).
         let whole =
             x0 >= 0 && y0 >= 0 && x0 as u32 + TENSOR_COLUMNS <= g.in_width && y0 as u32 + rows <= g.in_height;
         let inside = |e: u32| -> bool {
@@ -121,98 +125,48 @@ pub unsafe fn conv_tensor<T: Sample, const R: usize>(
             whole || (gx >= 0 && gy >= 0 && gx as u32 + 16 <= g.in_width && (gy as u32) < g.in_height)
         };
         if !whole {
-            // Vectors beyond the image's edges first, byte by byte with the border resolved.
+            // Runs beyond the image's edges first, pixel by pixel with the border resolved.
             let mut e = first;
             while e < total {
                 if !inside(e) {
-                    let (q, row) = (e % per_row, e / per_row);
-                    for b in 0..16 {
-                        let col = 16 * q + b;
-                        // SAFETY: inside the shared tile.
-                        unsafe {
-                            *tile.add((row * TENSOR_STRIDE + col) as usize) = resolved(col as i32, row as i32)
-                        };
+                    for p in 0..16 {
+                        load_pixel(16 * (e % per_row) + p, e / per_row);
                     }
                 }
                 e += threads;
             }
         }
-        // Sized for the unrolled copies below; those past BATCH vanish.
-        let mut batch = [[0u32; 4]; 6];
-        unroll!(B < BATCH; [0, 1, 2, 3, 4, 5] {
+        // Sized for 4 channels, so the unrolled copies past C (which vanish) index inside it.
+        let mut batch = [[[0u32; 4]; 4]; 3];
+        unroll!(B < BATCH; [0, 1, 2] {
             let e = first + B as u32 * threads;
             if e < total && inside(e) {
-                let at = (y0 + (e / per_row) as i32) as usize * g.in_width as usize + (x0 + 16 * (e % per_row) as i32) as usize;
-                // SAFETY: 16 bytes inside the image, 16-aligned (the vector's column and the
-                // width are multiples of 16; the host's buffers are 256-byte aligned).
-                batch[B] = unsafe { Bytes16::load_global(bytes.add(at)) }.0;
+                let pixel = (y0 + (e / per_row) as i32) as usize * g.in_width as usize
+                    + (x0 + 16 * (e % per_row) as i32) as usize;
+                unroll!(V < C; [0, 1, 2, 3] {
+                    // SAFETY: 16 bytes inside the image (the run is), 16-aligned (the run's first
+                    // byte and the row's are multiples of 16; the host's buffers are 256-byte
+                    // aligned).
+                    batch[B][V] = unsafe { Bytes16::load_global(bytes.add(pixel * C + 16 * V)) }.0;
+                });
             }
         });
-        unroll!(B < BATCH; [0, 1, 2, 3, 4, 5] {
+        unroll!(B < BATCH; [0, 1, 2] {
             let e = first + B as u32 * threads;
             if e < total && inside(e) {
-                let (q, row) = (e % per_row, e / per_row);
-                // SAFETY: inside the shared tile (row < rows, vector < per_row <= stride / 16).
-                unsafe { *vectors.add((row * (TENSOR_STRIDE / 16) + q) as usize) = Bytes16(batch[B]) };
+                let planes = deinterleave::<C>(batch[B]);
+                let at = (e / per_row) * TENSOR_STRIDE + 16 * (e % per_row);
+                unroll!(CH < C; [0, 1, 2, 3] {
+                    // SAFETY: inside plane CH (row < rows, 16 columns of the run < stride),
+                    // 16-aligned (plane, stride and run multiples of 16).
+                    unsafe { *shared.add((CH as u32 * plane + at) as usize).cast::<Bytes16>() = Bytes16(planes[CH]) };
+                });
             }
         });
-    } else if (g.channels == 3 || g.channels == 4)
-        && (g.in_width * g.channels).is_multiple_of(4)
-        && x0 % 4 == 0
-        && x0 >= 0
-        && y0 >= 0
-        && x0 as u32 + TENSOR_COLUMNS <= g.in_width
-        && y0 as u32 + rows <= g.in_height
-    {
-        // A tile wholly inside an RGB or RGBA image whose rows are whole words: each thread loads
-        // the 12 or 16 interleaved bytes of 4 pixels (as words, or as one 16-byte vector for RGBA
-        // rows of whole vectors) and keeps its channel's 4 bytes as one word of the tile (instead
-        // of 4 byte loads with the border resolved). Loads go in pairs, both issued before
-        // any is stored, so their latencies overlap.
-        const LOAD_BATCH: usize = 2;
-        let per_row = TENSOR_COLUMNS / 4;
-        let total = per_row * rows;
-        let vector = g.channels == 4 && g.in_width.is_multiple_of(4);
-        let mut e = first;
-        while e < total {
-            let mut batch = [[0u32; 4]; LOAD_BATCH];
-            unroll!(B < LOAD_BATCH; [0, 1] {
-                let f = e + B as u32 * threads;
-                if f < total {
-                    let (q, row) = (f % per_row, f / per_row);
-                    let pixel = (y0 as usize + row as usize) * g.in_width as usize + x0 as usize + 4 * q as usize;
-                    let at = bytes.wrapping_add(pixel * channels);
-                    // SAFETY: the 4 pixels are inside the image (the tile is). Their first byte is
-                    // 4-aligned (the row and the tile start on words), and 16-aligned for RGBA
-                    // rows of whole vectors (pixel is a multiple of 4); the host's buffers are
-                    // 256-byte aligned.
-                    batch[B] = if vector {
-                        unsafe { Bytes16::load_global(at) }.0
-                    } else {
-                        let words = at.cast::<u32>();
-                        [0, 1, 2, 3].map(|i| if i < channels { unsafe { *words.add(i) } } else { 0 })
-                    };
-                }
-            });
-            unroll!(B < LOAD_BATCH; [0, 1] {
-                let f = e + B as u32 * threads;
-                if f < total {
-                    let (q, row) = (f % per_row, f / per_row);
-                    // SAFETY: inside the shared tile (row < rows, word q < 40 <= stride / 4).
-                    unsafe {
-                        *tile.cast::<u32>().add((row * (TENSOR_STRIDE / 4) + q) as usize) =
-                            channel_word(batch[B], g.channels, c)
-                    };
-                }
-            });
-            e += LOAD_BATCH as u32 * threads;
-        }
     } else {
         let mut e = first;
         while e < TENSOR_COLUMNS * rows {
-            let (col, row) = (e % TENSOR_COLUMNS, e / TENSOR_COLUMNS);
-            // SAFETY: inside the shared tile.
-            unsafe { *tile.add((row * TENSOR_STRIDE + col) as usize) = resolved(col as i32, row as i32) };
+            load_pixel(e % TENSOR_COLUMNS, e / TENSOR_COLUMNS);
             e += threads;
         }
     }
@@ -234,22 +188,21 @@ pub unsafe fn conv_tensor<T: Sample, const R: usize>(
 
     let (lane_g, lane_t) = (tx / 4, tx % 4);
     let (wx, wy) = (64 * (ty % 2), 16 * (ty / 2));
-    let words = tile.cast::<u32>().cast_const();
+    let words = shared.cast::<u32>().cast_const();
     let stride = TENSOR_STRIDE / 4;
-    // Word of this lane's A fragment in the row of filter row 0 for output row g, window 0: the
-    // window starts TENSOR_WINDOW_LEAD columns before its first output.
+    // Word of this lane's A fragment in the row of filter row 0 for output row g, window 0, of
+    // plane 0: the window starts TENSOR_WINDOW_LEAD columns before its first output.
     let lead = TENSOR_HALO - TENSOR_WINDOW_LEAD;
     let base = (wy + lane_g) * stride + (wx + lead) / 4 + lane_t;
-    // This warp's staging area, 16 rows of 64 output bytes, as an offset in the shared memory
-    // (32 bits where a pointer would hold two registers through the loop).
-    let staging_at = TENSOR_STRIDE * rows + ty * 16 * TENSOR_OUT_STRIDE;
-    for j in 0..8u32 {
+    // The lane's 4 outputs of the window whose A fragment word for filter row 0 is `at`:
+    // (2t, g), (2t + 1, g), (2t, g + 8), (2t + 1, g + 8), as values in [0, 1] to store.
+    let window = |at: u32| -> [f32; 4] {
         let mut acc = [[ACC_START; 4]; D];
         // Pairs of filter rows, K = 32.
         unroll!(I < P - 1; [0, 1, 2, 3] {
-            let at = (base + 2 * j + 2 * I as u32 * stride) as usize;
+            let at = (at + 2 * I as u32 * stride) as usize;
             // SAFETY: inside the shared tile: row wy + g + 2I + 1 + 8 < 64 + 2R + 1, and word
-            // (wx + 12) / 4 + 2j + t < 40.
+            // (wx + 12) / 4 + 2j + t < 40 of the plane.
             let a = unsafe {
                 [
                     *words.add(at),
@@ -263,32 +216,116 @@ pub unsafe fn conv_tensor<T: Sample, const R: usize>(
             });
         });
         // The last filter row alone (k is odd; its pair's second row has zero taps): K = 16.
-        let at = (base + 2 * j + 2 * (P as u32 - 1) * stride) as usize;
+        let at = (at + 2 * (P as u32 - 1) * stride) as usize;
         // SAFETY: as above, rows wy + g + 2R + 8 < 64 + 2R + 1.
         let a = unsafe { [*words.add(at), *words.add(at + 8 * stride as usize)] };
         unroll!(J < D; [0, 1, 2] {
             mma_u8_s8_k16(a, [b[P - 1][J][0]], &mut acc[J]);
         });
-        unroll!(H < 2; [0, 1] {
-            // Σ digit sum_d · 256^d (each unbiased exactly), then scaled: two roundings.
-            let level = |e: usize| {
-                let mut v = 0.0f32;
-                unroll!(J < D; [0, 1, 2] {
-                    v = fma(v, 256.0, f32::from_bits(acc[D - 1 - J][e]) - ACC_BIAS);
-                });
-                u16::from(u8::store(v * scale, true))
-            };
-            let pair = level(2 * H) | level(2 * H + 1) << 8;
-            let at = staging_at + (lane_g + 8 * H as u32) * TENSOR_OUT_STRIDE + 8 * j + 2 * lane_t;
-            // SAFETY: inside this warp's staging area (row < 16, column < 64), 2-aligned.
-            unsafe { *tile.add(at as usize).cast::<u16>() = pair };
-        });
-    }
-    sync_warp();
+        // Σ digit sum_d · 256^d (each unbiased exactly), then scaled: two roundings.
+        [0, 1, 2, 3].map(|e| {
+            let mut v = 0.0f32;
+            unroll!(J < D; [0, 1, 2] {
+                v = fma(v, 256.0, f32::from_bits(acc[D - 1 - J][e]) - ACC_BIAS);
+            });
+            v * scale
+        })
+    };
+    // This warp's staging area, 16 rows TENSOR_OUT_STRIDE bytes apart, as an offset in the shared
+    // memory (32 bits where a pointer would hold two registers through the loop).
+    let staging_at = C as u32 * plane + ty * 16 * TENSOR_OUT_STRIDE;
     // SAFETY: inside the dynamic shared memory (`tensor_shared_bytes`).
-    let staging = unsafe { tile.add(staging_at as usize) };
+    let staging = unsafe { shared.add(staging_at as usize) };
     let (x, y) = (ox + wx, oy + wy);
-    if g.channels == 1 && g.out_width.is_multiple_of(16) && x + 64 <= g.out_width {
+    if C == 1 {
+        for j in 0..8u32 {
+            let values = window(base + 2 * j);
+            unroll!(H < 2; [0, 1] {
+                let level = |e: usize| u16::from(u8::store(values[e], true));
+                let pair = level(2 * H) | level(2 * H + 1) << 8;
+                let at = staging_at + (lane_g + 8 * H as u32) * TENSOR_OUT_STRIDE + 8 * j + 2 * lane_t;
+                // SAFETY: inside this warp's staging area (row < 16, column < 64), 2-aligned.
+                unsafe { *shared.add(at as usize).cast::<u16>() = pair };
+            });
+        }
+        sync_warp();
+        // SAFETY: (with `out`) inside the staging area and the output (checked).
+        unsafe { store_gray(staging, output.cast::<u8>(), &g, (x, y)) };
+        return;
+    }
+    for half in 0..4u32 {
+        // Every channel of windows 2 · half and 2 · half + 1: 16 × 16 pixels, staged interleaved.
+        for c in 0..COLOURS {
+            for h in 0..2u32 {
+                let values = window(c * plane / 4 + base + 2 * (2 * half + h));
+                unroll!(E < 4; [0, 1, 2, 3] {
+                    let (row, col) = (lane_g + 8 * (E as u32 / 2), 8 * h + 2 * lane_t + E as u32 % 2);
+                    let at = staging_at + row * TENSOR_OUT_STRIDE + col * C as u32 + c;
+                    // SAFETY: inside this warp's staging area (row < 16, byte < 16 · C <= 64).
+                    unsafe { *shared.add(at as usize) = u8::store(values[E], true) };
+                });
+            }
+        }
+        sync_warp();
+        // Column and row of the staged pixels' alpha in the tile (output pixel (x, y) reads input
+        // pixel (x + offset, y + offset), tile position (x - ox + HALO, y - oy + R)).
+        let alpha_at = 3 * plane + (R as u32 + wy) * TENSOR_STRIDE + TENSOR_HALO + wx + 16 * half;
+        let x = x + 16 * half;
+        if (g.out_width * C as u32).is_multiple_of(16) {
+            // C vectors per row of 16 pixels; lane tx stores vectors tx and tx + 32.
+            unroll!(I < 2; [0, 1] {
+                let e = tx + 32 * I as u32;
+                let (row, q) = (e / C as u32, e % C as u32);
+                let sample = x * C as u32 + 16 * q;
+                if e < 16 * C as u32 && y + row < g.out_height && sample < g.out_width * C as u32 {
+                    // SAFETY: 16 bytes of the staging area, 16-aligned; of the output: inside
+                    // (checked: the row's samples are whole vectors) and 16-aligned.
+                    unsafe {
+                        let mut v = *staging.add((row * TENSOR_OUT_STRIDE + 16 * q) as usize).cast::<Bytes16>();
+                        if C == 4 {
+                            // Pixels 4q .. 4q + 3: their alpha, one word of plane 3.
+                            let alpha = *words.add(((alpha_at + row * TENSOR_STRIDE + 4 * q) / 4) as usize);
+                            v.0 = [0, 1, 2, 3].map(|i| byte_perm(v.0[i], alpha, 0x0210 | (4 + i as u32) << 12));
+                        }
+                        let at = (y + row) as usize * (g.out_width as usize * C) + sample as usize;
+                        v.store_global(output.cast::<u8>().add(at));
+                    }
+                }
+            });
+        } else {
+            let mut e = tx;
+            while e < 16 * 16 * C as u32 {
+                let (row, s) = (e / (16 * C as u32), e % (16 * C as u32));
+                let (col, c) = (s / C as u32, s % C as u32);
+                if x + col < g.out_width && y + row < g.out_height {
+                    // SAFETY: inside the staging area or plane 3, and the output (checked).
+                    unsafe {
+                        let v = if C == 4 && c == 3 {
+                            *shared.add((alpha_at + row * TENSOR_STRIDE + col) as usize)
+                        } else {
+                            *staging.add((row * TENSOR_OUT_STRIDE + s) as usize)
+                        };
+                        *output.cast::<u8>().add(out_index(&g, x + col, y + row, c)) = v;
+                    }
+                }
+                e += 32;
+            }
+        }
+        sync_warp();
+    }
+}
+
+/// Stores a gray warp's 64 × 16 staged outputs at `(x, y)`: as 16-byte vectors where the
+/// output's rows are whole vectors, else byte by byte (at constant address steps where all are
+/// inside the output).
+///
+/// # Safety
+/// `staging` holds the 16 rows, [`TENSOR_OUT_STRIDE`] apart, 16-aligned; `output` is the output of
+/// a one-channel geometry `g`.
+#[inline(always)]
+unsafe fn store_gray(staging: *const u8, output: *mut u8, g: &Geometry, (x, y): (u32, u32)) {
+    let tx = thread_idx_x();
+    if g.out_width.is_multiple_of(16) && x + 64 <= g.out_width {
         unroll!(I < 2; [0, 1] {
             let e = tx + 32 * I as u32;
             let (row, q) = (e / 4, e % 4);
@@ -298,25 +335,20 @@ pub unsafe fn conv_tensor<T: Sample, const R: usize>(
                 // multiples of 16).
                 unsafe {
                     let v = *staging.add((row * TENSOR_OUT_STRIDE + 16 * q) as usize).cast::<Bytes16>();
-                    v.store_global(output.cast::<u8>().add(out_index(&g, x + 16 * q, y + row, 0)));
+                    v.store_global(output.add(out_index(g, x + 16 * q, y + row, 0)));
                 }
             }
         });
     } else if x + 64 <= g.out_width && y + 16 <= g.out_height {
-        // The warp's outputs are all inside: lane `tx` stores columns tx and tx + 32 of each row
-        // (to its channel's sample), at addresses that advance by constants.
-        let step = 32 * channels;
-        let row_samples = g.out_width as usize * channels;
-        let mut at = out_index(&g, x + tx, y, c);
+        // All inside: lane `tx` stores columns tx and tx + 32 of each row, at addresses that
+        // advance by constants.
+        let mut at = out_index(g, x + tx, y, 0);
         unroll!(ROW < 16; [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] {
             unroll!(H < 2; [0, 1] {
                 // SAFETY: inside the staging area (row < 16, column < 64) and the output (checked).
-                unsafe {
-                    let v = *staging.add(ROW * TENSOR_OUT_STRIDE as usize + tx as usize + 32 * H);
-                    *output.cast::<u8>().add(at + H * step) = v;
-                }
+                unsafe { *output.add(at + H * 32) = *staging.add(ROW * TENSOR_OUT_STRIDE as usize + tx as usize + 32 * H) };
             });
-            at += row_samples;
+            at += g.out_width as usize;
         });
     } else {
         let mut e = tx;
@@ -325,31 +357,56 @@ pub unsafe fn conv_tensor<T: Sample, const R: usize>(
             if x + col < g.out_width && y + row < g.out_height {
                 // SAFETY: inside the staging area and the output.
                 unsafe {
-                    let v = *staging.add((row * TENSOR_OUT_STRIDE + col) as usize);
-                    *output.cast::<u8>().add(out_index(&g, x + col, y + row, c)) = v;
-                }
+                    *output.add(out_index(g, x + col, y + row, 0)) =
+                        *staging.add((row * TENSOR_OUT_STRIDE + col) as usize)
+                };
             }
             e += 32;
         }
     }
 }
 
-/// Channel `c`'s bytes of 4 interleaved pixels held in `w` (the first 12 bytes for RGB, all 16 for
-/// RGBA, little-endian), as one word: pixel `p`'s byte `p · channels + c` becomes byte `p`.
+/// 16 interleaved pixels of `C` channels (the first `C` vectors, little-endian) as one vector per
+/// channel: pixel `p`'s channel `c` becomes byte `p` of vector `c`.
 #[inline(always)]
-fn channel_word(w: [u32; 4], channels: u32, c: u32) -> u32 {
-    let pair = |lo: u32, hi: u32| u64::from(lo) | u64::from(hi) << 32;
-    let byte = |v: u64, bit: u32| (v >> bit) as u32 & 0xff;
-    let bytes = if channels == 4 {
-        [0, 1, 2, 3].map(|p| byte(u64::from(w[p]), 8 * c))
+fn deinterleave<const C: usize>(v: [[u32; 4]; 4]) -> [[u32; 4]; 4] {
+    if C == 1 {
+        return v;
+    }
+    let mut planes = [[0u32; 4]; 4];
+    unroll!(CH < C; [0, 1, 2, 3] {
+        unroll!(W < 4; [0, 1, 2, 3] {
+            // Pixels 4W .. 4W + 3 are words C · W .. C · W + C - 1.
+            let word = |i: usize| v[(C * W + i) / 4][(C * W + i) % 4];
+            planes[CH][W] = channel_word([word(0), word(1), word(2), word(C - 1)], C, CH);
+        });
+    });
+    planes
+}
+
+/// Channel `c`'s bytes of 4 interleaved pixels held in `w` (the first 12 bytes for RGB, all 16 for
+/// RGBA, little-endian), as one word: pixel `p`'s byte `p · channels + c` becomes byte `p`. Two
+/// byte permutes for RGB, three for RGBA (the selectors are constants where `channels` and `c`
+/// are).
+#[inline(always)]
+fn channel_word(w: [u32; 4], channels: usize, c: usize) -> u32 {
+    // The first permute takes the bytes in w[0..2]; each later one keeps the bytes so far
+    // (nibbles 0-3) and takes those in its word (4-7).
+    let mut first = 0u32;
+    let mut later = [0x3210u32; 2];
+    unroll!(I < 4; [0, 1, 2, 3] {
+        let at = channels * I + c;
+        if at < 8 {
+            first |= (at as u32) << (4 * I);
+        } else {
+            let s = &mut later[at / 4 - 2];
+            *s = (*s & !(0xf << (4 * I))) | ((4 + at % 4) as u32) << (4 * I);
+        }
+    });
+    let v = byte_perm(byte_perm(w[0], w[1], first), w[2], later[0]);
+    if channels == 4 {
+        byte_perm(v, w[3], later[1])
     } else {
-        // Byte 3p + c: in w0 for p = 0, w0..w1 for p = 1, w1..w2 for p = 2, w2 for p = 3.
-        [
-            byte(u64::from(w[0]), 8 * c),
-            byte(pair(w[0], w[1]), 24 + 8 * c),
-            byte(pair(w[1], w[2]), 16 + 8 * c),
-            byte(u64::from(w[2]), 8 + 8 * c),
-        ]
-    };
-    bytes[0] | bytes[1] << 8 | bytes[2] << 16 | bytes[3] << 24
+        v
+    }
 }

@@ -43,12 +43,13 @@ pub const LARGE_VERIFY_ARGS: [&str; 10] = [
     "11",
 ];
 
-/// The `host verify` arguments of the `tensor` kernel's own run: a gray and an RGBA image of whole
-/// tiles across and a width that is a multiple of 16 (its inner tiles load 16-byte vectors), the
-/// zero, reflect and valid borders, its smallest and largest filters.
+/// The `host verify` arguments of the `tensor` kernel's own run: gray, RGB and RGBA images of
+/// whole tiles across and a width that is a multiple of 16 (its inner tiles load 16-byte
+/// vectors), and of a width that is a multiple of 4 only (RGB loads pixel by pixel), the zero,
+/// reflect and valid borders, its smallest and largest filters.
 pub const TENSOR_VERIFY_ARGS: [&str; 14] = [
     "--sizes",
-    "528x268",
+    "528x268,300x140",
     "--variants",
     "tensor",
     "--filters",
@@ -56,16 +57,17 @@ pub const TENSOR_VERIFY_ARGS: [&str; 14] = [
     "--borders",
     "zero,reflect,valid",
     "--channels",
-    "1,4",
+    "1,3,4",
     "--dtypes",
     "u8",
     "--seed",
     "11",
 ];
 
-/// The `host verify` arguments of the `tensor-f32` kernel's own run, as [`TENSOR_VERIFY_ARGS`]
-/// (its inner tiles load 16-byte vectors where the width is a multiple of 4) with `f32` samples
-/// and its smallest, a middle and its largest filters.
+/// The `host verify` arguments of the `tensor-f32` kernel's own run: a gray and an RGBA image of
+/// whole tiles across (its inner tiles load 16-byte vectors where the width is a multiple of 4),
+/// the zero, reflect and valid borders, `f32` samples and its smallest, a middle and its largest
+/// filters.
 pub const SPLIT_VERIFY_ARGS: [&str; 14] = [
     "--sizes",
     "528x268",

@@ -50,12 +50,12 @@ pub(super) fn fast<const I: usize>(g: &Geometry) -> LaunchConfig {
     }
 }
 
-/// As `fast`: the channels of a tile are neighbouring blocks along x.
+/// A block covers every channel of its tile.
 pub(super) fn tensor(g: &Geometry) -> LaunchConfig {
-    let shared_bytes = launch::tensor_shared_bytes(g.radius);
+    let shared_bytes = launch::tensor_shared_bytes(g.radius, g.channels);
     let tiles = LaunchConfig::tiles(g, launch::TENSOR_TILE, launch::TENSOR_BLOCK, shared_bytes);
     LaunchConfig {
-        grid: (tiles.grid.0 * g.channels, tiles.grid.1, 1),
+        grid: (tiles.grid.0, tiles.grid.1, 1),
         ..tiles
     }
 }

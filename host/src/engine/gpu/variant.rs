@@ -109,9 +109,9 @@ pub struct Pass {
     pub entry: &'static str,
     /// One entry point per radius, `<entry>_<type>_r<r>`, instead of `<entry>_<type>`.
     pub per_radius: bool,
-    /// Also the `fast` kernels' interleaved entries, `<entry>_c<channels>_<type>_r<r>`, taken where
-    /// [`launch::fast_interleaved`] holds.
-    pub interleaved: bool,
+    /// Also interleaved entries, `<entry>_c<channels>_<type>_r<r>` for the
+    /// [`launch::INTERLEAVED_CHANNELS`], taken where this holds (`fast`, `tensor`).
+    pub interleaved: Option<fn(&Geometry) -> bool>,
     pub reads: Buffer,
     pub writes: Buffer,
     pub taps: TapsArg,
@@ -128,9 +128,9 @@ impl Pass {
         let mut names: Vec<String> = (0..=max_radius)
             .map(|r| format!("{}_{t}_r{r}", self.entry))
             .collect();
-        if self.interleaved {
-            for c in launch::FAST_INTERLEAVED_CHANNELS {
-                let radii = 0..=launch::FAST_INTERLEAVED_MAX_RADIUS;
+        if self.interleaved.is_some() {
+            for c in launch::INTERLEAVED_CHANNELS {
+                let radii = 0..=launch::INTERLEAVED_MAX_RADIUS;
                 names.extend(radii.map(|r| format!("{}_c{c}_{t}_r{r}", self.entry)));
             }
         }
@@ -142,12 +142,13 @@ impl Pass {
         let r = g.radius as usize;
         if !self.per_radius {
             0
-        } else if self.interleaved && launch::fast_interleaved(g) {
-            let radii = launch::FAST_INTERLEAVED_MAX_RADIUS as usize + 1;
-            let c = launch::FAST_INTERLEAVED_CHANNELS
+        } else if self.interleaved.is_some_and(|applies| applies(g)) {
+            let radii = launch::INTERLEAVED_MAX_RADIUS as usize + 1;
+            let c = launch::INTERLEAVED_CHANNELS
                 .iter()
-                .position(|&c| c == g.channels);
-            max_radius + 1 + c.unwrap_or_default() * radii + r
+                .position(|&c| c == g.channels)
+                .expect("interleaved entries exist for every channel count they are taken for");
+            max_radius + 1 + c * radii + r
         } else {
             r
         }
@@ -197,7 +198,7 @@ const fn single(entry: &'static str, taps: TapsArg, config: fn(&Geometry) -> Lau
     Pass {
         entry,
         per_radius: false,
-        interleaved: false,
+        interleaved: None,
         reads: Buffer::Input,
         writes: Buffer::Output,
         taps,
@@ -347,7 +348,7 @@ pub static REGISTRY: [Spec; 15] = [
             "fast",
             "4x4 outputs per thread in registers, radius fixed at compile time",
             &[Pass {
-                interleaved: true,
+                interleaved: Some(launch::fast_interleaved),
                 ..per_radius(names::FAST, TapsArg::Filter, fast::<0>)
             }],
         )
@@ -360,7 +361,7 @@ pub static REGISTRY: [Spec; 15] = [
             "fast-4x2",
             "4x2 outputs per thread in registers: half the tile, fewer registers",
             &[Pass {
-                interleaved: true,
+                interleaved: Some(launch::fast_interleaved),
                 ..per_radius(names::FAST_4X2, TapsArg::Filter, fast::<1>)
             }],
         )
@@ -374,7 +375,10 @@ pub static REGISTRY: [Spec; 15] = [
             Variant::Tensor,
             "tensor",
             "u8 on the tensor cores (exact 8-bit products, taps as 3 digits), radius <= 4",
-            &[per_radius(names::TENSOR, TapsArg::TensorDigits, tensor)],
+            &[Pass {
+                interleaved: Some(launch::tensor_interleaved),
+                ..per_radius(names::TENSOR, TapsArg::TensorDigits, tensor)
+            }],
         )
     },
     Spec {
@@ -553,6 +557,31 @@ mod tests {
         assert_eq!(config.shared_bytes, launch::fast_shared_bytes(1, 2, 1));
     }
 
+    /// A `tensor` pass launches the interleaved entry for RGB and RGBA at any width, one block per
+    /// tile covering every channel.
+    #[test]
+    fn tensor_passes_pick_the_interleaved_entry_for_colour() {
+        let pass = &Variant::Tensor.spec().passes[0];
+        let max = Variant::Tensor.spec().max_radius;
+        let names = pass.entry_names("u8", max);
+        let g = Geometry {
+            in_width: 301,
+            out_width: 301,
+            out_height: 65,
+            channels: 3,
+            radius: 2,
+            ..Geometry::default()
+        };
+        assert_eq!(names[pass.function_index(&g, max)], "conv_tensor_c3_u8_r2");
+        let rgba = Geometry { channels: 4, ..g };
+        assert_eq!(names[pass.function_index(&rgba, max)], "conv_tensor_c4_u8_r2");
+        let gray = Geometry { channels: 1, ..g };
+        assert_eq!(names[pass.function_index(&gray, max)], "conv_tensor_u8_r2");
+        let config = (pass.config)(&g);
+        assert_eq!(config.grid, (3, 2, 1));
+        assert_eq!(config.shared_bytes, launch::tensor_shared_bytes(2, 3));
+    }
+
     #[test]
     fn the_registry_describes_every_variant_once_in_order() {
         let listed: Vec<Variant> = REGISTRY.iter().map(|s| s.variant).collect();
@@ -580,13 +609,16 @@ mod tests {
             assert_eq!(spec.passes[0].reads, Buffer::Input, "{}", spec.name);
             for pass in spec.passes {
                 let c = (pass.config)(&g);
-                // One block plane per channel, or (`fast`) the channels of a tile side by side in x.
-                let per_channel = if c.grid.2 == 1 {
+                // Every channel in one block (interleaved entries), one block plane per channel,
+                // or the channels of a tile side by side in x.
+                let covered = if pass.interleaved.is_some_and(|applies| applies(&g)) {
+                    c.grid.2 == 1
+                } else if c.grid.2 == 1 {
                     c.grid.0 % 3 == 0
                 } else {
                     c.grid.2 == 3
                 };
-                assert!(per_channel, "{}: {:?}", spec.name, c.grid);
+                assert!(covered, "{}: {:?}", spec.name, c.grid);
                 assert!(c.block.0 * c.block.1 <= 1024, "{}", spec.name);
                 assert!(c.shared_bytes <= 48 << 10, "{}", spec.name);
             }
