@@ -30,8 +30,8 @@ const SEED: u64 = 7;
 /// `tensor` also gets a gray, an RGB and an RGBA image of several whole tiles with a width that is
 /// a multiple of 16, whose inner tiles take its vector paths, and one whose width is a multiple of
 /// 4 only (RGB loads pixel by pixel, RGBA's last vectors are partly outside), with every filter
-/// size it has; `tensor-f32` the same
-/// image (its vector path needs a width that is a multiple of 4) with four filter sizes.
+/// size it has; `tensor-f32` the gray, RGB and RGBA 528x268 images (its gray vector path needs a
+/// width that is a multiple of 4) with four filter sizes.
 fn plans(variant: Variant, dtype: DType, border: Border) -> Vec<VerifyPlan> {
     let large_channels = match dtype {
         DType::F32 => 1,
@@ -75,7 +75,7 @@ fn plans(variant: Variant, dtype: DType, border: Border) -> Vec<VerifyPlan> {
             sizes: vec![(528, 268)],
             filter_sizes: vec![3, 9, 17, 31],
             borders: vec![border],
-            layouts: vec![(1, dtype)],
+            layouts: vec![(1, dtype), (3, dtype), (4, dtype)],
         });
     }
     plans

@@ -2,7 +2,7 @@
 
 use conv::engine::gpu::PTX;
 use gpu_kernels::launch::{
-    DTYPES, INTERLEAVED_CHANNELS, INTERLEAVED_MAX_RADIUS, MAX_RADIUS, MAX_TAPS, SPLIT_MAX_RADIUS,
+    DTYPES, FAST_INTERLEAVED_MAX_RADIUS, INTERLEAVED_CHANNELS, MAX_RADIUS, MAX_TAPS, SPLIT_MAX_RADIUS,
     TENSOR_MAX_RADIUS, names, split_chunks,
 };
 
@@ -40,21 +40,22 @@ fn radius_entries(base: &'static str) -> impl Iterator<Item = (String, &'static 
 }
 
 /// Every entry point of a `fast` kernel: gray (one channel per block), then interleaved (RGB,
-/// RGBA), one per channel count, sample type and radius up to `INTERLEAVED_MAX_RADIUS`.
+/// RGBA), one per channel count, sample type and radius up to `FAST_INTERLEAVED_MAX_RADIUS`.
 fn fast_entries(base: &'static str) -> impl Iterator<Item = (String, &'static str)> {
-    radius_entries(base).chain(interleaved_entries(base, &DTYPES))
+    radius_entries(base).chain(interleaved_entries(base, &DTYPES, FAST_INTERLEAVED_MAX_RADIUS))
 }
 
 /// The interleaved entries of kernel `base` for sample types `types`: one per channel count,
-/// type and radius up to `INTERLEAVED_MAX_RADIUS`.
+/// type and radius up to `max_radius`.
 fn interleaved_entries(
     base: &'static str,
     types: &'static [&'static str],
+    max_radius: u32,
 ) -> impl Iterator<Item = (String, &'static str)> {
     with_bodies(INTERLEAVED_CHANNELS.iter().flat_map(move |c| {
         types
             .iter()
-            .flat_map(move |t| (0..=INTERLEAVED_MAX_RADIUS).map(move |r| format!("{base}_c{c}_{t}_r{r}")))
+            .flat_map(move |t| (0..=max_radius).map(move |r| format!("{base}_c{c}_{t}_r{r}")))
     }))
 }
 
@@ -62,12 +63,15 @@ fn interleaved_entries(
 /// interleaved (RGB, RGBA).
 fn tensor_entries() -> impl Iterator<Item = (String, &'static str)> {
     with_bodies((0..=TENSOR_MAX_RADIUS).map(|r| format!("{}_u8_r{r}", names::TENSOR)))
-        .chain(interleaved_entries(names::TENSOR, &["u8"]))
+        .chain(interleaved_entries(names::TENSOR, &["u8"], TENSOR_MAX_RADIUS))
 }
 
-/// Every entry point of the `tensor-f32` kernel: `f32` samples, radius 0 to 15.
+/// Every entry point of the `tensor-f32` kernel: `f32` samples, radius 0 to 15, gray then
+/// interleaved (RGB, RGBA).
 fn split_entries() -> impl Iterator<Item = (String, &'static str)> {
-    with_bodies((0..=SPLIT_MAX_RADIUS).map(|r| format!("{}_f32_r{r}", names::TENSOR_SPLIT)))
+    with_bodies((0..=SPLIT_MAX_RADIUS).map(|r| format!("{}_f32_r{r}", names::TENSOR_SPLIT))).chain(
+        interleaved_entries(names::TENSOR_SPLIT, &["f32"], SPLIT_MAX_RADIUS),
+    )
 }
 
 fn pointer_params(body: &str) -> usize {

@@ -155,8 +155,8 @@ pub mod names {
     /// `conv_tensor_c<channels>_u8_r<r>` (not in [`ALL`]).
     pub const TENSOR: &str = "conv_tensor";
     /// `f32` images on the tensor cores (FP16 splits), radius known at compile time: the entry
-    /// point for radius `r` is `conv_tensor_split_f32_r<r>`, `r <= SPLIT_MAX_RADIUS` (not in
-    /// [`ALL`]).
+    /// point for radius `r` is `conv_tensor_split_f32_r<r>`, `r <= SPLIT_MAX_RADIUS`, and for RGB
+    /// and RGBA images `conv_tensor_split_c<channels>_f32_r<r>` (not in [`ALL`]).
     pub const TENSOR_SPLIT: &str = "conv_tensor_split";
     /// Every kernel base name.
     pub const ALL: [&str; 9] = [
@@ -203,26 +203,27 @@ pub const fn fast_shared_bytes(radius: u32, rows: u32, channels: u32) -> u32 {
     fast_stride(radius * channels) * (fast_tile(rows).1 + 2 * radius) * 4
 }
 
-/// Channel counts the `fast` and `tensor` kernels have interleaved entries for,
-/// `<base>_c<channels>_<t>_r<r>`, where a block filters every channel of its tile, so RGB and
-/// RGBA rows load and store whole 16-byte vectors as gray rows do (RGBA's alpha is copied).
-/// `fast`'s block filters a run of 128 interleaved samples, each tap `channels` samples from the
-/// next; `tensor`'s splits its tile into a plane per channel.
+/// Channel counts the `fast`, `tensor` and `tensor-f32` kernels have interleaved entries for,
+/// `<base>_c<channels>_<t>_r<r>`. `fast`'s block filters a run of 128 interleaved samples of
+/// every channel, each tap `channels` samples from the next, and `tensor`'s splits its tile into
+/// a plane per channel, so RGB and RGBA rows load and store whole 16-byte vectors as gray rows do
+/// (RGBA's alpha is copied); `tensor-f32`'s channels of a tile are neighbouring blocks.
 pub const INTERLEAVED_CHANNELS: [u32; 2] = [3, 4];
-/// Largest radius of the `fast` and `tensor` kernels' interleaved entries.
-pub const INTERLEAVED_MAX_RADIUS: u32 = 4;
+/// Largest radius of the `fast` kernels' interleaved entries.
+pub const FAST_INTERLEAVED_MAX_RADIUS: u32 = 4;
 
 /// Whether the `fast` kernels run `g` on an interleaved entry: RGB or RGBA, radius up to
-/// [`INTERLEAVED_MAX_RADIUS`], and rows of whole 4-sample vectors from the tile's first
+/// [`FAST_INTERLEAVED_MAX_RADIUS`], and rows of whole 4-sample vectors from the tile's first
 /// column on (else each channel is its own block, as for other channel counts).
 pub const fn fast_interleaved(g: &Geometry) -> bool {
     (g.channels == 3 || g.channels == 4)
-        && g.radius <= INTERLEAVED_MAX_RADIUS
+        && g.radius <= FAST_INTERLEAVED_MAX_RADIUS
         && (g.in_width * g.channels).is_multiple_of(4)
         && (g.offset * g.channels).is_multiple_of(4)
 }
 
-/// Whether the `tensor` kernel runs `g` on an interleaved entry: RGB or RGBA (any width).
+/// Whether the `tensor` and `tensor-f32` kernels run `g` on an interleaved entry: RGB or RGBA
+/// (any width).
 pub const fn tensor_interleaved(g: &Geometry) -> bool {
     g.channels == 3 || g.channels == 4
 }

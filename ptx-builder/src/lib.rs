@@ -123,12 +123,15 @@ pub const INTERLEAVED_SPILLING_AT_32: [&str; 6] = [
 /// in 32 registers without spilling, which lets 8 blocks share an SM (full occupancy) where ptxas
 /// would otherwise take up to 40 and fit 6. (Larger radii measured slower with the limit; `fast`
 /// for `u16` below radius 2 spills.)
-/// The `tensor-f32` kernels up to radius 8 fit in 64 registers, 4 blocks per SM instead of 3;
-/// the `tensor` (u8) kernel of radius 4 too. The `fast` kernels' interleaved (RGB, RGBA) entries,
+/// The `tensor-f32` kernels up to radius 8 fit in 64 registers, 4 blocks per SM instead of 3,
+/// and so do their RGB entries (`conv_tensor_split_c3_...`; the RGBA entries take at most 64
+/// without a limit up to radius 8, and spill with one at radius 3 and 4); the `tensor` (u8)
+/// kernel of radius 4 too. The `fast` kernels' interleaved (RGB, RGBA) entries,
 /// `conv_fast[_4x2]_c<channels>_...`, are limited to 32 except the few ptxas would spill
 /// ([`INTERLEAVED_SPILLING_AT_32`]; 5-11% faster than without a limit, where ptxas takes 36-64).
 pub fn register_limit(name: &str) -> Option<u32> {
-    if let Some(rest) = name.strip_prefix("conv_tensor_split_f32_r") {
+    let split = ["conv_tensor_split_f32_r", "conv_tensor_split_c3_f32_r"];
+    if let Some(rest) = split.iter().find_map(|prefix| name.strip_prefix(prefix)) {
         let radius: u32 = rest.parse().ok()?;
         return (radius <= 8).then_some(64);
     }
@@ -264,6 +267,8 @@ mod tests {
         assert_eq!(register_limit("conv_fast_u16_r5"), None);
         assert_eq!(register_limit("conv_tensor_split_f32_r8"), Some(64));
         assert_eq!(register_limit("conv_tensor_split_f32_r9"), None);
+        assert_eq!(register_limit("conv_tensor_split_c3_f32_r8"), Some(64));
+        assert_eq!(register_limit("conv_tensor_split_c4_f32_r8"), None);
         assert_eq!(register_limit("conv_fast_4x2_c3_f32_r1"), Some(32));
         assert_eq!(register_limit("conv_fast_c4_u8_r2"), Some(32));
         assert_eq!(register_limit("conv_fast_c4_u8_r4"), None);

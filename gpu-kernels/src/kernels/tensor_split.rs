@@ -48,12 +48,17 @@ const LOAD_BATCH: usize = 4;
 /// `2i, 2i + 1` of each row, and the words of their low parts. In a single-channel image whose
 /// rows are whole 16-byte vectors, a tile wholly inside the image is loaded as vectors without a
 /// check, and a tile at its edges loads the vectors inside it and resolves the border of the
-/// others sample by sample; other images are loaded sample by sample. The warps' largest
+/// others sample by sample; other gray images are loaded sample by sample. The RGB and RGBA
+/// entries (`CH` = 3, 4) do the same with their channel's samples of 4 pixels in place of a
+/// vector, at any width. The warps' largest
 /// magnitudes meet in shared memory behind a barrier, which decides whether the tile is split
 /// again.
 ///
 /// # Thread mapping
-/// Warp `w` (= `ty`) computes the 64 × 16 outputs at `(64 · (w % 2), 16 · (w / 2))` of the tile.
+/// Block `(bx, by, c)` computes tile `(bx, by)` of channel `c`; for the RGB and RGBA entries,
+/// block `(bx · CH + c, by)`, so the channels of a tile are neighbouring blocks, run together and
+/// read the interleaved tile from DRAM once between them. Warp `w` (= `ty`) computes the 64 × 16
+/// outputs at `(64 · (w % 2), 16 · (w / 2))` of the tile.
 /// A's rows `g` and `g + 8` (`g` = lane / 4, `t` = lane % 4) are output rows `g` and `g + 8`: a
 /// lane's A words for a pair of filter rows and a chunk are 4 loads from each plane, straight
 /// into the MMA's registers. Chunk `q` of the warp's `8 + chunks - 1` feeds windows `q - c` for
@@ -66,12 +71,15 @@ const LOAD_BATCH: usize = 4;
 ///
 /// # Safety
 /// Launch with block [`SPLIT_BLOCK`], [`split_shared_bytes(R)`](crate::launch::split_shared_bytes)
-/// bytes of dynamic shared memory and grid `(tiles across, tiles down, channels)`;
-/// `g.radius == R`; `input`/`output` as for `constant`, of `f32` samples; `taps` points to the
+/// bytes of dynamic shared memory and grid `(tiles across, tiles down, channels)` (the RGB and
+/// RGBA entries `conv_tensor_split_c<CH>_*`: `(tiles across · CH, tiles down, 1)` and
+/// `g.channels == CH`); `g.radius == R`; `input`/`output` as for `constant`, of `f32` samples; `taps` points to the
 /// [`split_words(R)`](crate::launch::split_words) words the host builds for this filter, 16-byte
 /// aligned.
-#[kernel(types(f32), radius(0..=15))]
-pub unsafe fn conv_tensor_split<T: Sample, const R: usize>(
+#[kernel(types(f32), radius(0..=15), consts(CH = 1))]
+#[kernel(name = conv_tensor_split_c3, types(f32), radius(0..=15), consts(CH = 3))]
+#[kernel(name = conv_tensor_split_c4, types(f32), radius(0..=15), consts(CH = 4))]
+pub unsafe fn conv_tensor_split<T: Sample, const R: usize, const CH: usize>(
     input: *const T,
     output: *mut T,
     g: Geometry,
@@ -84,15 +92,19 @@ pub unsafe fn conv_tensor_split<T: Sample, const R: usize>(
     /// Pairs of filter rows with two rows (the last row is alone).
     const PAIRS: usize = R;
     let (tx, ty) = (thread_idx_x(), thread_idx_y());
-    let c = block_idx_z();
-    let (ox, oy) = (block_idx_x() * SPLIT_TILE.0, block_idx_y() * SPLIT_TILE.1);
+    let (bx, c) = if CH == 1 {
+        (block_idx_x(), block_idx_z())
+    } else {
+        (block_idx_x() / CH as u32, block_idx_x() % CH as u32)
+    };
+    let (ox, oy) = (bx * SPLIT_TILE.0, block_idx_y() * SPLIT_TILE.1);
     if is_alpha(&g, c) {
         // SAFETY: an RGBA image (launch contract).
         unsafe { copy_alpha_tile(input, output, &g, (ox, oy), SPLIT_TILE, SPLIT_BLOCK) };
         return;
     }
     let samples = input.cast::<f32>();
-    let channels = g.channels as usize;
+    let channels = if CH == 1 { g.channels as usize } else { CH };
 
     // The input tile: column 0 is input column x0, row 0 is input row y0.
     let x0 = (ox + g.offset) as i32 - split_lead(R as u32) as i32;
@@ -145,7 +157,20 @@ pub unsafe fn conv_tensor_split<T: Sample, const R: usize>(
             0.0
         }
     };
-    let vector_loads = g.channels == 1 && g.in_width.is_multiple_of(4) && x0 % 4 == 0;
+    // Gray rows of whole vectors from the tile's first column on, and every RGB or RGBA image.
+    let vector_loads = CH > 1 || (g.channels == 1 && g.in_width.is_multiple_of(4) && x0 % 4 == 0);
+    // This block's channel of the 4 pixels from pixel `pixel` on (inside the image, the callers
+    // check): for gray one vector, 16-aligned (the vector's column and the width are multiples
+    // of 4; the host's buffers are 256-byte aligned); for RGB and RGBA 4 samples CH apart.
+    let load_pixels = |pixel: usize| -> [u32; 4] {
+        if CH == 1 {
+            // SAFETY: as above.
+            unsafe { Bytes16::load_global(samples.add(pixel).cast::<u8>()) }.0
+        } else {
+            // SAFETY: as above, c < CH.
+            [0, 1, 2, 3].map(|p| unsafe { *samples.add((pixel + p) * CH + c as usize) }.to_bits())
+        }
+    };
     // Whether the tile lies wholly inside the image.
     let whole = x0 >= 0 && y0 >= 0 && x0 as u32 + columns <= g.in_width && y0 as u32 + rows <= g.in_height;
     // Whether vector e of the tile is one load (used only for tiles not wholly inside).
@@ -182,11 +207,9 @@ pub unsafe fn conv_tensor_split<T: Sample, const R: usize>(
             while e < total {
                 let (q, row) = (e % per_row, e / per_row);
                 let v = if inside(e) {
-                    let at = (y0 + row as i32) as usize * g.in_width as usize + (x0 + 4 * q as i32) as usize;
-                    // SAFETY: 4 samples inside the image, 16-aligned (as below).
-                    unsafe { Bytes16::load_global(samples.add(at).cast::<u8>()) }
-                        .0
-                        .map(f32::from_bits)
+                    let pixel =
+                        (y0 + row as i32) as usize * g.in_width as usize + (x0 + 4 * q as i32) as usize;
+                    load_pixels(pixel).map(f32::from_bits)
                 } else {
                     [0, 1, 2, 3].map(|i| resolved(4 * q + i, row))
                 };
@@ -202,11 +225,8 @@ pub unsafe fn conv_tensor_split<T: Sample, const R: usize>(
                 unroll!(B < LOAD_BATCH; [0, 1, 2, 3] {
                     let e = e0 + B as u32 * threads;
                     if e < total {
-                        let at = origin + (e / per_row) as usize * g.in_width as usize + 4 * (e % per_row) as usize;
-                        // SAFETY: 4 samples inside the image (the tile is), 16-aligned (the
-                        // vector's column and the width are multiples of 4; the host's buffers
-                        // are 256-byte aligned).
-                        batch[B] = unsafe { Bytes16::load_global(samples.add(at).cast::<u8>()) }.0;
+                        // 4 pixels inside the image (the tile is).
+                        batch[B] = load_pixels(origin + (e / per_row) as usize * g.in_width as usize + 4 * (e % per_row) as usize);
                     }
                 });
                 unroll!(B < LOAD_BATCH; [0, 1, 2, 3] {

@@ -64,8 +64,9 @@ pub const TENSOR_VERIFY_ARGS: [&str; 14] = [
     "11",
 ];
 
-/// The `host verify` arguments of the `tensor-f32` kernel's own run: a gray and an RGBA image of
-/// whole tiles across (its inner tiles load 16-byte vectors where the width is a multiple of 4),
+/// The `host verify` arguments of the `tensor-f32` kernel's own run: gray, RGB and RGBA images of
+/// whole tiles across (its inner gray tiles load 16-byte vectors where the width is a multiple of
+/// 4),
 /// the zero, reflect and valid borders, `f32` samples and its smallest, a middle and its largest
 /// filters.
 pub const SPLIT_VERIFY_ARGS: [&str; 14] = [
@@ -78,7 +79,7 @@ pub const SPLIT_VERIFY_ARGS: [&str; 14] = [
     "--borders",
     "zero,reflect,valid",
     "--channels",
-    "1,4",
+    "1,3,4",
     "--dtypes",
     "f32",
     "--seed",

@@ -60,10 +60,14 @@ pub(super) fn tensor(g: &Geometry) -> LaunchConfig {
     }
 }
 
-/// One grid plane per channel (the kernel keeps no register for the channel).
+/// As `fast`: the channels of a tile are neighbouring blocks along x.
 pub(super) fn tensor_split(g: &Geometry) -> LaunchConfig {
     let shared_bytes = launch::split_shared_bytes(g.radius);
-    LaunchConfig::tiles(g, launch::SPLIT_TILE, launch::SPLIT_BLOCK, shared_bytes)
+    let tiles = LaunchConfig::tiles(g, launch::SPLIT_TILE, launch::SPLIT_BLOCK, shared_bytes);
+    LaunchConfig {
+        grid: (tiles.grid.0 * g.channels, tiles.grid.1, 1),
+        ..tiles
+    }
 }
 
 pub(super) fn fused(g: &Geometry) -> LaunchConfig {

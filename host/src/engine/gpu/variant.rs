@@ -110,14 +110,28 @@ pub struct Pass {
     /// One entry point per radius, `<entry>_<type>_r<r>`, instead of `<entry>_<type>`.
     pub per_radius: bool,
     /// Also interleaved entries, `<entry>_c<channels>_<type>_r<r>` for the
-    /// [`launch::INTERLEAVED_CHANNELS`], taken where this holds (`fast`, `tensor`).
-    pub interleaved: Option<fn(&Geometry) -> bool>,
+    /// [`launch::INTERLEAVED_CHANNELS`] (`fast`, `tensor`, `tensor-f32`).
+    pub interleaved: Option<Interleaved>,
     pub reads: Buffer,
     pub writes: Buffer,
     pub taps: TapsArg,
     /// The launch shape for a geometry.
     pub config: fn(&Geometry) -> LaunchConfig,
 }
+
+/// A pass's interleaved (RGB, RGBA) entries: up to which radius they exist, and for which
+/// geometries they are taken.
+#[derive(Clone, Copy, Debug)]
+pub struct Interleaved {
+    pub applies: fn(&Geometry) -> bool,
+    pub max_radius: u32,
+}
+
+/// `fast`'s and `fast-4x2`'s interleaved entries.
+const FAST_INTERLEAVED: Interleaved = Interleaved {
+    applies: launch::fast_interleaved,
+    max_radius: launch::FAST_INTERLEAVED_MAX_RADIUS,
+};
 
 impl Pass {
     /// The pass's entry points for samples with name suffix `t` (see [`Pass::function_index`]).
@@ -128,9 +142,9 @@ impl Pass {
         let mut names: Vec<String> = (0..=max_radius)
             .map(|r| format!("{}_{t}_r{r}", self.entry))
             .collect();
-        if self.interleaved.is_some() {
+        if let Some(interleaved) = self.interleaved {
             for c in launch::INTERLEAVED_CHANNELS {
-                let radii = 0..=launch::INTERLEAVED_MAX_RADIUS;
+                let radii = 0..=interleaved.max_radius;
                 names.extend(radii.map(|r| format!("{}_c{c}_{t}_r{r}", self.entry)));
             }
         }
@@ -142,8 +156,8 @@ impl Pass {
         let r = g.radius as usize;
         if !self.per_radius {
             0
-        } else if self.interleaved.is_some_and(|applies| applies(g)) {
-            let radii = launch::INTERLEAVED_MAX_RADIUS as usize + 1;
+        } else if let Some(interleaved) = self.interleaved.filter(|i| (i.applies)(g)) {
+            let radii = interleaved.max_radius as usize + 1;
             let c = launch::INTERLEAVED_CHANNELS
                 .iter()
                 .position(|&c| c == g.channels)
@@ -348,7 +362,7 @@ pub static REGISTRY: [Spec; 15] = [
             "fast",
             "4x4 outputs per thread in registers, radius fixed at compile time",
             &[Pass {
-                interleaved: Some(launch::fast_interleaved),
+                interleaved: Some(FAST_INTERLEAVED),
                 ..per_radius(names::FAST, TapsArg::Filter, fast::<0>)
             }],
         )
@@ -361,7 +375,7 @@ pub static REGISTRY: [Spec; 15] = [
             "fast-4x2",
             "4x2 outputs per thread in registers: half the tile, fewer registers",
             &[Pass {
-                interleaved: Some(launch::fast_interleaved),
+                interleaved: Some(FAST_INTERLEAVED),
                 ..per_radius(names::FAST_4X2, TapsArg::Filter, fast::<1>)
             }],
         )
@@ -376,7 +390,10 @@ pub static REGISTRY: [Spec; 15] = [
             "tensor",
             "u8 on the tensor cores (exact 8-bit products, taps as 3 digits), radius <= 4",
             &[Pass {
-                interleaved: Some(launch::tensor_interleaved),
+                interleaved: Some(Interleaved {
+                    applies: launch::tensor_interleaved,
+                    max_radius: launch::TENSOR_MAX_RADIUS,
+                }),
                 ..per_radius(names::TENSOR, TapsArg::TensorDigits, tensor)
             }],
         )
@@ -391,11 +408,13 @@ pub static REGISTRY: [Spec; 15] = [
             Variant::TensorSplit,
             "tensor-f32",
             "f32 on the tensor cores (FP16 high/low splits, 3 products per tap), radius 1-15",
-            &[per_radius(
-                names::TENSOR_SPLIT,
-                TapsArg::TensorSplit,
-                tensor_split,
-            )],
+            &[Pass {
+                interleaved: Some(Interleaved {
+                    applies: launch::tensor_interleaved,
+                    max_radius: launch::SPLIT_MAX_RADIUS,
+                }),
+                ..per_radius(names::TENSOR_SPLIT, TapsArg::TensorSplit, tensor_split)
+            }],
         )
     },
 ];
@@ -558,7 +577,7 @@ mod tests {
     }
 
     /// A `tensor` pass launches the interleaved entry for RGB and RGBA at any width, one block per
-    /// tile covering every channel.
+    /// tile covering every channel; so does `tensor-f32`, one block per channel of a tile.
     #[test]
     fn tensor_passes_pick_the_interleaved_entry_for_colour() {
         let pass = &Variant::Tensor.spec().passes[0];
@@ -580,6 +599,23 @@ mod tests {
         let config = (pass.config)(&g);
         assert_eq!(config.grid, (3, 2, 1));
         assert_eq!(config.shared_bytes, launch::tensor_shared_bytes(2, 3));
+        // `tensor-f32`: the channels of a tile side by side along x for RGB and RGBA up to its
+        // largest radius, one grid plane per channel otherwise.
+        let split = &Variant::TensorSplit.spec().passes[0];
+        let max = Variant::TensorSplit.spec().max_radius;
+        let names = split.entry_names("f32", max);
+        let rgb = Geometry { radius: 15, ..g };
+        assert_eq!(
+            names[split.function_index(&rgb, max)],
+            "conv_tensor_split_c3_f32_r15"
+        );
+        assert_eq!((split.config)(&rgb).grid, (9, 2, 1));
+        let gray = Geometry { channels: 1, ..rgb };
+        assert_eq!(
+            names[split.function_index(&gray, max)],
+            "conv_tensor_split_f32_r15"
+        );
+        assert_eq!((split.config)(&gray).grid, (3, 2, 1));
     }
 
     #[test]
@@ -611,7 +647,7 @@ mod tests {
                 let c = (pass.config)(&g);
                 // Every channel in one block (interleaved entries), one block plane per channel,
                 // or the channels of a tile side by side in x.
-                let covered = if pass.interleaved.is_some_and(|applies| applies(&g)) {
+                let covered = if pass.interleaved.is_some_and(|i| (i.applies)(&g)) {
                     c.grid.2 == 1
                 } else if c.grid.2 == 1 {
                     c.grid.0 % 3 == 0
