@@ -66,15 +66,15 @@ const LOAD_BATCH: usize = 4;
 /// `j`, stored as 8-byte vectors where the output is single-channel with an even width, else
 /// sample by sample.
 ///
-/// `ptx-builder`'s `register_limit` caps `conv_tensor_split_f32_r0` to `_r8` at 64 registers (4
-/// blocks per SM).
+/// `ptx-builder`'s `register_limit` caps `conv_tensor_split_f32_r0` to `_r8` and
+/// `conv_tensor_split_c3_f32_r0` to `_r8` at 64 registers (4 blocks per SM).
 ///
 /// # Safety
 /// Launch with block [`SPLIT_BLOCK`], [`split_shared_bytes(R)`](crate::launch::split_shared_bytes)
 /// bytes of dynamic shared memory and grid `(tiles across, tiles down, channels)` (the RGB and
 /// RGBA entries `conv_tensor_split_c<CH>_*`: `(tiles across · CH, tiles down, 1)` and
-/// `g.channels == CH`); `g.radius == R`; `input`/`output` as for `constant`, of `f32` samples; `taps` points to the
-/// [`split_words(R)`](crate::launch::split_words) words the host builds for this filter, 16-byte
+/// `g.channels == CH`); `g.radius == R`; `input`/`output` as for `constant`, of `f32` samples;
+/// `taps` points to the [`split_words(R)`](crate::launch::split_words) words the host builds for this filter, 16-byte
 /// aligned.
 #[kernel(types(f32), radius(0..=15), consts(CH = 1))]
 #[kernel(name = conv_tensor_split_c3, types(f32), radius(0..=15), consts(CH = 3))]

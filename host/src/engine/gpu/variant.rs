@@ -599,8 +599,8 @@ mod tests {
         let config = (pass.config)(&g);
         assert_eq!(config.grid, (3, 2, 1));
         assert_eq!(config.shared_bytes, launch::tensor_shared_bytes(2, 3));
-        // `tensor-f32`: the channels of a tile side by side along x for RGB and RGBA up to its
-        // largest radius, one grid plane per channel otherwise.
+        // `tensor-f32`: the channels of a tile side by side along x for RGB and RGBA, up to its
+        // largest radius.
         let split = &Variant::TensorSplit.spec().passes[0];
         let max = Variant::TensorSplit.spec().max_radius;
         let names = split.entry_names("f32", max);
