@@ -244,7 +244,8 @@ testgen! {
 
 /// `tensor-f32` splits a tile unscaled only where its largest magnitude is in [2^-3, 2^15), and
 /// rescales it otherwise: images of tiny values (down to 2^-40 and just under 2^-3) and of huge
-/// ones (2^20, 2^100) meet the `f32` tolerance as the unit image does.
+/// ones (2^20, 2^100) meet the `f32` tolerance as the unit image does, in gray, RGB and RGBA
+/// (whose tiles inside the image are first loaded by their clusters).
 #[test]
 fn tensor_f32_splits_tiles_of_any_magnitude() {
     let test = "gpu::tensor_f32_splits_tiles_of_any_magnitude";
@@ -255,19 +256,24 @@ fn tensor_f32_splits_tiles_of_any_magnitude() {
         .unwrap_or_else(|e| panic!("{test}: {e}"))
         .with_variant(Variant::TensorSplit);
     let filter = Filter::random(17, SEED).unwrap();
-    let unit = Image::random(300, 200, 1, DType::F32, SEED).unwrap();
-    let Samples::F32(values) = unit.samples() else {
-        unreachable!("an f32 image")
-    };
-    for factor in [2f32.powi(-40), 2f32.powi(-4), 1.0, 2f32.powi(20), 2f32.powi(100)] {
-        let scaled = values.iter().map(|v| v * factor).collect();
-        let image = Image::new(300, 200, 1, Samples::F32(scaled)).unwrap();
-        let got = convolver
-            .convolve(&image, &filter, Border::Reflect)
-            .unwrap_or_else(|e| panic!("{test}: {e}"));
-        let expected = reference_parallel(&image, &filter, Border::Reflect).unwrap();
-        let result = check::compare(&got, &expected, check::tolerance(&image, &filter, None), false);
-        assert!(result.passed(), "{test}: values times {factor:e}: {result}");
+    for channels in [1, 3, 4] {
+        let unit = Image::random(300, 200, channels, DType::F32, SEED).unwrap();
+        let Samples::F32(values) = unit.samples() else {
+            unreachable!("an f32 image")
+        };
+        for factor in [2f32.powi(-40), 2f32.powi(-4), 1.0, 2f32.powi(20), 2f32.powi(100)] {
+            let scaled = values.iter().map(|v| v * factor).collect();
+            let image = Image::new(300, 200, channels, Samples::F32(scaled)).unwrap();
+            let got = convolver
+                .convolve(&image, &filter, Border::Reflect)
+                .unwrap_or_else(|e| panic!("{test}: {e}"));
+            let expected = reference_parallel(&image, &filter, Border::Reflect).unwrap();
+            let result = check::compare(&got, &expected, check::tolerance(&image, &filter, None), false);
+            assert!(
+                result.passed(),
+                "{test}: {channels} channels, values times {factor:e}: {result}"
+            );
+        }
     }
 }
 
