@@ -245,7 +245,7 @@ testgen! {
 /// `tensor-f32` splits a tile unscaled only where its largest magnitude is in [2^-3, 2^15), and
 /// rescales it otherwise: images of tiny values (down to 2^-40 and just under 2^-3) and of huge
 /// ones (2^20, 2^100) meet the `f32` tolerance as the unit image does, in gray, RGB and RGBA
-/// (whose tiles inside the image are first loaded by their clusters).
+/// (whose own entries load and split each channel's tiles).
 #[test]
 fn tensor_f32_splits_tiles_of_any_magnitude() {
     let test = "gpu::tensor_f32_splits_tiles_of_any_magnitude";
