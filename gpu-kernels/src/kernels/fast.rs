@@ -20,10 +20,11 @@ use kernel_macros::kernel;
 /// number of output rows per thread. It first loads the haloed input tile, `(128 + 2RA) × (8·PY +
 /// 2R)` pixels where `RA` is `R` rounded up to a multiple of 4 (so everything stays 16-byte
 /// aligned), into shared memory. In a single-channel image whose width is a multiple of 4 every
-/// 4 pixels inside the image are one vector load (a tile wholly inside issues its loads in batches
-/// of `LOAD_BATCH` = 4 per thread before storing any, so their latencies overlap), and only vectors
-/// beyond the image's edges resolve the border pixel by pixel (or are zeros, under the zero and
-/// `valid` borders); another tile wholly inside (RGB, RGBA, other widths) gathers 4 pixels of its
+/// 4 pixels inside the image are one vector load. Each thread loads one vector column of every few
+/// tile rows, in batches of [`LOAD_BATCH`] = 4 issued before any is stored, so their latencies
+/// overlap; a tile at the image's edges does the same under the zero and `valid` borders, with the
+/// vectors outside the image zeros, and under the other borders it loads vector by vector, those
+/// beyond the image's edges resolved pixel by pixel. Another tile wholly inside (RGB, RGBA, other widths) gathers 4 pixels of its
 /// channel per shared vector, and the remaining tiles are loaded pixel by pixel with the border
 /// resolved. Each thread then computes a 4 × PY patch of outputs held in registers. Where
 /// [`unrolled`] says so (k ≤ 15 for 4 × 4, k ≤ 17 for 4 × 2) it walks the `PY + 2R` input rows
@@ -101,8 +102,6 @@ unsafe fn fast<T: Sample, const R: usize, const PY: usize, const C: usize>(
     g: &Geometry,
     taps: impl TapRead,
 ) {
-    /// Tile vectors a thread loads before storing them to shared memory.
-    const LOAD_BATCH: usize = 4;
     /// Longest input run a thread reads per row (4 outputs plus the largest aligned halo), in `f32`.
     const SEGMENT: usize = (FAST_PER_THREAD.0 + 2 * fast_halo(MAX_FILTER_SIZE / 2)) as usize;
 
@@ -148,41 +147,42 @@ unsafe fn fast<T: Sample, const R: usize, const PY: usize, const C: usize>(
     let vectors_ok = (g.channels == 1 || C > 1) && row_len.is_multiple_of(4) && x0 % 4 == 0;
     let per_row = tile_w / 4;
     let inside = x0 >= 0 && y0 >= 0 && x0 as u32 + tile_w <= row_len && y0 as u32 + tile_h <= g.in_height;
-    if vectors_ok && inside {
-        // The whole tile is inside the image: no border logic. Thread `first` loads vector column
-        // `first % per_row` of rows `first / per_row`, then every `row_step`-th row below (the
-        // threads past `row_step` whole rows idle), so its addresses advance by constants. Loads
-        // go in batches of `LOAD_BATCH`, all issued before any is stored, so their latencies
-        // overlap.
+    let zero_outside = outside_is_zero(g.border);
+    if vectors_ok && (inside || zero_outside) {
+        // Thread `first` loads vector column `first % per_row` of rows `first / per_row`, then
+        // every `row_step`-th row below (the threads past `row_step` whole rows idle), so its
+        // addresses advance by constants. A tile wholly inside checks nothing; a tile at the
+        // image's edges, under a border whose outside reads 0, loads each vector that lies inside
+        // (a vector is wholly inside or outside: the row width and x0 are multiples of 4) and
+        // zeros the others, with the same batches, so edge tiles take no longer than inner ones.
         let row_step = threads / per_row;
         let (q, first_row) = (first % per_row, first / per_row);
         if first_row < row_step {
-            let src_step = row_step as usize * row_len as usize;
-            let dst_step = (row_step * per_row) as usize;
-            let (mut row, mut dst) = (first_row, first as usize);
-            let mut src =
-                (y0 as usize + first_row as usize) * row_len as usize + x0 as usize + 4 * q as usize;
-            while row < tile_h {
-                let mut batch = [F32x4([0.0; 4]); LOAD_BATCH];
-                unroll!(B < LOAD_BATCH; [0, 1, 2, 3] {
-                    if row + B as u32 * row_step < tile_h {
-                        // SAFETY: the 4 pixels are inside the image (the tile is) and 4-aligned
-                        // (x0 and the row width are multiples of 4).
-                        batch[B] = F32x4(unsafe { T::load4(input.add(src + B * src_step)) });
-                    }
-                });
-                unroll!(B < LOAD_BATCH; [0, 1, 2, 3] {
-                    if row + B as u32 * row_step < tile_h {
-                        // SAFETY: a vector of a tile row below `tile_h`, inside the tile.
-                        unsafe { *vectors.add(dst + B * dst_step) = batch[B] };
-                    }
-                });
-                row += LOAD_BATCH as u32 * row_step;
-                src += LOAD_BATCH * src_step;
-                dst += LOAD_BATCH * dst_step;
-            }
+            // Tile rows `row_lo .. row_lo + span` of the thread's column lie inside the image.
+            let (row_lo, span) = if inside {
+                (0, tile_h)
+            } else if ((x0 + 4 * q as i32) as u32) < row_len {
+                let lo = (-y0).max(0) as u32;
+                let hi = (g.in_height as i32 - y0).clamp(0, tile_h as i32) as u32;
+                (lo, hi.saturating_sub(lo))
+            } else {
+                (0, 0)
+            };
+            let rows = TileRows {
+                src: (y0 as isize + first_row as isize) * row_len as isize + x0 as isize + 4 * q as isize,
+                src_step: row_step as isize * row_len as isize,
+                dst: first as usize,
+                dst_step: (row_step * per_row) as usize,
+                row: first_row,
+                row_step,
+                tile_h,
+            };
+            // SAFETY: the rows `row_lo .. row_lo + span` of the thread's column are inside the
+            // image, and only those are read.
+            unsafe { rows.load(input, vectors, row_lo, span) };
         }
     } else if vectors_ok {
+        // A tile at the image's edges under a border that resolves positions outside.
         let mut e = first;
         while e < per_row * tile_h {
             let (gx, gy) = (x0 + 4 * (e % per_row) as i32, y0 + (e / per_row) as i32);
@@ -191,10 +191,6 @@ unsafe fn fast<T: Sample, const R: usize, const PY: usize, const C: usize>(
                 // SAFETY: the 4 pixels are inside the image (gx is 4-aligned and below the row
                 // width, a multiple of 4) and 16-byte aligned for f32.
                 unsafe { T::load4(input.add(at)) }
-            } else if outside_is_zero(g.border) {
-                // The whole vector is outside (its 4 pixels share a row, and the width is a
-                // multiple of 4).
-                [0.0; 4]
             } else {
                 [0, 1, 2, 3].map(|i| fetch_sample::<T, C>(g, &src, gx + i, gy))
             };
@@ -336,5 +332,62 @@ fn fetch_sample<T: Sample, const C: usize>(g: &Geometry, src: &Global<T>, s: i32
     } else {
         let channel = s.rem_euclid(C as i32) as u32;
         fetch_or_zero(g, &Global { channel, ..*src }, s.div_euclid(C as i32), y)
+    }
+}
+
+/// One thread's share of a tile loaded by vectors: rows `row_step` apart, one 4-sample vector
+/// column, in batches of [`LOAD_BATCH`] loads issued before any is stored so their latencies
+/// overlap.
+struct TileRows {
+    /// Index of the thread's first vector in the input (negative above the image).
+    src: isize,
+    /// Input index step between the thread's rows.
+    src_step: isize,
+    /// Index of the thread's first vector in shared memory, in vectors.
+    dst: usize,
+    /// Shared-memory step between the thread's rows, in vectors.
+    dst_step: usize,
+    /// The thread's first tile row.
+    row: u32,
+    /// Tile rows between the thread's rows.
+    row_step: u32,
+    /// Rows in the tile.
+    tile_h: u32,
+}
+
+/// Tile vectors a thread loads before storing them to shared memory.
+const LOAD_BATCH: usize = 4;
+
+impl TileRows {
+    /// Loads the thread's vectors into `vectors`: those of tile rows `row_lo .. row_lo + span`
+    /// from the input, the others (outside the image) as zeros, without reading them.
+    ///
+    /// # Safety
+    /// The vectors of tile rows `row_lo .. row_lo + span` in the thread's column are inside the
+    /// image and 4-aligned; `vectors` holds the tile.
+    #[inline(always)]
+    unsafe fn load<T: Sample>(mut self, input: *const T, vectors: *mut F32x4, row_lo: u32, span: u32) {
+        // The loop compares tile rows with `tile_h`, a constant once inlined, so ptxas sees its
+        // trip count.
+        while self.row < self.tile_h {
+            let mut batch = [F32x4([0.0; 4]); LOAD_BATCH];
+            unroll!(B < LOAD_BATCH; [0, 1, 2, 3] {
+                // One comparison: rows above `row_lo` wrap around to large values.
+                if (self.row + B as u32 * self.row_step).wrapping_sub(row_lo) < span {
+                    let at = input.wrapping_offset(self.src + B as isize * self.src_step);
+                    // SAFETY: a vector of a row inside the image (the caller's promise).
+                    batch[B] = F32x4(unsafe { T::load4(at) });
+                }
+            });
+            unroll!(B < LOAD_BATCH; [0, 1, 2, 3] {
+                if self.row + B as u32 * self.row_step < self.tile_h {
+                    // SAFETY: a vector of a tile row below `tile_h`, inside the tile.
+                    unsafe { *vectors.add(self.dst + B * self.dst_step) = batch[B] };
+                }
+            });
+            self.row += LOAD_BATCH as u32 * self.row_step;
+            self.src += LOAD_BATCH as isize * self.src_step;
+            self.dst += LOAD_BATCH * self.dst_step;
+        }
     }
 }
