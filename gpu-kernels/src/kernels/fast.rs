@@ -21,12 +21,12 @@ use kernel_macros::kernel;
 /// 2R)` pixels where `RA` is `R` rounded up to a multiple of 4 (so everything stays 16-byte
 /// aligned), into shared memory. In a single-channel image whose width is a multiple of 4 every
 /// 4 pixels inside the image are one vector load. Each thread loads one vector column of every few
-/// tile rows, in batches of [`LOAD_BATCH`] = 4 issued before any is stored, so their latencies
-/// overlap; a tile at the image's edges does the same under the zero and `valid` borders, with the
-/// vectors outside the image zeros, and under the other borders it loads vector by vector, those
-/// beyond the image's edges resolved pixel by pixel. Another tile wholly inside (RGB, RGBA, other widths) gathers 4 pixels of its
-/// channel per shared vector, and the remaining tiles are loaded pixel by pixel with the border
-/// resolved. Each thread then computes a 4 × PY patch of outputs held in registers. Where
+/// tile rows, in batches of up to [`LOAD_BATCH`] = 6 issued before any is stored, so their
+/// latencies overlap; a tile at the image's edges does the same under the zero and `valid`
+/// borders, with the vectors outside the image zeros, and under the other borders it loads vector
+/// by vector, those beyond the image's edges resolved pixel by pixel. Another tile wholly inside
+/// (RGB, RGBA, other widths) gathers 4 pixels of its channel per shared vector, and the remaining
+/// tiles are loaded pixel by pixel with the border resolved. Each thread then computes a 4 × PY patch of outputs held in registers. Where
 /// [`unrolled`] says so (k ≤ 15 for 4 × 4, k ≤ 17 for 4 × 2) it walks the `PY + 2R` input rows
 /// the patch needs, reads each row's `4 + 2RA` pixels once as 16-byte shared loads and applies
 /// them to every output row they feed, with every loop unrolled so each tap is read at a constant
@@ -355,8 +355,19 @@ struct TileRows {
     tile_h: u32,
 }
 
-/// Tile vectors a thread loads before storing them to shared memory.
-const LOAD_BATCH: usize = 4;
+/// Most tile vectors a thread loads before storing them to shared memory.
+const LOAD_BATCH: usize = 6;
+
+/// Tile vectors a thread of type `T` loads before storing them: [`LOAD_BATCH`] for `f32`, so one
+/// batch covers a `fast` thread's rows up to radius 5; 4 for 8- and 16-bit samples, which 6 would
+/// cost registers (and spills in RGB/RGBA entries).
+const fn batch_len<T>() -> usize {
+    if core::mem::size_of::<T>() == 4 {
+        LOAD_BATCH
+    } else {
+        4
+    }
+}
 
 impl TileRows {
     /// Loads the thread's vectors into `vectors`: those of tile rows `row_lo .. row_lo + span`
@@ -371,23 +382,23 @@ impl TileRows {
         // trip count.
         while self.row < self.tile_h {
             let mut batch = [F32x4([0.0; 4]); LOAD_BATCH];
-            unroll!(B < LOAD_BATCH; [0, 1, 2, 3] {
+            unroll!(B < LOAD_BATCH; [0, 1, 2, 3, 4, 5] {
                 // One comparison: rows above `row_lo` wrap around to large values.
-                if (self.row + B as u32 * self.row_step).wrapping_sub(row_lo) < span {
+                if B < batch_len::<T>() && (self.row + B as u32 * self.row_step).wrapping_sub(row_lo) < span {
                     let at = input.wrapping_offset(self.src + B as isize * self.src_step);
                     // SAFETY: a vector of a row inside the image (the caller's promise).
                     batch[B] = F32x4(unsafe { T::load4(at) });
                 }
             });
-            unroll!(B < LOAD_BATCH; [0, 1, 2, 3] {
-                if self.row + B as u32 * self.row_step < self.tile_h {
+            unroll!(B < LOAD_BATCH; [0, 1, 2, 3, 4, 5] {
+                if B < batch_len::<T>() && self.row + B as u32 * self.row_step < self.tile_h {
                     // SAFETY: a vector of a tile row below `tile_h`, inside the tile.
                     unsafe { *vectors.add(self.dst + B * self.dst_step) = batch[B] };
                 }
             });
-            self.row += LOAD_BATCH as u32 * self.row_step;
-            self.src += LOAD_BATCH as isize * self.src_step;
-            self.dst += LOAD_BATCH * self.dst_step;
+            self.row += batch_len::<T>() as u32 * self.row_step;
+            self.src += batch_len::<T>() as isize * self.src_step;
+            self.dst += batch_len::<T>() * self.dst_step;
         }
     }
 }
