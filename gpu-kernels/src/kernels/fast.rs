@@ -336,7 +336,7 @@ fn fetch_sample<T: Sample, const C: usize>(g: &Geometry, src: &Global<T>, s: i32
 }
 
 /// One thread's share of a tile loaded by vectors: rows `row_step` apart, one 4-sample vector
-/// column, in batches of [`LOAD_BATCH`] loads issued before any is stored so their latencies
+/// column, in batches of up to [`LOAD_BATCH`] loads issued before any is stored so their latencies
 /// overlap.
 struct TileRows {
     /// Index of the thread's first vector in the input (negative above the image).
