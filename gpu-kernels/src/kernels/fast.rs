@@ -22,9 +22,9 @@ use kernel_macros::kernel;
 /// aligned), into shared memory. In a single-channel image whose width is a multiple of 4 every
 /// 4 pixels inside the image are one vector load. Each thread loads one vector column of every few
 /// tile rows, in batches of up to [`LOAD_BATCH`] = 6 issued before any is stored, so their
-/// latencies overlap; a tile at the image's edges does the same under the zero and `valid`
-/// borders, with the vectors outside the image zeros, and under the other borders it loads vector
-/// by vector, those beyond the image's edges resolved pixel by pixel. Another tile wholly inside
+/// latencies overlap; an `f32` tile at the image's edges does the same under the zero and `valid`
+/// borders, with the vectors outside the image zeros, and other edge tiles load vector by vector,
+/// those beyond the image's edges zeros or resolved pixel by pixel. Another tile wholly inside
 /// (RGB, RGBA, other widths) gathers 4 pixels of its channel per shared vector, and the remaining
 /// tiles are loaded pixel by pixel with the border resolved. Each thread then computes a 4 × PY patch of outputs held in registers. Where
 /// [`unrolled`] says so (k ≤ 15 for 4 × 4, k ≤ 17 for 4 × 2) it walks the `PY + 2R` input rows
@@ -148,7 +148,10 @@ unsafe fn fast<T: Sample, const R: usize, const PY: usize, const C: usize>(
     let per_row = tile_w / 4;
     let inside = x0 >= 0 && y0 >= 0 && x0 as u32 + tile_w <= row_len && y0 as u32 + tile_h <= g.in_height;
     let zero_outside = outside_is_zero(g.border);
-    if vectors_ok && (inside || zero_outside) {
+    // Only `f32` edge tiles load in batches (8- and 16-bit ones run the vector-by-vector loop
+    // below): batching theirs too made their inner tiles up to 6% slower at 8192².
+    let batched_edges = zero_outside && size_of::<T>() == 4;
+    if vectors_ok && (inside || batched_edges) {
         // Thread `first` loads vector column `first % per_row` of rows `first / per_row`, then
         // every `row_step`-th row below (the threads past `row_step` whole rows idle), so its
         // addresses advance by constants. A tile wholly inside checks nothing; a tile at the
@@ -158,16 +161,6 @@ unsafe fn fast<T: Sample, const R: usize, const PY: usize, const C: usize>(
         let row_step = threads / per_row;
         let (q, first_row) = (first % per_row, first / per_row);
         if first_row < row_step {
-            // Tile rows `row_lo .. row_lo + span` of the thread's column lie inside the image.
-            let (row_lo, span) = if inside {
-                (0, tile_h)
-            } else if ((x0 + 4 * q as i32) as u32) < row_len {
-                let lo = (-y0).max(0) as u32;
-                let hi = (g.in_height as i32 - y0).clamp(0, tile_h as i32) as u32;
-                (lo, hi.saturating_sub(lo))
-            } else {
-                (0, 0)
-            };
             let rows = TileRows {
                 src: (y0 as isize + first_row as isize) * row_len as isize + x0 as isize + 4 * q as isize,
                 src_step: row_step as isize * row_len as isize,
@@ -177,12 +170,30 @@ unsafe fn fast<T: Sample, const R: usize, const PY: usize, const C: usize>(
                 row_step,
                 tile_h,
             };
-            // SAFETY: the rows `row_lo .. row_lo + span` of the thread's column are inside the
-            // image, and only those are read.
-            unsafe { rows.load(input, vectors, row_lo, span) };
+            // Inner tiles get a loop of their own, without the range check, except in `f32`
+            // entries of radius 5 and more (ptxas then takes 8 more registers) and in the
+            // RGB/RGBA `f32` ones (7% slower at radius 4).
+            if inside && (size_of::<T>() != 4 || (C == 1 && R < 5)) {
+                // SAFETY: every row of the tile is inside the image.
+                unsafe { rows.load_inside(input, vectors) };
+            } else {
+                // Tile rows `row_lo .. row_lo + span` of the thread's column lie inside the image.
+                let (row_lo, span) = if inside {
+                    (0, tile_h)
+                } else if ((x0 + 4 * q as i32) as u32) < row_len {
+                    let lo = (-y0).max(0) as u32;
+                    let hi = (g.in_height as i32 - y0).clamp(0, tile_h as i32) as u32;
+                    (lo, hi.saturating_sub(lo))
+                } else {
+                    (0, 0)
+                };
+                // SAFETY: the rows `row_lo .. row_lo + span` of the thread's column are inside
+                // the image, and only those are read.
+                unsafe { rows.load(input, vectors, row_lo, span) };
+            }
         }
     } else if vectors_ok {
-        // A tile at the image's edges under a border that resolves positions outside.
+        // A tile at the image's edges, loaded vector by vector.
         let mut e = first;
         while e < per_row * tile_h {
             let (gx, gy) = (x0 + 4 * (e % per_row) as i32, y0 + (e / per_row) as i32);
@@ -191,6 +202,10 @@ unsafe fn fast<T: Sample, const R: usize, const PY: usize, const C: usize>(
                 // SAFETY: the 4 pixels are inside the image (gx is 4-aligned and below the row
                 // width, a multiple of 4) and 16-byte aligned for f32.
                 unsafe { T::load4(input.add(at)) }
+            } else if zero_outside {
+                // The whole vector is outside (its 4 pixels share a row, and the width is a
+                // multiple of 4).
+                [0.0; 4]
             } else {
                 [0, 1, 2, 3].map(|i| fetch_sample::<T, C>(g, &src, gx + i, gy))
             };
@@ -370,6 +385,35 @@ const fn batch_len<T>() -> usize {
 }
 
 impl TileRows {
+    /// Loads the thread's vectors of a tile wholly inside the image into `vectors`.
+    ///
+    /// # Safety
+    /// Every vector of the thread's column is inside the image and 4-aligned; `vectors` holds the
+    /// tile.
+    #[inline(always)]
+    unsafe fn load_inside<T: Sample>(self, input: *const T, vectors: *mut F32x4) {
+        let (src_step, mut src) = (self.src_step as usize, self.src as usize);
+        let (mut row, mut dst) = (self.row, self.dst);
+        while row < self.tile_h {
+            let mut batch = [F32x4([0.0; 4]); LOAD_BATCH];
+            unroll!(B < LOAD_BATCH; [0, 1, 2, 3, 4, 5] {
+                if B < batch_len::<T>() && row + B as u32 * self.row_step < self.tile_h {
+                    // SAFETY: a vector of a row inside the image (the caller's promise).
+                    batch[B] = F32x4(unsafe { T::load4(input.add(src + B * src_step)) });
+                }
+            });
+            unroll!(B < LOAD_BATCH; [0, 1, 2, 3, 4, 5] {
+                if B < batch_len::<T>() && row + B as u32 * self.row_step < self.tile_h {
+                    // SAFETY: a vector of a tile row below `tile_h`, inside the tile.
+                    unsafe { *vectors.add(dst + B * self.dst_step) = batch[B] };
+                }
+            });
+            row += batch_len::<T>() as u32 * self.row_step;
+            src += batch_len::<T>() * src_step;
+            dst += batch_len::<T>() * self.dst_step;
+        }
+    }
+
     /// Loads the thread's vectors into `vectors`: those of tile rows `row_lo .. row_lo + span`
     /// from the input, the others (outside the image) as zeros, without reading them.
     ///
