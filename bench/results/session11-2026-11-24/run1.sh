@@ -4,7 +4,7 @@
 # range as constants) and host-c (inner tiles keep 671cb57's loop), alternating, three rounds;
 # then the peers beside host-b and host-c.
 set -u
-source bench/results/session11-2026-11-24/common.sh gpu60
+source bench/results/session10-2026-11-24/common.sh gpu60  # the preamble: log, unpack target/gpu60
 cd /tmp
 F32="--sizes 1024x1024,2048x2048,4096x4096,8192x8192 --filters 3,5,7,9,11,13,17 --dtypes f32 --variants fast,fast-4x2 --runs 30"
 INT="--sizes 2048x2048,8192x8192 --filters 3,5,7,9,13,19,31 --dtypes u8,u16 --variants fast,fast-4x2 --runs 20"

@@ -4,8 +4,8 @@
 # host-o (671cb57) and host-h (d50137d), alternating, two rounds; the peers beside host-x; the
 # `fast` GPU tests, verify and the four sanitizers on host-x.
 set -u
-source bench/results/session11-2026-11-24/common.sh gpu61
-cd /tmp
+source bench/results/session10-2026-11-24/common.sh gpu61  # the preamble: log, unpack target/gpu61
+H=/tmp/bin/host-x; cd /tmp
 F32="--sizes 1024x1024,2048x2048,4096x4096,8192x8192 --filters 3,5,7,9,11,13,17 --dtypes f32 --variants fast,fast-4x2 --runs 30"
 INT="--sizes 2048x2048,8192x8192 --filters 3,5,7,9,13,19,31 --dtypes u8,u16 --variants fast,fast-4x2 --runs 20"
 COL="--sizes 2048x2048,8192x8192 --filters 3,5,9 --dtypes f32,u8 --channels 3,4 --variants fast,fast-4x2 --runs 20"
