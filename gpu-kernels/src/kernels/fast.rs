@@ -22,7 +22,7 @@ use kernel_macros::kernel;
 /// aligned), into shared memory. In a single-channel image whose width is a multiple of 4 every
 /// 4 pixels inside the image are one vector load. Each thread loads one vector column of every few
 /// tile rows, in batches of up to [`LOAD_BATCH`] = 6 issued before any is stored, so their
-/// latencies overlap; an `f32` tile at the image's edges does the same under the zero and `valid`
+/// latencies overlap; a gray `f32` tile at the image's edges does the same under the zero and `valid`
 /// borders, with the vectors outside the image zeros, and other edge tiles load vector by vector,
 /// those beyond the image's edges zeros or resolved pixel by pixel. Another tile wholly inside
 /// (RGB, RGBA, other widths) gathers 4 pixels of its channel per shared vector, and the remaining
@@ -148,10 +148,10 @@ unsafe fn fast<T: Sample, const R: usize, const PY: usize, const C: usize>(
     let per_row = tile_w / 4;
     let inside = x0 >= 0 && y0 >= 0 && x0 as u32 + tile_w <= row_len && y0 as u32 + tile_h <= g.in_height;
     let zero_outside = outside_is_zero(g.border);
-    // Only `f32` edge tiles load in batches (8- and 16-bit ones run the vector-by-vector loop
-    // below): batching theirs too made their inner tiles up to 6% slower at 8192².
-    let batched_edges = zero_outside && size_of::<T>() == 4;
-    if vectors_ok && (inside || batched_edges) {
+    // Only gray `f32` edge tiles load in batches; the others run the vector-by-vector loop below
+    // (batching them too made 8- and 16-bit tiles up to 6% slower at 8192², RGB `f32` 7% at 2048²).
+    let gray_f32 = size_of::<T>() == 4 && C == 1;
+    if vectors_ok && (inside || (zero_outside && gray_f32)) {
         // Thread `first` loads vector column `first % per_row` of rows `first / per_row`, then
         // every `row_step`-th row below (the threads past `row_step` whole rows idle), so its
         // addresses advance by constants. A tile wholly inside checks nothing; a tile at the
@@ -170,12 +170,11 @@ unsafe fn fast<T: Sample, const R: usize, const PY: usize, const C: usize>(
                 row_step,
                 tile_h,
             };
-            // Inner tiles get a loop of their own, without the range check, except in `f32`
-            // entries of radius 5 and more (ptxas then takes 8 more registers) and in the
-            // RGB/RGBA `f32` ones (7% slower at radius 4).
-            if inside && (size_of::<T>() != 4 || (C == 1 && R < 5)) {
+            // Inner tiles get a loop of their own, without the range check, except in gray `f32`
+            // entries of radius 5 and more (ptxas then takes 8 more registers).
+            if inside && !(gray_f32 && R >= 5) {
                 // SAFETY: every row of the tile is inside the image.
-                unsafe { rows.load_inside(input, vectors) };
+                unsafe { rows.load_inside::<_, C>(input, vectors) };
             } else {
                 // Tile rows `row_lo .. row_lo + span` of the thread's column lie inside the image.
                 let (row_lo, span) = if inside {
@@ -189,7 +188,7 @@ unsafe fn fast<T: Sample, const R: usize, const PY: usize, const C: usize>(
                 };
                 // SAFETY: the rows `row_lo .. row_lo + span` of the thread's column are inside
                 // the image, and only those are read.
-                unsafe { rows.load(input, vectors, row_lo, span) };
+                unsafe { rows.load::<_, C>(input, vectors, row_lo, span) };
             }
         }
     } else if vectors_ok {
@@ -373,11 +372,12 @@ struct TileRows {
 /// Most tile vectors a thread loads before storing them to shared memory.
 const LOAD_BATCH: usize = 6;
 
-/// Tile vectors a thread of type `T` loads before storing them: [`LOAD_BATCH`] for `f32`, so one
-/// batch covers a `fast` thread's rows up to radius 5; 4 for 8- and 16-bit samples, which 6 would
-/// cost registers (and spills in RGB/RGBA entries).
-const fn batch_len<T>() -> usize {
-    if core::mem::size_of::<T>() == 4 {
+/// Tile vectors a thread of an entry for `T` and `C` channels loads before storing them:
+/// [`LOAD_BATCH`] for gray `f32`, so one batch covers a `fast` thread's rows up to radius 5; 4 for
+/// 8- and 16-bit samples, which 6 would cost registers (and spills in RGB/RGBA entries), and for
+/// RGB/RGBA `f32` (7% faster at 2048² k=7).
+const fn batch_len<T, const C: usize>() -> usize {
+    if core::mem::size_of::<T>() == 4 && C == 1 {
         LOAD_BATCH
     } else {
         4
@@ -391,26 +391,26 @@ impl TileRows {
     /// Every vector of the thread's column is inside the image and 4-aligned; `vectors` holds the
     /// tile.
     #[inline(always)]
-    unsafe fn load_inside<T: Sample>(self, input: *const T, vectors: *mut F32x4) {
+    unsafe fn load_inside<T: Sample, const C: usize>(self, input: *const T, vectors: *mut F32x4) {
         let (src_step, mut src) = (self.src_step as usize, self.src as usize);
         let (mut row, mut dst) = (self.row, self.dst);
         while row < self.tile_h {
             let mut batch = [F32x4([0.0; 4]); LOAD_BATCH];
             unroll!(B < LOAD_BATCH; [0, 1, 2, 3, 4, 5] {
-                if B < batch_len::<T>() && row + B as u32 * self.row_step < self.tile_h {
+                if B < batch_len::<T, C>() && row + B as u32 * self.row_step < self.tile_h {
                     // SAFETY: a vector of a row inside the image (the caller's promise).
                     batch[B] = F32x4(unsafe { T::load4(input.add(src + B * src_step)) });
                 }
             });
             unroll!(B < LOAD_BATCH; [0, 1, 2, 3, 4, 5] {
-                if B < batch_len::<T>() && row + B as u32 * self.row_step < self.tile_h {
+                if B < batch_len::<T, C>() && row + B as u32 * self.row_step < self.tile_h {
                     // SAFETY: a vector of a tile row below `tile_h`, inside the tile.
                     unsafe { *vectors.add(dst + B * self.dst_step) = batch[B] };
                 }
             });
-            row += batch_len::<T>() as u32 * self.row_step;
-            src += batch_len::<T>() * src_step;
-            dst += batch_len::<T>() * self.dst_step;
+            row += batch_len::<T, C>() as u32 * self.row_step;
+            src += batch_len::<T, C>() * src_step;
+            dst += batch_len::<T, C>() * self.dst_step;
         }
     }
 
@@ -421,28 +421,34 @@ impl TileRows {
     /// The vectors of tile rows `row_lo .. row_lo + span` in the thread's column are inside the
     /// image and 4-aligned; `vectors` holds the tile.
     #[inline(always)]
-    unsafe fn load<T: Sample>(mut self, input: *const T, vectors: *mut F32x4, row_lo: u32, span: u32) {
+    unsafe fn load<T: Sample, const C: usize>(
+        mut self,
+        input: *const T,
+        vectors: *mut F32x4,
+        row_lo: u32,
+        span: u32,
+    ) {
         // The loop compares tile rows with `tile_h`, a constant once inlined, so ptxas sees its
         // trip count.
         while self.row < self.tile_h {
             let mut batch = [F32x4([0.0; 4]); LOAD_BATCH];
             unroll!(B < LOAD_BATCH; [0, 1, 2, 3, 4, 5] {
                 // One comparison: rows above `row_lo` wrap around to large values.
-                if B < batch_len::<T>() && (self.row + B as u32 * self.row_step).wrapping_sub(row_lo) < span {
+                if B < batch_len::<T, C>() && (self.row + B as u32 * self.row_step).wrapping_sub(row_lo) < span {
                     let at = input.wrapping_offset(self.src + B as isize * self.src_step);
                     // SAFETY: a vector of a row inside the image (the caller's promise).
                     batch[B] = F32x4(unsafe { T::load4(at) });
                 }
             });
             unroll!(B < LOAD_BATCH; [0, 1, 2, 3, 4, 5] {
-                if B < batch_len::<T>() && self.row + B as u32 * self.row_step < self.tile_h {
+                if B < batch_len::<T, C>() && self.row + B as u32 * self.row_step < self.tile_h {
                     // SAFETY: a vector of a tile row below `tile_h`, inside the tile.
                     unsafe { *vectors.add(self.dst + B * self.dst_step) = batch[B] };
                 }
             });
-            self.row += batch_len::<T>() as u32 * self.row_step;
-            self.src += batch_len::<T>() as isize * self.src_step;
-            self.dst += batch_len::<T>() * self.dst_step;
+            self.row += batch_len::<T, C>() as u32 * self.row_step;
+            self.src += batch_len::<T, C>() as isize * self.src_step;
+            self.dst += batch_len::<T, C>() * self.dst_step;
         }
     }
 }
