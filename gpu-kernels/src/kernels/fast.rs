@@ -22,11 +22,12 @@ use kernel_macros::kernel;
 /// aligned), into shared memory. In a single-channel image whose width is a multiple of 4 every
 /// 4 pixels inside the image are one vector load. Each thread loads one vector column of every few
 /// tile rows, in batches of up to [`LOAD_BATCH`] = 6 issued before any is stored, so their
-/// latencies overlap; a gray `f32` tile at the image's edges does the same under the zero and `valid`
-/// borders, with the vectors outside the image zeros, and other edge tiles load vector by vector,
-/// those beyond the image's edges zeros or resolved pixel by pixel. Another tile wholly inside
-/// (RGB, RGBA, other widths) gathers 4 pixels of its channel per shared vector, and the remaining
-/// tiles are loaded pixel by pixel with the border resolved. Each thread then computes a 4 × PY patch of outputs held in registers. Where
+/// latencies overlap; a gray `f32` tile at the image's edges does the same under the zero and
+/// `valid` borders, with the vectors outside the image zeros, and other edge tiles load vector by
+/// vector, those beyond the image's edges zeros or resolved pixel by pixel. Another tile wholly
+/// inside (RGB, RGBA, other widths) gathers 4 pixels of its channel per shared vector, and the
+/// remaining tiles are loaded pixel by pixel with the border resolved. Each thread then computes a
+/// 4 × PY patch of outputs held in registers. Where
 /// [`unrolled`] says so (k ≤ 15 for 4 × 4, k ≤ 17 for 4 × 2) it walks the `PY + 2R` input rows
 /// the patch needs, reads each row's `4 + 2RA` pixels once as 16-byte shared loads and applies
 /// them to every output row they feed, with every loop unrolled so each tap is read at a constant
@@ -149,15 +150,17 @@ unsafe fn fast<T: Sample, const R: usize, const PY: usize, const C: usize>(
     let inside = x0 >= 0 && y0 >= 0 && x0 as u32 + tile_w <= row_len && y0 as u32 + tile_h <= g.in_height;
     let zero_outside = outside_is_zero(g.border);
     // Only gray `f32` edge tiles load in batches; the others run the vector-by-vector loop below
-    // (batching them too made 8- and 16-bit tiles up to 6% slower at 8192², RGB `f32` 7% at 2048²).
+    // (batching them too made 8- and 16-bit tiles up to 6% slower at 8192², RGB `f32` 7% at
+    // 2048²).
     let gray_f32 = size_of::<T>() == 4 && C == 1;
     if vectors_ok && (inside || (zero_outside && gray_f32)) {
         // Thread `first` loads vector column `first % per_row` of rows `first / per_row`, then
         // every `row_step`-th row below (the threads past `row_step` whole rows idle), so its
-        // addresses advance by constants. A tile wholly inside checks nothing; a tile at the
-        // image's edges, under a border whose outside reads 0, loads each vector that lies inside
-        // (a vector is wholly inside or outside: the row width and x0 are multiples of 4) and
-        // zeros the others, with the same batches, so edge tiles take no longer than inner ones.
+        // addresses advance by constants. A tile wholly inside checks nothing; a gray `f32` tile
+        // at the image's edges, under a border whose outside reads 0, loads each vector that lies
+        // inside (a vector is wholly inside or outside: the row width and x0 are multiples of 4)
+        // and zeros the others, with the same batches, so edge tiles take no longer than inner
+        // ones.
         let row_step = threads / per_row;
         let (q, first_row) = (first % per_row, first / per_row);
         if first_row < row_step {
@@ -385,7 +388,9 @@ const fn batch_len<T, const C: usize>() -> usize {
 }
 
 impl TileRows {
-    /// Loads the thread's vectors of a tile wholly inside the image into `vectors`.
+    /// Loads the thread's vectors of a tile wholly inside the image into `vectors`: [`Self::load`]
+    /// without its range check, in `usize` index arithmetic (the loop of `671cb57`; `load` with
+    /// the whole range made 8-bit tiles up to 6% slower at 8192²).
     ///
     /// # Safety
     /// Every vector of the thread's column is inside the image and 4-aligned; `vectors` holds the
