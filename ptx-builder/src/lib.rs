@@ -107,8 +107,9 @@ pub fn build(workspace: &Path, target_dir: &Path, arch: &str, out: &Path) -> Res
 }
 
 /// The `fast` kernels' interleaved entries that spill at 32 registers (ptxas 13.0), with the limit
-/// they take instead: 36 for the RGBA ones, which take 44 without a limit (6 blocks share an SM
-/// instead of 5; at k=9 2-10% faster), none for the RGB ones, which spill up to 40 (64 registers).
+/// they take instead: 36 for the RGBA ones, which take 40-44 without a limit (the `_r4` entries: 6
+/// blocks share an SM instead of 5, at k=9 2-10% faster), none for the RGB ones, which spill up to
+/// 40 (64 registers).
 pub const INTERLEAVED_OVER_32: [(&str, Option<u32>); 6] = [
     ("conv_fast_4x2_c4_f32_r1", Some(36)),
     ("conv_fast_c3_u8_r1", None),
