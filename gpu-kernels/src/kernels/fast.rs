@@ -152,7 +152,7 @@ unsafe fn fast<T: Sample, const R: usize, const PY: usize, const C: usize>(
     // Only gray `f32` edge tiles load in batches; the others run the vector-by-vector loop below
     // (batching them too made 8- and 16-bit tiles up to 6% slower at 8192², RGB `f32` 7% at
     // 2048²).
-    let gray_f32 = size_of::<T>() == 4 && C == 1;
+    let gray_f32 = gray_f32::<T, C>();
     if vectors_ok && (inside || (zero_outside && gray_f32)) {
         // Thread `first` loads vector column `first % per_row` of rows `first / per_row`, then
         // every `row_step`-th row below (the threads past `row_step` whole rows idle), so its
@@ -380,11 +380,13 @@ const LOAD_BATCH: usize = 6;
 /// 8- and 16-bit samples, which 6 would cost registers (and spills in RGB/RGBA entries), and for
 /// RGB/RGBA `f32` (7% faster at 2048² k=7).
 const fn batch_len<T, const C: usize>() -> usize {
-    if core::mem::size_of::<T>() == 4 && C == 1 {
-        LOAD_BATCH
-    } else {
-        4
-    }
+    if gray_f32::<T, C>() { LOAD_BATCH } else { 4 }
+}
+
+/// Whether the entry for `T` and `C` channels is gray `f32`, the one kind whose tiles load in
+/// batches of [`LOAD_BATCH`] and whose edge tiles load in batches too.
+const fn gray_f32<T, const C: usize>() -> bool {
+    core::mem::size_of::<T>() == 4 && C == 1
 }
 
 impl TileRows {
