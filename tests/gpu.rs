@@ -10,7 +10,7 @@
 //! module's `COVERED` so that [`the_generated_tests_cover_every_variant_dtype_and_border`] fails
 //! when a variant, sample type or border has no tests.
 
-use conv::engine::cpu::reference_parallel;
+use conv::engine::cpu::{Reference, reference_parallel};
 use conv::engine::gpu::{Gpu, Variant};
 use conv::model::image::Samples;
 use conv::verify::check;
@@ -245,7 +245,8 @@ testgen! {
 /// `tensor-f32` splits a tile unscaled only where its largest magnitude is in [2^-3, 2^15), and
 /// rescales it otherwise: images of tiny values (down to 2^-40 and just under 2^-3) and of huge
 /// ones (2^20, 2^100) meet the `f32` tolerance as the unit image does, in gray, RGB and RGBA
-/// (whose own entries load and split each channel's tiles).
+/// (whose blocks split every channel of a tile, each at its own scale: so also an image whose
+/// channels differ by up to 2^130, `None` below).
 #[test]
 fn tensor_f32_splits_tiles_of_any_magnitude() {
     let test = "gpu::tensor_f32_splits_tiles_of_any_magnitude";
@@ -261,20 +262,51 @@ fn tensor_f32_splits_tiles_of_any_magnitude() {
         let Samples::F32(values) = unit.samples() else {
             unreachable!("an f32 image")
         };
-        for factor in [2f32.powi(-40), 2f32.powi(-4), 1.0, 2f32.powi(20), 2f32.powi(100)] {
-            let scaled = values.iter().map(|v| v * factor).collect();
+        let uniform = [2f32.powi(-40), 2f32.powi(-4), 1.0, 2f32.powi(20), 2f32.powi(100)].map(Some);
+        let per_channel = [2f32.powi(-30), 1.0, 2f32.powi(100), 0.5];
+        for factor in uniform.into_iter().chain((channels > 1).then_some(None)) {
+            let scaled = values
+                .iter()
+                .enumerate()
+                .map(|(i, v)| v * factor.unwrap_or(per_channel[i % channels]))
+                .collect();
             let image = Image::new(300, 200, channels, Samples::F32(scaled)).unwrap();
             let got = convolver
                 .convolve(&image, &filter, Border::Reflect)
                 .unwrap_or_else(|e| panic!("{test}: {e}"));
             let expected = reference_parallel(&image, &filter, Border::Reflect).unwrap();
-            let result = check::compare(&got, &expected, check::tolerance(&image, &filter, None), false);
-            assert!(
-                result.passed(),
-                "{test}: {channels} channels, values times {factor:e}: {result}"
-            );
+            // Channel by channel, each against the tolerance of its own largest magnitude.
+            for c in 0..channels {
+                let [image, got] = [&image, &got].map(|i| channel(i, c));
+                let expected = Reference {
+                    channels: 1,
+                    values: expected
+                        .values
+                        .iter()
+                        .skip(c)
+                        .step_by(channels)
+                        .copied()
+                        .collect(),
+                    ..expected
+                };
+                let result = check::compare(&got, &expected, check::tolerance(&image, &filter, None), false);
+                assert!(
+                    result.passed(),
+                    "{test}: {channels} channels, channel {c}, values times {factor:?} (None: per channel \
+                     {per_channel:?}): {result}"
+                );
+            }
         }
     }
+}
+
+/// Channel `c` of an `f32` image, as a gray image.
+fn channel(image: &Image, c: usize) -> Image {
+    let Samples::F32(values) = image.samples() else {
+        unreachable!("an f32 image")
+    };
+    let samples = values.iter().skip(c).step_by(image.channels()).copied().collect();
+    Image::new(image.width(), image.height(), 1, Samples::F32(samples)).unwrap()
 }
 
 #[test]

@@ -294,13 +294,40 @@ pub const fn tensor_words(radius: u32) -> u32 {
     tensor_pairs(radius) * TENSOR_DIGITS * 2 * 32 + 1
 }
 
-/// Block shape of the `tensor-f32` kernel (`conv_tensor_split`): 8 warps.
-pub const SPLIT_BLOCK: (u32, u32) = (32, 8);
-/// Warps of a `tensor-f32` block.
-pub const SPLIT_WARPS: u32 = SPLIT_BLOCK.0 * SPLIT_BLOCK.1 / 32;
-/// Output tile of one `tensor-f32` block: 128 × 64 pixels; warp `w` computes the 64 × 16 part at
-/// `(64 · (w % 2), 16 · (w / 2))`, as 8 windows of 8 columns.
-pub const SPLIT_TILE: (u32, u32) = (128, 64);
+/// Largest radius at which an RGB or RGBA `tensor-f32` block filters every colour channel of its
+/// tile (RGBA's alpha is copied), so each line of the interleaved tile crosses from L2 to the SM
+/// once: up to it two such blocks' planes fit an SM's shared memory. Beyond it each block filters
+/// one channel, the channels of a tile in neighbouring blocks, as gray blocks do their one.
+pub const SPLIT_COLOUR_MAX_RADIUS: u32 = 12;
+/// Channels a `tensor-f32` block filters for an image of `channels` channels and a filter of
+/// radius `radius`: 3 for RGB and RGBA up to [`SPLIT_COLOUR_MAX_RADIUS`], else 1.
+pub const fn split_planes(channels: u32, radius: u32) -> u32 {
+    if channels == 1 || radius > SPLIT_COLOUR_MAX_RADIUS {
+        1
+    } else {
+        3
+    }
+}
+/// Block shape of the `tensor-f32` kernel (`conv_tensor_split`) whose blocks filter `planes`
+/// channels: 8 warps for one, 12 (4 a channel) for three.
+pub const fn split_block(planes: u32) -> (u32, u32) {
+    if planes == 1 { (32, 8) } else { (32, 12) }
+}
+/// Output tile of one `tensor-f32` block that filters `planes` channels: 128 × 64 pixels for one,
+/// 128 × 32 for three (each channel's planes take shared memory). Warp `w` computes the 64 × 16
+/// part at `(64 · (s % 2), 16 · (s / 2))`, `s = w % 4` for three (its channel is `w / 4`), else
+/// `w`, as 8 windows of 8 columns.
+pub const fn split_tile(planes: u32) -> (u32, u32) {
+    if planes == 1 { (128, 64) } else { (128, 32) }
+}
+/// Row stride, in words, of the area where a `tensor-f32` block of three channels stages its
+/// outputs (128 pixels of three samples, interleaved; plus 4, so the 8 rows of a warp's stores
+/// spread over the banks, and a multiple of 4, so rows stay 16-byte aligned). The area is the
+/// block's planes, which are larger at every radius.
+pub const SPLIT_STAGING_STRIDE: u32 = 3 * split_tile(3).0 + 4;
+const _: () = assert!(
+    4 * split_tile(3).1 * SPLIT_STAGING_STRIDE <= split_shared_bytes(0, 3) - 4 * 3 * split_block(3).1
+);
 /// Largest radius of the `tensor-f32` kernel (as the other kernels': 31 × 31 filters).
 pub const SPLIT_MAX_RADIUS: u32 = 15;
 /// Smallest radius of the `tensor-f32` kernel the variant offers: a 1 × 1 filter's tolerance (one
@@ -321,7 +348,7 @@ pub const fn split_chunks(radius: u32) -> u32 {
 
 /// Columns of the `tensor-f32` input tile: the 16 windows' chunks, `128 + 8 · (chunks - 1)`.
 pub const fn split_columns(radius: u32) -> u32 {
-    SPLIT_TILE.0 + 8 * (split_chunks(radius) - 1)
+    split_tile(1).0 + 8 * (split_chunks(radius) - 1)
 }
 
 /// Row stride of each plane of the `tensor-f32` tile (the samples' FP16 high parts, then their low
@@ -334,14 +361,15 @@ pub const fn split_stride(radius: u32) -> u32 {
 }
 
 /// Rows of the `tensor-f32` input tile: the output tile's and the filter's.
-pub const fn split_rows(radius: u32) -> u32 {
-    SPLIT_TILE.1 + 2 * radius
+pub const fn split_rows(radius: u32, planes: u32) -> u32 {
+    split_tile(planes).1 + 2 * radius
 }
 
-/// Shared memory of the `tensor-f32` kernel: one word per warp (the warps' largest magnitudes),
-/// then the input tile's two planes.
-pub const fn split_shared_bytes(radius: u32) -> u32 {
-    4 * (SPLIT_WARPS + 2 * split_stride(radius) * split_rows(radius))
+/// Shared memory of the `tensor-f32` kernel whose blocks filter `planes` channels: one word per
+/// warp and channel (their largest magnitudes), then each channel's two planes of the input tile.
+pub const fn split_shared_bytes(radius: u32, planes: u32) -> u32 {
+    let plane = split_stride(radius) * split_rows(radius, planes);
+    4 * planes * (split_block(planes).1 + 2 * plane)
 }
 
 /// Words of the `tensor-f32` kernel's taps argument: for each of the `r + 1` pairs of filter rows

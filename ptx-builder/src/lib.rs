@@ -125,17 +125,23 @@ pub const INTERLEAVED_OVER_32: [(&str, Option<u32>); 6] = [
 /// in 32 registers without spilling, which lets 8 blocks share an SM (full occupancy) where ptxas
 /// would otherwise take up to 40 and fit 6. (Larger radii measured slower with the limit; `fast`
 /// for `u16` below radius 2 spills.)
-/// The `tensor-f32` kernels up to radius 8 fit in 64 registers, 4 blocks per SM instead of 3,
-/// and so do their RGB entries (`conv_tensor_split_c3_...`; the RGBA entries take at most 64
-/// without a limit up to radius 8, and spill with one at radius 3 and 4); the `tensor` (u8)
-/// kernel of radius 4 too. The `fast` kernels' interleaved (RGB, RGBA) entries,
+/// The gray `tensor-f32` kernels up to radius 12 fit in 64 registers, 4 blocks per SM instead of
+/// 3 (radius 1 without a limit: it takes 56, and spills with one; radius 2-4 take 55-57 without,
+/// and were 4% slower at k=7 and 9 so). Their RGB and RGBA entries up to radius 12 (gpu-kernels'
+/// `SPLIT_COLOUR_MAX_RADIUS`, blocks of 384 threads) are limited to 80, which keeps 2 blocks on
+/// an SM: ptxas takes 64-80 or, after small changes to the code, 96. The `tensor` (u8) kernel of
+/// radius 4 fits in 64 too. The `fast` kernels' interleaved (RGB, RGBA) entries,
 /// `conv_fast[_4x2]_c<channels>_...`, are limited to 32 except the few ptxas would spill
 /// ([`INTERLEAVED_OVER_32`]; 5-11% faster than without a limit, where ptxas takes 36-64).
 pub fn register_limit(name: &str) -> Option<u32> {
-    let split = ["conv_tensor_split_f32_r", "conv_tensor_split_c3_f32_r"];
-    if let Some(rest) = split.iter().find_map(|prefix| name.strip_prefix(prefix)) {
+    if let Some(rest) = name.strip_prefix("conv_tensor_split_f32_r") {
         let radius: u32 = rest.parse().ok()?;
-        return (radius <= 8).then_some(64);
+        return (radius <= 12 && radius != 1).then_some(64);
+    }
+    let colour = ["conv_tensor_split_c3_f32_r", "conv_tensor_split_c4_f32_r"];
+    if let Some(rest) = colour.iter().find_map(|prefix| name.strip_prefix(prefix)) {
+        let radius: u32 = rest.parse().ok()?;
+        return (radius <= 12).then_some(80);
     }
     if name == "conv_tensor_u8_r4" {
         return Some(64);
@@ -270,10 +276,13 @@ mod tests {
         assert_eq!(register_limit("conv_tensor_u8_r3"), None);
         assert_eq!(register_limit("conv_fast_f32_r2"), Some(32));
         assert_eq!(register_limit("conv_fast_u16_r5"), None);
-        assert_eq!(register_limit("conv_tensor_split_f32_r8"), Some(64));
-        assert_eq!(register_limit("conv_tensor_split_f32_r9"), None);
-        assert_eq!(register_limit("conv_tensor_split_c3_f32_r8"), Some(64));
-        assert_eq!(register_limit("conv_tensor_split_c4_f32_r8"), None);
+        assert_eq!(register_limit("conv_tensor_split_f32_r1"), None);
+        assert_eq!(register_limit("conv_tensor_split_f32_r4"), Some(64));
+        assert_eq!(register_limit("conv_tensor_split_f32_r12"), Some(64));
+        assert_eq!(register_limit("conv_tensor_split_f32_r13"), None);
+        assert_eq!(register_limit("conv_tensor_split_c3_f32_r12"), Some(80));
+        assert_eq!(register_limit("conv_tensor_split_c3_f32_r13"), None);
+        assert_eq!(register_limit("conv_tensor_split_c4_f32_r8"), Some(80));
         assert_eq!(register_limit("conv_fast_4x2_c3_f32_r1"), Some(32));
         assert_eq!(register_limit("conv_fast_c4_u8_r2"), Some(32));
         assert_eq!(register_limit("conv_fast_c4_u8_r4"), Some(36));

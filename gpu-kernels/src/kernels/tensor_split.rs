@@ -4,18 +4,19 @@
 use crate::device::mma::{mma_f16, mma_f16_k8, split_f16x2};
 use crate::device::shared::dynamic_shared_mem;
 use crate::device::thread::{
-    block_idx_x, block_idx_y, block_idx_z, sync_threads, thread_idx_reread, thread_idx_x, thread_idx_y,
-    warp_max,
+    block_idx_x, block_idx_y, sync_threads, thread_idx_reread, thread_idx_x, thread_idx_y, warp_max,
 };
 use crate::device::{Bytes16, Sample, copy_alpha_tile, is_alpha, out_index, resolve, unroll};
 use crate::launch::{
-    Geometry, SPLIT_BLOCK, SPLIT_TILE, SPLIT_WARPS, split_chunks, split_columns, split_lead, split_rows,
-    split_stride,
+    Geometry, SPLIT_STAGING_STRIDE, split_block, split_chunks, split_columns, split_lead, split_planes,
+    split_rows, split_stride, split_tile,
 };
 use kernel_macros::kernel;
 
-/// Vectors a thread loads before storing any, so their latencies overlap.
+/// Runs of 4 pixels a gray thread loads before storing any, so their latencies overlap.
 const LOAD_BATCH: usize = 4;
+/// The same for RGB and RGBA threads, which load every channel of a run.
+const COLOUR_BATCH: usize = 2;
 
 /// The `tensor-f32` kernel: an `f32` image convolved on the tensor cores (`mma.sync` m16n8k16,
 /// FP16 × FP16 into `f32`).
@@ -41,40 +42,50 @@ const LOAD_BATCH: usize = 4;
 /// from the host, 4 words per lane per pair of filter rows and chunk.
 ///
 /// # Tiling
-/// A block of [`SPLIT_BLOCK`] = 32 × 8 threads produces a 128 × 64 output tile of one channel.
-/// It loads the input tile, `128 + 8 · (chunks - 1)` columns from `split_lead(R)` (the radius
-/// rounded up to a multiple of 4) left of the output tile × `64 + 2R` rows, 4 samples at a time,
-/// and stores them split, as two planes in shared memory: the words of the high parts of samples
-/// `2i, 2i + 1` of each row, and the words of their low parts. In a single-channel image whose
-/// rows are whole 16-byte vectors, a tile wholly inside the image is loaded as vectors without a
-/// check, and a tile at its edges loads the vectors inside it and resolves the border of the
-/// others sample by sample; other gray images are loaded sample by sample. The RGB and RGBA
-/// entries (`CH` = 3, 4) do the same with their channel's samples of 4 pixels in place of a
-/// vector, at any width. The warps' largest
-/// magnitudes meet in shared memory behind a barrier, which decides whether the tile is split
-/// again.
+/// A block filters [`split_planes(CH, R)`](crate::launch::split_planes) channels: a gray block
+/// its one; an RGB or RGBA block (`CH` = 3, 4) every colour channel of its tile (RGBA's alpha is
+/// copied) up to [`SPLIT_COLOUR_MAX_RADIUS`](crate::launch::SPLIT_COLOUR_MAX_RADIUS), so each
+/// line of the interleaved tile crosses from L2 to the SM once, and beyond it one channel. A block
+/// of one channel has 32 × 8 threads and a 128 × 64 output tile; of three, 32 × 12 threads and a
+/// 128 × 32 tile. It loads the input tile, `128 + 8 · (chunks - 1)` columns from `split_lead(R)`
+/// (the radius rounded up to a multiple of 4) left of the output tile × the tile's rows + `2R`,
+/// 4 pixels at a time, and stores each filtered channel split, as two planes in shared memory: the
+/// words of the high parts of samples `2i, 2i + 1` of each row, and the words of their low parts.
+/// A tile wholly inside the image is loaded without a check: 4 gray pixels as one vector where
+/// the image's rows and the tile's first column are whole 16-byte vectors, 4 RGBA pixels as 4
+/// vectors, 4 RGB pixels as 3 where the rows and the first column are multiples of 4 pixels, and
+/// otherwise (and for a block of one colour channel) sample by sample. A tile at the image's
+/// edges loads the runs inside it so and resolves the border of the others sample by sample,
+/// except gray rows not of whole vectors, which are loaded sample by sample throughout. The warps'
+/// largest magnitudes of each channel meet in shared memory behind a barrier, which decides
+/// whether that channel's tile is split again.
 ///
 /// # Thread mapping
-/// Block `(bx, by, c)` computes tile `(bx, by)` of channel `c`; for the RGB and RGBA entries,
-/// block `(bx · CH + c, by)`, so the channels of a tile are neighbouring blocks, run together and
-/// read the interleaved tile from DRAM once between them. Warp `w` (= `ty`) computes the 64 × 16
-/// outputs at `(64 · (w % 2), 16 · (w / 2))` of the tile.
+/// Block `(bx, by)` computes tile `(bx, by)`, or for a colour block of one channel block
+/// `(bx · CH + c, by)` channel `c` of it, so the channels of a tile are neighbouring blocks. Warp
+/// `w` (= `ty`) of a block of one channel computes the 64 × 16 outputs at
+/// `(64 · (w % 2), 16 · (w / 2))` of the tile; of three, those at `(64 · (s % 2), 16 · (s / 2))`,
+/// `s = w % 4`, of channel `w / 4`.
 /// A's rows `g` and `g + 8` (`g` = lane / 4, `t` = lane % 4) are output rows `g` and `g + 8`: a
 /// lane's A words for a pair of filter rows and a chunk are 4 loads from each plane, straight
 /// into the MMA's registers. Chunk `q` of the warp's `8 + chunks - 1` feeds windows `q - c` for
 /// chunks `c` of B. Lane `(g, t)` ends with outputs `(8j + 2t + {0, 1}, g + {0, 8})` of window
 /// `j`, stored as 8-byte vectors where the output is single-channel with an even width, else
-/// sample by sample.
+/// sample by sample; a block of three channels stages them in shared memory and writes whole
+/// pixels ([`store_colour_tile`]; written sample by sample from three warps, RGB at k=3 took
+/// 2.4× as long: BENCHMARKS.md, session 12).
 ///
-/// `ptx-builder`'s `register_limit` caps `conv_tensor_split_f32_r0` to `_r8` and
-/// `conv_tensor_split_c3_f32_r0` to `_r8` at 64 registers (4 blocks per SM).
+/// `ptx-builder`'s `register_limit` caps `conv_tensor_split_f32_r0` to `_r12` (but `_r1`, which
+/// takes 56 without) at 64 registers (4 blocks per SM), and the RGB and RGBA entries of blocks of
+/// three channels at 80 (2 per SM).
 ///
 /// # Safety
-/// Launch with block [`SPLIT_BLOCK`], [`split_shared_bytes(R)`](crate::launch::split_shared_bytes)
-/// bytes of dynamic shared memory and grid `(tiles across, tiles down, channels)` (the RGB and
-/// RGBA entries `conv_tensor_split_c<CH>_*`: `(tiles across · CH, tiles down, 1)` and
-/// `g.channels == CH`); `g.radius == R`; `input`/`output` as for `constant`, of `f32` samples;
-/// `taps` points to the [`split_words(R)`](crate::launch::split_words) words the host builds for this filter, 16-byte
+/// With `P = split_planes(CH, R)`: launch with block [`split_block(P)`](crate::launch::split_block),
+/// [`split_shared_bytes(R, P)`](crate::launch::split_shared_bytes) bytes of dynamic shared memory
+/// and grid `(tiles across · (CH if P = 1 else 1), tiles down, 1)` of
+/// [`split_tile(P)`](crate::launch::split_tile) tiles; `g.channels == CH`; `g.radius == R`;
+/// `input`/`output` as for `constant`, of `f32` samples; `taps` points to the
+/// [`split_words(R)`](crate::launch::split_words) words the host builds for this filter, 16-byte
 /// aligned.
 #[kernel(types(f32), radius(0..=15), consts(CH = 1))]
 #[kernel(name = conv_tensor_split_c3, types(f32), radius(0..=15), consts(CH = 3))]
@@ -91,65 +102,71 @@ pub unsafe fn conv_tensor_split<T: Sample, const R: usize, const CH: usize>(
     const Q: usize = 8 + C - 1;
     /// Pairs of filter rows with two rows (the last row is alone).
     const PAIRS: usize = R;
+    /// Channels the block filters.
+    const PLANES: usize = split_planes(CH as u32, R as u32) as usize;
+    /// Warps of the block, and of each filtered channel.
+    const WARPS: u32 = split_block(PLANES as u32).1;
+    const CHANNEL_WARPS: u32 = WARPS / PLANES as u32;
+    const TILE: (u32, u32) = split_tile(PLANES as u32);
     let (tx, ty) = (thread_idx_x(), thread_idx_y());
-    let (bx, c) = if CH == 1 {
-        (block_idx_x(), block_idx_z())
-    } else {
+    // The block's tile across, and the image channel of its first filtered channel: a colour
+    // block that filters one channel is block `tile · CH + channel`.
+    let (bx, channel) = if CH > 1 && PLANES == 1 {
         (block_idx_x() / CH as u32, block_idx_x() % CH as u32)
+    } else {
+        (block_idx_x(), 0)
     };
-    let (ox, oy) = (bx * SPLIT_TILE.0, block_idx_y() * SPLIT_TILE.1);
-    if is_alpha(&g, c) {
+    let (ox, oy) = (bx * TILE.0, block_idx_y() * TILE.1);
+    if CH == 4 && PLANES == 1 && is_alpha(&g, channel) {
         // SAFETY: an RGBA image (launch contract).
-        unsafe { copy_alpha_tile(input, output, &g, (ox, oy), SPLIT_TILE, SPLIT_BLOCK) };
+        unsafe { copy_alpha_tile(input, output, &g, (ox, oy), TILE, split_block(1)) };
         return;
     }
     let samples = input.cast::<f32>();
-    let channels = if CH == 1 { g.channels as usize } else { CH };
 
     // The input tile: column 0 is input column x0, row 0 is input row y0.
     let x0 = (ox + g.offset) as i32 - split_lead(R as u32) as i32;
     let y0 = (oy + g.offset) as i32 - R as i32;
     let (columns, rows, stride) = (
         split_columns(R as u32),
-        split_rows(R as u32),
+        split_rows(R as u32, PLANES as u32),
         split_stride(R as u32),
     );
     let per_row = columns / 4;
     let total = per_row * rows;
-    // One word per warp (the warps' largest magnitudes; first, so its address is the shared
-    // window's, which costs no register), then the high parts' plane, then the low parts' (words
-    // of two halves, `stride` words a row).
+    let plane_words = (stride * rows) as usize;
+    // One word per channel and warp (the warps' largest magnitudes; first, so its address is the
+    // shared window's, which costs no register), then each channel's planes: its high parts',
+    // then its low parts' (words of two halves, `stride` words a row).
     let maxima = dynamic_shared_mem::<u32>();
     // SAFETY: inside the dynamic shared memory (`split_shared_bytes`).
-    let (high_plane, low_plane) = unsafe {
-        let high = maxima.add(SPLIT_WARPS as usize);
-        (high, high.add((stride * rows) as usize))
-    };
-    let first = ty * SPLIT_BLOCK.0 + tx;
-    let threads = SPLIT_BLOCK.0 * SPLIT_BLOCK.1;
-    // Stores tile samples 4q .. 4q + 4 of row `row`, times `scale`, as their FP16 parts, and
-    // raises `largest` to their largest finite magnitude's bits plus 2^23: non-finite magnitudes
-    // (bits from 0x7F80_0000) become negative as `i32` and never win.
-    let put = |row: u32, q: u32, v: [f32; 4], scale: f32, largest: &mut i32| {
+    let planes = unsafe { maxima.add(PLANES * WARPS as usize) };
+    let first = ty * 32 + tx;
+    let threads = 32 * WARPS;
+    // Stores channel `ch`'s tile samples 4q .. 4q + 4 of row `row`, times `scale`, as their FP16
+    // parts, and raises `largest` to their largest finite magnitude's bits plus 2^23: non-finite
+    // magnitudes (bits from 0x7F80_0000) become negative as `i32` and never win.
+    let put = |row: u32, q: u32, ch: usize, v: [f32; 4], scale: f32, largest: &mut i32| {
         for x in v {
             *largest = (*largest).max(((x.to_bits() & 0x7FFF_FFFF) + 0x0080_0000) as i32);
         }
         let [a, b, c2, d] = v.map(|x| x * scale);
         let ((h01, l01), (h23, l23)) = (split_f16x2(a, b), split_f16x2(c2, d));
-        let at = (row * stride + 2 * q) as usize;
-        // SAFETY: words 2q, 2q + 1 of the row in each plane (2q + 1 < columns / 2 <= stride),
-        // 8-aligned (stride is even).
+        let at = 2 * ch * plane_words + (row * stride + 2 * q) as usize;
+        // SAFETY: words 2q, 2q + 1 of the row in each of the channel's planes (2q + 1 < columns / 2
+        // <= stride), 8-aligned (stride, plane_words and the maxima's words are even).
         unsafe {
-            *high_plane.add(at).cast::<u64>() = u64::from(h01) | u64::from(h23) << 32;
-            *low_plane.add(at).cast::<u64>() = u64::from(l01) | u64::from(l23) << 32;
+            *planes.add(at).cast::<u64>() = u64::from(h01) | u64::from(h23) << 32;
+            *planes.add(at + plane_words).cast::<u64>() = u64::from(l01) | u64::from(l23) << 32;
         }
     };
-    // The sample the border rule reads for tile position (col, row), or 0 outside the image.
-    let resolved = |col: u32, row: u32| -> f32 {
+    // Filtered channel `ch`'s sample the border rule reads for tile position (col, row), or 0
+    // outside the image.
+    let resolved = |col: u32, row: u32, ch: usize| -> f32 {
         let xx = resolve(x0 + col as i32, g.in_width as i32, g.border);
         let yy = resolve(y0 + row as i32, g.in_height as i32, g.border);
         if (xx as u32) < g.in_width && (yy as u32) < g.in_height {
-            let at = (yy as usize * g.in_width as usize + xx as usize) * channels + c as usize;
+            let at = (yy as usize * g.in_width as usize + xx as usize) * CH + channel as usize + ch;
             // SAFETY: (xx, yy) is inside the image.
             unsafe { *samples.add(at) }
         } else {
@@ -157,19 +174,43 @@ pub unsafe fn conv_tensor_split<T: Sample, const R: usize, const CH: usize>(
             0.0
         }
     };
+    // Whether the image's rows and the tile's first column are multiples of 4 pixels.
+    let aligned = g.in_width.is_multiple_of(4) && x0 % 4 == 0;
     // Gray rows of whole vectors from the tile's first column on, and every RGB or RGBA image.
-    let vector_loads = CH > 1 || (g.channels == 1 && g.in_width.is_multiple_of(4) && x0 % 4 == 0);
-    // This block's channel of the 4 pixels from pixel `pixel` on (inside the image, the callers
-    // check): for gray one vector, 16-aligned (the vector's column and the width are multiples
-    // of 4; the host's buffers are 256-byte aligned); for RGB and RGBA 4 samples CH apart.
-    let load_pixels = |pixel: usize| -> [u32; 4] {
+    let vector_loads = CH > 1 || aligned;
+    // Whether 4 pixels from a multiple of 4 columns from the tile's first on are `CH` 16-byte
+    // vectors: always for RGBA (16 bytes a pixel); for RGB where `aligned`.
+    let pixel_vectors = CH == 4 || aligned;
+    // (Arrays of filtered channels have room for 3; a gray block uses the first.)
+    // The filtered channels' samples of the 4 pixels from pixel `pixel` on (inside the image, the
+    // callers check): for gray one vector, 16-aligned (the vector's column and the width are
+    // multiples of 4; the host's buffers are 256-byte aligned); for RGB and RGBA blocks of three
+    // channels `CH` vectors where `pixel_vectors` (16-aligned likewise), else samples `CH` apart
+    // one by one.
+    let load_pixels = |pixel: usize| -> [[f32; 4]; 3] {
+        let mut v = [[0.0f32; 4]; 3];
         if CH == 1 {
             // SAFETY: as above.
-            unsafe { Bytes16::load_global(samples.add(pixel).cast::<u8>()) }.0
+            v[0] = unsafe { Bytes16::load_global(samples.add(pixel).cast::<u8>()) }
+                .0
+                .map(f32::from_bits);
+        } else if PLANES == 3 && pixel_vectors {
+            let mut words = [0u32; 16];
+            unroll!(W < CH; [0, 1, 2, 3] {
+                // SAFETY: as above; vector W of the 4 pixels' `4 · CH` samples.
+                let w = unsafe { Bytes16::load_global(samples.add(pixel * CH + 4 * W).cast::<u8>()) }.0;
+                words[4 * W..4 * W + 4].copy_from_slice(&w);
+            });
+            unroll!(P < PLANES; [0, 1, 2] {
+                v[P] = [0, 1, 2, 3].map(|i| f32::from_bits(words[i * CH + P]));
+            });
         } else {
-            // SAFETY: as above, c < CH.
-            [0, 1, 2, 3].map(|p| unsafe { *samples.add((pixel + p) * CH + c as usize) }.to_bits())
+            unroll!(P < PLANES; [0, 1, 2] {
+                // SAFETY: as above, P < CH.
+                v[P] = [0, 1, 2, 3].map(|i| unsafe { *samples.add((pixel + i) * CH + channel as usize + P) });
+            });
         }
+        v
     };
     // Whether the tile lies wholly inside the image.
     let whole = x0 >= 0 && y0 >= 0 && x0 as u32 + columns <= g.in_width && y0 as u32 + rows <= g.in_height;
@@ -178,16 +219,19 @@ pub unsafe fn conv_tensor_split<T: Sample, const R: usize, const CH: usize>(
         let (gx, gy) = (x0 + 4 * (e % per_row) as i32, y0 + (e / per_row) as i32);
         vector_loads && gx >= 0 && gy >= 0 && gx as u32 + 4 <= g.in_width && (gy as u32) < g.in_height
     };
-    // Fills both planes with the tile times `scale`: the vectors `inside` says are one load, the
-    // rest sample by sample with the border resolved. First unscaled, which is right whenever
-    // the tile's largest finite magnitude is in [2^-3, 2^15) (the common case: the splits keep
-    // 22 bits of it); else again, scaled by 2^(14 - E) for its largest magnitude 2^E · 1.m (a
-    // biased exponent kept inside the normal range, so its inverse is normal too). The choice is
-    // the same for the whole block.
-    // The tile's largest finite magnitude (bits), from the warps' area once it is written.
-    let tile_top = || -> u32 {
+    // Fills every channel's planes with the tile times the channel's scale: the vectors `inside`
+    // says are one load, the rest sample by sample with the border resolved. First unscaled,
+    // which is right whenever the channel's largest finite magnitude in the tile is in
+    // [2^-3, 2^15) (the common case: the splits keep 22 bits of it); else again, that channel
+    // scaled by 2^(14 - E) for its largest magnitude 2^E · 1.m (a biased exponent kept inside the
+    // normal range, so its inverse is normal too). The choice is the same for the whole block.
+    // Channel `ch`'s largest finite magnitude in the tile (bits), from the warps' area once it is
+    // written.
+    let tile_top = |ch: usize| -> u32 {
         // SAFETY: the warps' area, written before a barrier.
-        (0..SPLIT_WARPS).fold(0, |m, w| m.max(unsafe { *maxima.add(w as usize) }))
+        (0..WARPS).fold(0, |m, w| {
+            m.max(unsafe { *maxima.add(ch * WARPS as usize + w as usize) })
+        })
     };
     // The biased exponent of the tile's scale for its largest magnitude `top`: 127 (a scale of 1)
     // where the unscaled split is right.
@@ -198,10 +242,11 @@ pub unsafe fn conv_tensor_split<T: Sample, const R: usize, const CH: usize>(
             (268 - (top >> 23) as i32).clamp(1, 253) as u32
         }
     };
-    let (mut scale, mut rescaled) = (1.0f32, false);
+    let (mut scale, mut rescaled) = ([1.0f32; 3], false);
     loop {
-        // Bits of the largest finite magnitude this thread stored, plus 2^23 (0: none).
-        let mut largest = 0i32;
+        // Bits of the largest finite magnitude of each channel this thread stored, plus 2^23
+        // (0: none).
+        let mut largest = [0i32; 3];
         if !(vector_loads && whole) {
             let mut e = first;
             while e < total {
@@ -209,52 +254,67 @@ pub unsafe fn conv_tensor_split<T: Sample, const R: usize, const CH: usize>(
                 let v = if inside(e) {
                     let pixel =
                         (y0 + row as i32) as usize * g.in_width as usize + (x0 + 4 * q as i32) as usize;
-                    load_pixels(pixel).map(f32::from_bits)
+                    load_pixels(pixel)
                 } else {
-                    [0, 1, 2, 3].map(|i| resolved(4 * q + i, row))
+                    let mut v = [[0.0f32; 4]; 3];
+                    unroll!(P < PLANES; [0, 1, 2] {
+                        v[P] = [0, 1, 2, 3].map(|i| resolved(4 * q + i, row, P));
+                    });
+                    v
                 };
-                put(row, q, v, scale, &mut largest);
+                unroll!(P < PLANES; [0, 1, 2] {
+                    put(row, q, P, v[P], scale[P], &mut largest[P]);
+                });
                 e += threads;
             }
         } else {
             // A tile wholly inside the image: every vector is one load, none is checked.
             let origin = y0 as usize * g.in_width as usize + x0 as usize;
+            let batch_len = if CH == 1 { LOAD_BATCH } else { COLOUR_BATCH };
             let mut e0 = first;
             while e0 < total {
-                let mut batch = [[0u32; 4]; LOAD_BATCH];
-                unroll!(B < LOAD_BATCH; [0, 1, 2, 3] {
+                let mut batch = [[[0.0f32; 4]; 3]; LOAD_BATCH];
+                unroll!(B < batch_len; [0, 1, 2, 3] {
                     let e = e0 + B as u32 * threads;
                     if e < total {
                         // 4 pixels inside the image (the tile is).
                         batch[B] = load_pixels(origin + (e / per_row) as usize * g.in_width as usize + 4 * (e % per_row) as usize);
                     }
                 });
-                unroll!(B < LOAD_BATCH; [0, 1, 2, 3] {
+                unroll!(B < batch_len; [0, 1, 2, 3] {
                     let e = e0 + B as u32 * threads;
                     if e < total {
-                        put(e / per_row, e % per_row, batch[B].map(f32::from_bits), scale, &mut largest);
+                        unroll!(P < PLANES; [0, 1, 2] {
+                            put(e / per_row, e % per_row, P, batch[B][P], scale[P], &mut largest[P]);
+                        });
                     }
                 });
-                e0 += LOAD_BATCH as u32 * threads;
+                e0 += batch_len as u32 * threads;
             }
         }
         if rescaled {
             break;
         }
-        let warp_largest = warp_max((largest as u32).saturating_sub(0x0080_0000));
-        if tx == 0 {
-            // SAFETY: word `ty` of the warps' area.
-            unsafe { *maxima.add(ty as usize) = warp_largest };
-        }
+        unroll!(P < PLANES; [0, 1, 2] {
+            let warp_largest = warp_max((largest[P] as u32).saturating_sub(0x0080_0000));
+            if tx == 0 {
+                // SAFETY: word `ty` of channel P's part of the warps' area.
+                unsafe { *maxima.add(P * WARPS as usize + ty as usize) = warp_largest };
+            }
+        });
         sync_threads();
-        let exponent = scale_exponent(tile_top());
-        if exponent == 127 {
+        let mut again = false;
+        unroll!(P < PLANES; [0, 1, 2] {
+            let exponent = scale_exponent(tile_top(P));
+            again |= exponent != 127;
+            scale[P] = f32::from_bits(exponent << 23);
+        });
+        if !again {
             break;
         }
-        (scale, rescaled) = (f32::from_bits(exponent << 23), true);
+        rescaled = true;
         sync_threads();
     }
-
     // The B fragments of pair `pair`, for every chunk.
     let fragments = taps.cast::<Bytes16>();
     let load_b = |pair: usize| -> [[u32; 4]; 5] {
@@ -268,15 +328,25 @@ pub unsafe fn conv_tensor_split<T: Sample, const R: usize, const CH: usize>(
     sync_threads();
 
     let (lane_g, lane_t) = (tx / 4, tx % 4);
-    let (wx, wy) = (64 * (ty % 2), 16 * (ty / 2));
-    let (high_words, low_words) = (high_plane.cast_const(), low_plane.cast_const());
+    // The warps of a block that filters one channel all filter it.
+    let (ch, part) = if PLANES == 1 {
+        (0, ty)
+    } else {
+        ((ty / CHANNEL_WARPS) as usize, ty % CHANNEL_WARPS)
+    };
+    let (wx, wy) = (64 * (part % 2), 16 * (part / 2));
+    // SAFETY: channel ch's two planes, inside the dynamic shared memory.
+    let (high_words, low_words) = unsafe {
+        let high = planes.add(2 * ch * plane_words).cast_const();
+        (high, high.add(plane_words))
+    };
     // This lane's word of chunk `q` of the warp in tile row `wy + g + row`: samples
     // `wx + 8q + 2t, +1`.
     let base = ((wy + lane_g) * stride + wx / 2 + lane_t) as usize;
     // This lane's words of chunk `q` in row `row` of the rows starting at word `at`.
     let load_a = |at: usize, row: usize, q: usize| -> [u32; 2] {
         let at = at + row * stride as usize + 4 * q;
-        // SAFETY: inside the planes: row wy + g + 2p + row < 64 + 2R (the callers' rows), word
+        // SAFETY: inside the planes: row wy + g + 2p + row < rows (the callers' rows), word
         // wx / 2 + 4q + t < 32 + 4 · (8 + C - 1) = columns / 2.
         unsafe { [*high_words.add(at), *low_words.add(at)] }
     };
@@ -332,17 +402,38 @@ pub unsafe fn conv_tensor_split<T: Sample, const R: usize, const CH: usize>(
 
     // SAFETY: the last of the `split_words(R)` words.
     let unscale_taps = f32::from_bits(unsafe { *taps.add((R + 1) * C * 128) });
-    // One factor for both scales (the tile's again from the warps' area, which keeps a register
-    // free during the MMAs): it leaves the range of `f32` only where the results do.
-    let unscale = f32::from_bits((254 - scale_exponent(tile_top())) << 23);
-    let factor = unscale * unscale_taps;
-    let clamp = g.clamp != 0;
-    let out = output.cast::<f32>();
-    let pairs = g.channels == 1 && g.out_width.is_multiple_of(2);
     // The lane's outputs, from the thread index read again (nothing derived from it was kept
     // through the MMAs).
     let (tx, ty) = thread_idx_reread();
-    let (lane_g, lane_t, wx, wy) = (tx / 4, tx % 4, 64 * (ty % 2), 16 * (ty / 2));
+    let (ch, part) = if PLANES == 1 {
+        (0, ty)
+    } else {
+        (ty / CHANNEL_WARPS, ty % CHANNEL_WARPS)
+    };
+    let (lane_g, lane_t, wx, wy) = (tx / 4, tx % 4, 64 * (part % 2), 16 * (part / 2));
+    // One factor for both scales (the channel's tile's again from the warps' area, which keeps a
+    // register free during the MMAs): it leaves the range of `f32` only where the results do.
+    let unscale = f32::from_bits((254 - scale_exponent(tile_top(ch as usize))) << 23);
+    let factor = unscale * unscale_taps;
+    let clamp = g.clamp != 0;
+    let out = output.cast::<f32>();
+    if PLANES == 3 {
+        // SAFETY: the planes, every warp done with them, become the staging area; `input` and
+        // `output` as the launch contract says.
+        unsafe {
+            store_colour_tile::<CH>(
+                input.cast(),
+                output.cast(),
+                &g,
+                planes.cast(),
+                (ox, oy),
+                (32 * ty + tx, ch, wx + 2 * lane_t, wy + lane_g),
+                (&acc, factor),
+            )
+        };
+        return;
+    }
+    let pairs = CH == 1 && g.out_width.is_multiple_of(2);
     unroll!(J < 8; [0, 1, 2, 3, 4, 5, 6, 7] {
         let x = ox + wx + 8 * J as u32 + 2 * lane_t;
         unroll!(H < 2; [0, 1] {
@@ -359,11 +450,101 @@ pub unsafe fn conv_tensor_split<T: Sample, const R: usize, const CH: usize>(
                     unroll!(E < 2; [0, 1] {
                         if x + (E as u32) < g.out_width {
                             // SAFETY: inside the output.
-                            unsafe { *out.add(out_index(&g, x + E as u32, y, c)) = v[E] };
+                            unsafe { *out.add(out_index(&g, x + E as u32, y, channel)) = v[E] };
                         }
                     });
                 }
             }
         });
     });
+}
+
+/// Writes the outputs of a block that filters every colour channel of an RGB or RGBA (`CH` = 3, 4)
+/// tile at `origin`: thread `thread`, of channel `ch`, puts its accumulators `acc` times `factor`
+/// (its channel's), clamped as `g` says, the first at tile column `col` and row `row` (window `j`
+/// of `acc` 8 columns on, its `[2h + e]` at `8h` rows and `e` columns more), into `staging`
+/// (pixels interleaved, three samples each, rows
+/// [`SPLIT_STAGING_STRIDE`] words apart); then the block writes the tile's rows as 16-byte vectors
+/// (RGB where the output's rows are whole vectors; RGBA a pixel each, its alpha read from
+/// `input`), sample by sample elsewhere, so each sector of the output is written whole once,
+/// not a sample at a time by three warps.
+///
+/// # Safety
+/// Every thread of the block calls it, after its last read of the planes; `staging` is the
+/// block's planes (16-byte aligned, at least `split_tile(3).1 · SPLIT_STAGING_STRIDE` words);
+/// `input` and `output` are the image's interleaved `f32` samples (`g.channels == CH`).
+#[inline(always)]
+unsafe fn store_colour_tile<const CH: usize>(
+    input: *const f32,
+    output: *mut f32,
+    g: &Geometry,
+    staging: *mut f32,
+    (ox, oy): (u32, u32),
+    (thread, ch, col, row): (u32, u32, u32, u32),
+    (acc, factor): (&[[f32; 4]; 8], f32),
+) {
+    const TILE: (u32, u32) = split_tile(3);
+    let clamp = g.clamp != 0;
+    sync_threads();
+    unroll!(J < 8; [0, 1, 2, 3, 4, 5, 6, 7] {
+        unroll!(H < 2; [0, 1] {
+            let (col, row) = (col + 8 * J as u32, row + 8 * H as u32);
+            unroll!(E < 2; [0, 1] {
+                let v = f32::store(acc[J][2 * H + E] * factor, clamp);
+                // SAFETY: inside the staging area: row < 32, col + E < 128 (caller's contract).
+                unsafe { *staging.add((row * SPLIT_STAGING_STRIDE + 3 * (col + E as u32) + ch) as usize) = v };
+            });
+        });
+    });
+    sync_threads();
+    let (threads, mut e) = (32 * split_block(3).1, thread);
+    // The tile's columns inside the output.
+    let inside = (g.out_width - ox).min(TILE.0);
+    if CH == 3 {
+        // Row `row` of the tile is 96 vectors of 4 samples; those of its first `3 · inside`
+        // samples are the output's.
+        let (end, aligned) = (3 * inside, g.out_width.is_multiple_of(4));
+        while e < TILE.1 * 96 {
+            let (row, f) = (e / 96, 4 * (e % 96));
+            if oy + row < g.out_height {
+                let at = ((oy + row) as usize * g.out_width as usize + ox as usize) * 3 + f as usize;
+                let from = (row * SPLIT_STAGING_STRIDE + f) as usize;
+                if aligned && f + 4 <= end {
+                    // SAFETY: 16 bytes of the staging area and of the output row, 16-aligned (the
+                    // stride, f, ox and the width are multiples of 4).
+                    unsafe { (*staging.add(from).cast::<Bytes16>()).store_global(output.add(at).cast()) };
+                } else {
+                    unroll!(I < 4; [0, 1, 2, 3] {
+                        if f + (I as u32) < end {
+                            // SAFETY: inside the staging area and the output row.
+                            unsafe { *output.add(at + I) = *staging.add(from + I) };
+                        }
+                    });
+                }
+            }
+            e += threads;
+        }
+    } else {
+        // One pixel a vector: its three samples from the staging area, its alpha from the input.
+        while e < TILE.1 * TILE.0 {
+            let (row, col) = (e / TILE.0, e % TILE.0);
+            let (x, y) = (ox + col, oy + row);
+            if y < g.out_height && col < inside {
+                let from = (row * SPLIT_STAGING_STRIDE + 3 * col) as usize;
+                let pixel = (y + g.offset) as usize * g.in_width as usize + (x + g.offset) as usize;
+                // SAFETY: inside the staging area; the pixel's alpha inside the input (its
+                // output is inside the output); 16 bytes of the output, 16-aligned (RGBA).
+                unsafe {
+                    let v = [
+                        *staging.add(from),
+                        *staging.add(from + 1),
+                        *staging.add(from + 2),
+                        *input.add(4 * pixel + 3),
+                    ];
+                    Bytes16(v.map(f32::to_bits)).store_global(output.add(out_index(g, x, y, 0)).cast());
+                }
+            }
+            e += threads;
+        }
+    }
 }

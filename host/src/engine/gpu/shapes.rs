@@ -60,12 +60,21 @@ pub(super) fn tensor(g: &Geometry) -> LaunchConfig {
     }
 }
 
-/// As `fast`: the channels of a tile are neighbouring blocks along x.
+/// An RGB or RGBA block covers every colour channel of its tile up to
+/// [`SPLIT_COLOUR_MAX_RADIUS`](launch::SPLIT_COLOUR_MAX_RADIUS); beyond, as `fast`, the channels
+/// of a tile are neighbouring blocks along x.
 pub(super) fn tensor_split(g: &Geometry) -> LaunchConfig {
-    let shared_bytes = launch::split_shared_bytes(g.radius);
-    let tiles = LaunchConfig::tiles(g, launch::SPLIT_TILE, launch::SPLIT_BLOCK, shared_bytes);
+    let planes = launch::split_planes(g.channels, g.radius);
+    let shared_bytes = launch::split_shared_bytes(g.radius, planes);
+    let tiles = LaunchConfig::tiles(
+        g,
+        launch::split_tile(planes),
+        launch::split_block(planes),
+        shared_bytes,
+    );
+    let blocks_per_tile = if planes == 1 { g.channels } else { 1 };
     LaunchConfig {
-        grid: (tiles.grid.0 * g.channels, tiles.grid.1, 1),
+        grid: (tiles.grid.0 * blocks_per_tile, tiles.grid.1, 1),
         ..tiles
     }
 }
@@ -164,6 +173,6 @@ pub(super) fn loads_tensor(r: usize) -> f64 {
 
 /// The shared tile (its columns and rows, halo included) over the outputs it serves.
 pub(super) fn loads_tensor_split(r: usize) -> f64 {
-    let (w, h) = launch::SPLIT_TILE;
-    f64::from(launch::split_columns(r as u32) * launch::split_rows(r as u32)) / f64::from(w * h)
+    let (w, h) = launch::split_tile(1);
+    f64::from(launch::split_columns(r as u32) * launch::split_rows(r as u32, 1)) / f64::from(w * h)
 }
