@@ -2,8 +2,8 @@
 
 use conv::engine::gpu::PTX;
 use gpu_kernels::launch::{
-    DTYPES, FAST_INTERLEAVED_MAX_RADIUS, INTERLEAVED_CHANNELS, MAX_RADIUS, MAX_TAPS, SPLIT_MAX_RADIUS,
-    TENSOR_MAX_RADIUS, names, split_chunks,
+    DTYPES, FAST_INTERLEAVED_MAX_RADIUS, INTERLEAVED_CHANNELS, MAX_RADIUS, MAX_TAPS, SPLIT_COLOUR_MAX_RADIUS,
+    SPLIT_MAX_RADIUS, TENSOR_MAX_RADIUS, names, split_chunks,
 };
 
 /// The body of kernel `name`: from its `.entry` line to the next one.
@@ -265,6 +265,24 @@ fn tensor_f32_kernels_multiply_on_the_tensor_cores() {
         assert_eq!(count("m16n8k8"), per_row, "{name}: MMAs of the last filter row");
         assert_eq!(pointer_params(body), 3, "{name}: input, output and fragments");
         assert!(!body.contains(".local"), "{name}: local memory");
+    }
+}
+
+/// The `tensor-f32` RGB and RGBA entries whose blocks filter three channels (up to
+/// `SPLIT_COLOUR_MAX_RADIUS`, the radius `ptx-builder` writes as a number) carry the 80-register
+/// limit that keeps two of them on an SM; the others none.
+#[test]
+fn tensor_f32_colour_entries_of_three_channels_are_limited_to_80_registers() {
+    for (name, body) in interleaved_entries(names::TENSOR_SPLIT, &["f32"], SPLIT_MAX_RADIUS) {
+        let r: u32 = name.rsplit("_r").next().unwrap().parse().unwrap();
+        let directive = body
+            .split_once(".maxnreg ")
+            .map(|(_, rest)| rest.split_whitespace().next().unwrap().parse::<u32>().unwrap());
+        assert_eq!(
+            directive,
+            (r <= SPLIT_COLOUR_MAX_RADIUS).then_some(80),
+            "{name}: register limit"
+        );
     }
 }
 

@@ -128,7 +128,8 @@ pub const INTERLEAVED_OVER_32: [(&str, Option<u32>); 6] = [
 /// The gray `tensor-f32` kernels up to radius 12 fit in 64 registers, 4 blocks per SM instead of
 /// 3 (radius 1 without a limit: it takes 56, and spills with one; radius 2-4 take 55-57 without,
 /// and were 4% slower at k=7 and 9 so). Their RGB and RGBA entries up to radius 12 (gpu-kernels'
-/// `SPLIT_COLOUR_MAX_RADIUS`, blocks of 384 threads) are limited to 80, which keeps 2 blocks on
+/// `SPLIT_COLOUR_MAX_RADIUS`, which `tests/ptx_facts.rs` checks this agrees with; blocks of 384
+/// threads) are limited to 80, which keeps 2 blocks on
 /// an SM: ptxas takes 64-80 or, after small changes to the code, 96. The `tensor` (u8) kernel of
 /// radius 4 fits in 64 too. The `fast` kernels' interleaved (RGB, RGBA) entries,
 /// `conv_fast[_4x2]_c<channels>_...`, are limited to 32 except the few ptxas would spill
