@@ -70,6 +70,16 @@ fn plans(variant: Variant, dtype: DType, border: Border) -> Vec<VerifyPlan> {
             layouts: vec![(1, dtype), (3, dtype), (4, dtype)],
         });
     }
+    if variant == Variant::Stream {
+        // Gray rows of whole 8-byte words load a word per lane (the other sizes above load pixel
+        // by pixel); 264 pixels end inside a warp's strip.
+        plans.push(VerifyPlan {
+            sizes: vec![(528, 268), (264, 40), (2056, 9)],
+            filter_sizes: vec![1, 3, 5],
+            borders: vec![border],
+            layouts: vec![(1, dtype), (3, dtype), (4, dtype)],
+        });
+    }
     if variant == Variant::TensorSplit {
         plans.push(VerifyPlan {
             sizes: vec![(528, 268)],
@@ -240,6 +250,7 @@ testgen! {
     fast_4x2 => Variant::Fast4x2,
     tensor => Variant::Tensor,
     tensor_f32 => Variant::TensorSplit,
+    stream => Variant::Stream,
 }
 
 /// `tensor-f32` splits a tile unscaled only where its largest magnitude is in [2^-3, 2^15), and

@@ -3,7 +3,7 @@
 use conv::engine::gpu::PTX;
 use gpu_kernels::launch::{
     DTYPES, FAST_INTERLEAVED_MAX_RADIUS, INTERLEAVED_CHANNELS, MAX_RADIUS, MAX_TAPS, SPLIT_COLOUR_MAX_RADIUS,
-    SPLIT_MAX_RADIUS, TENSOR_MAX_RADIUS, names, split_chunks,
+    SPLIT_MAX_RADIUS, STREAM_MAX_RADIUS, TENSOR_MAX_RADIUS, names, split_chunks,
 };
 
 /// The body of kernel `name`: from its `.entry` line to the next one.
@@ -74,6 +74,11 @@ fn split_entries() -> impl Iterator<Item = (String, &'static str)> {
     )
 }
 
+/// Every entry point of the `stream` kernel: 8-bit samples, radius 0 to 2.
+fn stream_entries() -> impl Iterator<Item = (String, &'static str)> {
+    with_bodies((0..=STREAM_MAX_RADIUS).map(|r| format!("{}_u8_r{r}", names::STREAM)))
+}
+
 fn pointer_params(body: &str) -> usize {
     body.lines().filter(|l| l.contains(".param .u64 .ptr")).count()
 }
@@ -91,6 +96,7 @@ fn ptx_has_every_kernel_for_every_type_and_targets_sm_90() {
     expected.extend(radius_entries(names::SEP_FUSED).map(|(name, _)| name));
     expected.extend(tensor_entries().map(|(name, _)| name));
     expected.extend(split_entries().map(|(name, _)| name));
+    expected.extend(stream_entries().map(|(name, _)| name));
     expected.push(names::FMA_PROBE.to_string());
     expected.push(names::GPU_SPIN.to_string());
     expected.sort_unstable();
@@ -107,6 +113,29 @@ fn ptx_has_every_kernel_for_every_type_and_targets_sm_90() {
         version <= 9.0,
         "PTX ISA {version} is newer than driver 580 accepts"
     );
+}
+
+/// The `stream` kernels take exactly their k² taps by value, share their rows between lanes with
+/// shuffles, and use no shared or local memory and no barrier.
+#[test]
+fn stream_kernels_shuffle_and_share_nothing() {
+    for (name, body) in stream_entries() {
+        let r: usize = name.rsplit("_r").next().unwrap().parse().unwrap();
+        let k = 2 * r + 1;
+        assert_eq!(
+            pointer_params(body),
+            2,
+            "{name}: unexpected global pointer parameters"
+        );
+        assert!(
+            body.contains(&format!("{name}_param_3[{}]", 4 * k * k)),
+            "{name}: taps parameter is not {k}x{k} floats"
+        );
+        assert!(body.contains("shfl.sync.up.b32"), "{name}: no shuffle");
+        for absent in ["ld.shared", "st.shared", "bar.sync", ".local"] {
+            assert!(!body.contains(absent), "{name}: {absent}");
+        }
+    }
 }
 
 #[test]

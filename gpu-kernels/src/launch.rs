@@ -158,6 +158,9 @@ pub mod names {
     /// point for radius `r` is `conv_tensor_split_f32_r<r>`, `r <= SPLIT_MAX_RADIUS`, and for RGB
     /// and RGBA images `conv_tensor_split_c<channels>_f32_r<r>` (not in [`ALL`]).
     pub const TENSOR_SPLIT: &str = "conv_tensor_split";
+    /// 8-bit rows streamed through registers by warps, radius known at compile time: the entry
+    /// point for radius `r` is `conv_stream_u8_r<r>`, `r <= STREAM_MAX_RADIUS` (not in [`ALL`]).
+    pub const STREAM: &str = "conv_stream";
     /// Every kernel base name.
     pub const ALL: [&str; 9] = [
         NAIVE,
@@ -171,6 +174,22 @@ pub mod names {
         SEP_COLS,
     ];
 }
+
+/// Block shape of the `stream` kernel: 4 warps side by side, each streaming down its own strip
+/// of 256 pixels (8 per lane).
+pub const STREAM_BLOCK: (u32, u32) = (32, 4);
+/// Pixels per lane of the `stream` kernel: one 8-byte load per input row.
+pub const STREAM_PER_LANE: u32 = 8;
+/// Output rows of one `stream` warp (each input row it loads feeds up to `k` of them).
+pub const STREAM_ROWS: u32 = 8;
+/// Pixels across one `stream` warp's strip: 256.
+pub const STREAM_STRIP: u32 = STREAM_BLOCK.0 * STREAM_PER_LANE;
+/// Output tile of one `stream` block: 1024 × 8 pixels.
+pub const STREAM_TILE: (u32, u32) = (STREAM_STRIP * STREAM_BLOCK.1, STREAM_ROWS);
+/// Largest radius of the `stream` kernel: its accumulators for `k` output rows of 8 pixels stay in
+/// registers up to 5 × 5 filters, where it is the fastest 8-bit kernel at k = 3 (larger filters
+/// are the `tensor` kernel's).
+pub const STREAM_MAX_RADIUS: u32 = 2;
 
 /// Block shape of the `fast` kernels: 32 × 8 threads.
 pub const FAST_BLOCK: (u32, u32) = (32, 8);

@@ -29,8 +29,8 @@ mod unroll;
 
 pub use border::{fetch_or_zero, outside_is_zero, resolve};
 pub use conv::{
-    computed_here, copy_alpha_tile, correlate_tile, fma, is_alpha, out_index, per_sample, store_patch,
-    store_sample,
+    computed_here, copy_alpha_tile, correlate, correlate_tile, fma, is_alpha, out_index, per_sample,
+    store_patch, store_sample,
 };
 pub use sample::{Bytes16, F32x4, Sample, byte_perm, clamp_keeping_nan};
 pub use source::{Global, ReadOnly, Source, Texture};

@@ -108,6 +108,30 @@ pub fn warp_max(v: u32) -> u32 {
     m
 }
 
+/// `__shfl_up_sync(0xffffffff, v, 1)`: lane `i`'s `v` from lane `i - 1` (lane 0 gets its own).
+/// Every lane of the warp must call it together.
+#[inline(always)]
+pub fn shfl_up_1(v: u32) -> u32 {
+    let d: u32;
+    // SAFETY: register-only warp exchange; callers call it from control flow every lane reaches.
+    unsafe {
+        core::arch::asm!("shfl.sync.up.b32 {d}, {v}, 1, 0, 0xffffffff;", d = out(reg32) d, v = in(reg32) v, options(nomem, nostack))
+    };
+    d
+}
+
+/// `__shfl_down_sync(0xffffffff, v, 1)`: lane `i`'s `v` from lane `i + 1` (lane 31 gets its own).
+/// Every lane of the warp must call it together.
+#[inline(always)]
+pub fn shfl_down_1(v: u32) -> u32 {
+    let d: u32;
+    // SAFETY: register-only warp exchange; callers call it from control flow every lane reaches.
+    unsafe {
+        core::arch::asm!("shfl.sync.down.b32 {d}, {v}, 1, 0x1f, 0xffffffff;", d = out(reg32) d, v = in(reg32) v, options(nomem, nostack))
+    };
+    d
+}
+
 /// Nanoseconds since an arbitrary start (`%globaltimer`), the same clock for every thread.
 #[inline(always)]
 pub fn global_timer() -> u64 {

@@ -11,6 +11,7 @@ mod sep_cols;
 mod sep_fused;
 mod sep_rows;
 mod spin;
+mod stream;
 mod tensor;
 mod tensor_split;
 mod texture;

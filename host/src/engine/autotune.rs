@@ -137,12 +137,14 @@ fn merge_into_file(path: &std::path::Path, key: &str, variant: Variant) -> Optio
 }
 
 /// The problem class a choice holds for: GPU model, sample type, channels, filter size, whether
-/// the filter is rank-1, border, and the image size rounded to a power of two of pixels.
+/// the filter is rank-1, border, the image size rounded to a power of two of pixels, and whether
+/// its rows are whole 8-pixel words (the `stream` kernel's fast path).
 pub fn key(gpu: &Gpu, p: &Problem) -> String {
     let pixels = (p.width * p.height).max(1);
     let bucket = usize::BITS - (pixels - 1).leading_zeros();
+    let words = if p.width.is_multiple_of(8) { "w8" } else { "w1" };
     format!(
-        "{}|{}|c{}|k{}|{}|{}|2^{bucket}px",
+        "{}|{}|c{}|k{}|{}|{}|2^{bucket}px|{words}",
         gpu.info().name,
         p.dtype.suffix(),
         p.channels,
@@ -172,7 +174,10 @@ pub fn candidates(problem: &Problem) -> Vec<Variant> {
 /// Times every candidate on a random image of the problem's shape (cropped to [`PROBE_SIDE`]).
 fn measure(gpu: &Gpu, problem: &Problem) -> Result<Vec<(Variant, f64)>> {
     let mut probe = problem.clone();
-    probe.width = probe.width.min(PROBE_SIDE);
+    // A crop keeps the width's remainder modulo 8, which decides the `stream` kernel's path.
+    if probe.width > PROBE_SIDE {
+        probe.width = PROBE_SIDE - 8 + probe.width % 8;
+    }
     probe.height = probe.height.min(PROBE_SIDE);
     let image = Image::random(probe.width, probe.height, probe.channels, probe.dtype, 0x7a11)?;
     candidates(&probe)

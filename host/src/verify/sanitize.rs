@@ -86,9 +86,29 @@ pub const SPLIT_VERIFY_ARGS: [&str; 14] = [
     "11",
 ];
 
+/// The `host verify` arguments of the `stream` kernel's own run: gray, RGB and RGBA images whose
+/// rows are whole 8-byte words (gray loads a word per lane), one ending inside a warp's strip,
+/// the zero, reflect and valid borders, its filters.
+pub const STREAM_VERIFY_ARGS: [&str; 14] = [
+    "--sizes",
+    "528x268,264x40",
+    "--variants",
+    "stream",
+    "--filters",
+    "1,3,5",
+    "--borders",
+    "zero,reflect,valid",
+    "--channels",
+    "1,3,4",
+    "--dtypes",
+    "u8",
+    "--seed",
+    "11",
+];
+
 /// The `verify` runs one tool gets for `sizes`: the small sizes with [`VERIFY_ARGS`], the large
 /// ones (over [`LARGE_PIXELS`]) with [`LARGE_VERIFY_ARGS`], each as `--sizes LIST` plus the
-/// arguments; then [`TENSOR_VERIFY_ARGS`] and [`SPLIT_VERIFY_ARGS`].
+/// arguments; then [`TENSOR_VERIFY_ARGS`], [`SPLIT_VERIFY_ARGS`] and [`STREAM_VERIFY_ARGS`].
 pub fn verify_runs(sizes: &[(usize, usize)]) -> Vec<Vec<String>> {
     let list = |large: bool| {
         sizes
@@ -108,7 +128,8 @@ pub fn verify_runs(sizes: &[(usize, usize)]) -> Vec<Vec<String>> {
                 .collect()
         })
         .chain(
-            [TENSOR_VERIFY_ARGS, SPLIT_VERIFY_ARGS].map(|args| args.iter().map(|a| a.to_string()).collect()),
+            [TENSOR_VERIFY_ARGS, SPLIT_VERIFY_ARGS, STREAM_VERIFY_ARGS]
+                .map(|args| args.iter().map(|a| a.to_string()).collect()),
         )
         .collect()
 }
@@ -153,14 +174,15 @@ mod tests {
     #[test]
     fn large_sizes_get_the_reduced_case_set() {
         let runs = verify_runs(&[(1, 1), (257, 129), (1023, 769)]);
-        assert_eq!(runs.len(), 4);
+        assert_eq!(runs.len(), 5);
         assert_eq!(runs[0][..2], ["--sizes", "1x1,257x129"]);
         assert_eq!(runs[0][2..], VERIFY_ARGS);
         assert_eq!(runs[1][..2], ["--sizes", "1023x769"]);
         assert_eq!(runs[1][2..], LARGE_VERIFY_ARGS);
         assert_eq!(runs[2], TENSOR_VERIFY_ARGS);
         assert_eq!(runs[3], SPLIT_VERIFY_ARGS);
-        assert_eq!(verify_runs(&[(7, 5)]).len(), 3);
+        assert_eq!(runs[4], STREAM_VERIFY_ARGS);
+        assert_eq!(verify_runs(&[(7, 5)]).len(), 4);
     }
 
     #[test]

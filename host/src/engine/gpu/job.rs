@@ -70,6 +70,14 @@ fn pass_taps(kind: TapsArg, filter: &Filter, rank1: Option<&Separable>) -> Resul
             PassTaps::Global(DeviceBuffer::from_slice(filter.taps()).map_err(cuda("upload the filter"))?)
         }
         TapsArg::Filter => PassTaps::Value(filter.to_param()),
+        TapsArg::FilterPerLevel => {
+            let taps: Vec<f32> = filter
+                .taps()
+                .iter()
+                .map(|&t| (f64::from(t) / 255.0) as f32)
+                .collect();
+            PassTaps::Value(taps_param(&taps))
+        }
         TapsArg::RowThenColumn => {
             let s = factors()?;
             PassTaps::Value(taps_param(&[s.row.as_slice(), s.column.as_slice()].concat()))

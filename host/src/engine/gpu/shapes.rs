@@ -60,6 +60,11 @@ pub(super) fn tensor(g: &Geometry) -> LaunchConfig {
     }
 }
 
+/// One block per tile, one grid plane per channel.
+pub(super) fn stream(g: &Geometry) -> LaunchConfig {
+    LaunchConfig::tiles(g, launch::STREAM_TILE, launch::STREAM_BLOCK, 0)
+}
+
 /// An RGB or RGBA block covers every colour channel of its tile up to
 /// [`SPLIT_COLOUR_MAX_RADIUS`](launch::SPLIT_COLOUR_MAX_RADIUS); beyond, as `fast`, the channels
 /// of a tile are neighbouring blocks along x.
@@ -169,6 +174,14 @@ pub(super) fn loads_fast<const I: usize>(r: usize) -> f64 {
 pub(super) fn loads_tensor(r: usize) -> f64 {
     let (w, h) = launch::TENSOR_TILE;
     f64::from(launch::TENSOR_COLUMNS * launch::tensor_rows(r as u32)) / f64::from(w * h)
+}
+
+/// Each warp loads the rows of its strip, halo rows included, once: its 256 pixels and a word
+/// beyond each end.
+pub(super) fn loads_stream(r: usize) -> f64 {
+    let (rows, r) = (f64::from(launch::STREAM_ROWS), r as f64);
+    let strip = f64::from(launch::STREAM_BLOCK.0 * launch::STREAM_PER_LANE);
+    (strip + 8.0) / strip * (rows + 2.0 * r) / rows
 }
 
 /// The shared tile (its columns and rows, halo included) over the outputs it serves.

@@ -3,9 +3,9 @@
 //! their launch shapes, taps, input, loads per pixel, what it supports).
 
 use super::shapes::{
-    fast, fused, loads_fast, loads_fused, loads_separable, loads_tensor, loads_tensor_split, loads_tiled,
-    loads_tiled_cache, loads_tiled_output, pixel, sep_cols, sep_rows, taps, tensor, tensor_split, tiled,
-    tiled_cache, tiled_output,
+    fast, fused, loads_fast, loads_fused, loads_separable, loads_stream, loads_tensor, loads_tensor_split,
+    loads_tiled, loads_tiled_cache, loads_tiled_output, pixel, sep_cols, sep_rows, stream, taps, tensor,
+    tensor_split, tiled, tiled_cache, tiled_output,
 };
 use crate::model::image::DType;
 use crate::{Error, Result};
@@ -43,6 +43,9 @@ pub enum Variant {
     /// `f32` images on the tensor cores (samples and taps split into FP16 high and low parts, three
     /// products per tap), radius fixed at compile time, 1 to 15.
     TensorSplit,
+    /// 8-bit gray rows streamed through registers by warps (no shared memory, no barrier), radius
+    /// fixed at compile time, up to 2.
+    Stream,
 }
 
 /// Grid, block and dynamic shared memory of one kernel launch.
@@ -87,6 +90,9 @@ pub enum TapsArg {
     Global,
     /// The `k × k` filter by value (a [`launch::Taps`] in the constant bank).
     Filter,
+    /// The `k × k` filter divided by 255, by value: for a kernel that sums 8-bit samples as the
+    /// integers they are.
+    FilterPerLevel,
     /// A rank-1 filter's row taps then its column taps, by value.
     RowThenColumn,
     /// A rank-1 filter's row taps, by value.
@@ -244,7 +250,7 @@ const fn spec(variant: Variant, name: &'static str, summary: &'static str, passe
 }
 
 /// Every variant, in [`Variant::ALL`]'s order.
-pub static REGISTRY: [Spec; 15] = [
+pub static REGISTRY: [Spec; 16] = [
     Spec {
         loads_per_pixel: |r| 2.0 * taps(r),
         ..spec(
@@ -417,6 +423,18 @@ pub static REGISTRY: [Spec; 15] = [
             }],
         )
     },
+    Spec {
+        autotune: true,
+        loads_per_pixel: loads_stream,
+        dtypes: &[DType::U8],
+        max_radius: launch::STREAM_MAX_RADIUS as usize,
+        ..spec(
+            Variant::Stream,
+            "stream",
+            "u8 gray rows streamed through registers by warps, no shared memory, radius <= 2",
+            &[per_radius(names::STREAM, TapsArg::FilterPerLevel, stream)],
+        )
+    },
 ];
 
 impl Spec {
@@ -428,7 +446,7 @@ impl Spec {
 
 impl Variant {
     /// Every variant.
-    pub const ALL: [Variant; 15] = [
+    pub const ALL: [Variant; 16] = [
         Variant::Naive,
         Variant::Constant,
         Variant::Readonly,
@@ -444,6 +462,7 @@ impl Variant {
         Variant::Fast4x2,
         Variant::Tensor,
         Variant::TensorSplit,
+        Variant::Stream,
     ];
 
     /// The variant's description in [`REGISTRY`].
@@ -463,6 +482,7 @@ impl Variant {
             Variant::Fast4x2 => 12,
             Variant::Tensor => 13,
             Variant::TensorSplit => 14,
+            Variant::Stream => 15,
         };
         &REGISTRY[index]
     }
