@@ -71,10 +71,12 @@ fn plans(variant: Variant, dtype: DType, border: Border) -> Vec<VerifyPlan> {
         });
     }
     if variant == Variant::Stream {
-        // Gray rows of whole 8-byte words load a word per lane (the other sizes above load pixel
-        // by pixel); 264 pixels end inside a warp's strip.
+        // Rows of whole 8-byte words load a word per lane (the other sizes above go pixel by
+        // pixel): 512 ends with lane 31 of a strip, 528 with lane 1; 264 gray, 88 RGB and 66
+        // RGBA bytes end on lane 0 (pixel by pixel but for the zero border); 2056 × 9 has no row
+        // of blocks inside.
         plans.push(VerifyPlan {
-            sizes: vec![(528, 268), (264, 40), (2056, 9)],
+            sizes: vec![(528, 268), (512, 40), (264, 40), (88, 20), (66, 20), (2056, 9)],
             filter_sizes: vec![1, 3, 5],
             borders: vec![border],
             layouts: vec![(1, dtype), (3, dtype), (4, dtype)],

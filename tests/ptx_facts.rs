@@ -3,7 +3,8 @@
 use conv::engine::gpu::PTX;
 use gpu_kernels::launch::{
     DTYPES, FAST_INTERLEAVED_MAX_RADIUS, INTERLEAVED_CHANNELS, MAX_RADIUS, MAX_TAPS, SPLIT_COLOUR_MAX_RADIUS,
-    SPLIT_MAX_RADIUS, STREAM_MAX_RADIUS, TENSOR_MAX_RADIUS, names, split_chunks,
+    SPLIT_MAX_RADIUS, STREAM_INTERLEAVED_MAX_RADIUS, STREAM_MAX_RADIUS, TENSOR_MAX_RADIUS, names,
+    split_chunks,
 };
 
 /// The body of kernel `name`: from its `.entry` line to the next one.
@@ -74,9 +75,12 @@ fn split_entries() -> impl Iterator<Item = (String, &'static str)> {
     )
 }
 
-/// Every entry point of the `stream` kernel: 8-bit samples, radius 0 to 2.
+/// Every entry point of the `stream` kernel: 8-bit samples, gray radius 0 to 2, then RGB and
+/// RGBA radius 0 and 1.
 fn stream_entries() -> impl Iterator<Item = (String, &'static str)> {
-    with_bodies((0..=STREAM_MAX_RADIUS).map(|r| format!("{}_u8_r{r}", names::STREAM)))
+    with_bodies((0..=STREAM_MAX_RADIUS).map(|r| format!("{}_u8_r{r}", names::STREAM))).chain(
+        interleaved_entries(names::STREAM, &["u8"], STREAM_INTERLEAVED_MAX_RADIUS),
+    )
 }
 
 fn pointer_params(body: &str) -> usize {

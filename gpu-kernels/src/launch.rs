@@ -159,7 +159,9 @@ pub mod names {
     /// and RGBA images `conv_tensor_split_c<channels>_f32_r<r>` (not in [`ALL`]).
     pub const TENSOR_SPLIT: &str = "conv_tensor_split";
     /// 8-bit rows streamed through registers by warps, radius known at compile time: the entry
-    /// point for radius `r` is `conv_stream_u8_r<r>`, `r <= STREAM_MAX_RADIUS` (not in [`ALL`]).
+    /// point for radius `r` is `conv_stream_u8_r<r>`, `r <= STREAM_MAX_RADIUS`, and for RGB and
+    /// RGBA images `conv_stream_c<channels>_u8_r<r>`, `r <= STREAM_INTERLEAVED_MAX_RADIUS` (not in
+    /// [`ALL`]).
     pub const STREAM: &str = "conv_stream";
     /// Every kernel base name.
     pub const ALL: [&str; 9] = [
@@ -176,20 +178,41 @@ pub mod names {
 }
 
 /// Block shape of the `stream` kernel: 4 warps side by side, each streaming down its own strip
-/// of 256 pixels (8 per lane).
+/// of 256 bytes (8 per lane).
 pub const STREAM_BLOCK: (u32, u32) = (32, 4);
-/// Pixels per lane of the `stream` kernel: one 8-byte load per input row.
+/// Bytes per lane of the `stream` kernel: one 8-byte load per input row.
 pub const STREAM_PER_LANE: u32 = 8;
 /// Output rows of one `stream` warp (each input row it loads feeds up to `k` of them).
 pub const STREAM_ROWS: u32 = 8;
-/// Pixels across one `stream` warp's strip: 256.
+/// Bytes across one `stream` warp's strip: 256.
 pub const STREAM_STRIP: u32 = STREAM_BLOCK.0 * STREAM_PER_LANE;
-/// Output tile of one `stream` block: 1024 × 8 pixels.
+/// Output tile of one `stream` block: 1024 bytes × 8 rows (1024 gray pixels; an RGB or RGBA
+/// block's bytes hold every channel of its pixels).
 pub const STREAM_TILE: (u32, u32) = (STREAM_STRIP * STREAM_BLOCK.1, STREAM_ROWS);
 /// Largest radius of the `stream` kernel: its accumulators for `k` output rows of 8 pixels stay in
 /// registers up to 5 × 5 filters, where it is the fastest 8-bit kernel at k = 3 (larger filters
 /// are the `tensor` kernel's).
 pub const STREAM_MAX_RADIUS: u32 = 2;
+/// Largest radius of the `stream` kernel's RGB and RGBA entries: a window reaches `channels · r`
+/// bytes past a lane's 8 on each side, at most the 4 bytes of a neighbour's word.
+pub const STREAM_INTERLEAVED_MAX_RADIUS: u32 = 1;
+
+/// Whether the `stream` kernel's rows of `g` are whole 8-byte words it loads a lane at a time:
+/// rows of a multiple of 8 bytes, not the valid border, and (but for the zero border) no warp
+/// whose first lane ends the row, which would need a word beyond each end of its bytes.
+pub const fn stream_words(g: &Geometry) -> bool {
+    let row = g.in_width * g.channels;
+    row.is_multiple_of(STREAM_PER_LANE)
+        && g.offset == 0
+        && (g.border == border::ZERO || row % STREAM_STRIP != STREAM_PER_LANE)
+}
+
+/// Whether the `stream` kernel runs `g` on an interleaved entry: RGB or RGBA up to
+/// [`STREAM_INTERLEAVED_MAX_RADIUS`] whose rows are words ([`stream_words`]); other colour images
+/// run the gray entry, which computes them pixel by pixel.
+pub const fn stream_interleaved(g: &Geometry) -> bool {
+    (g.channels == 3 || g.channels == 4) && g.radius <= STREAM_INTERLEAVED_MAX_RADIUS && stream_words(g)
+}
 
 /// Block shape of the `fast` kernels: 32 × 8 threads.
 pub const FAST_BLOCK: (u32, u32) = (32, 8);

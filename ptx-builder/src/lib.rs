@@ -134,6 +134,8 @@ pub const INTERLEAVED_OVER_32: [(&str, Option<u32>); 6] = [
 /// radius 4 fits in 64 too. The `fast` kernels' interleaved (RGB, RGBA) entries,
 /// `conv_fast[_4x2]_c<channels>_...`, are limited to 32 except the few ptxas would spill
 /// ([`INTERLEAVED_OVER_32`]; 5-11% faster than without a limit, where ptxas takes 36-64).
+/// The gray `stream` kernel of radius 1 fits in 56 (128 threads a block: 9 blocks per SM where
+/// ptxas's 62-64 fit 8).
 pub fn register_limit(name: &str) -> Option<u32> {
     if let Some(rest) = name.strip_prefix("conv_tensor_split_f32_r") {
         let radius: u32 = rest.parse().ok()?;
@@ -146,6 +148,9 @@ pub fn register_limit(name: &str) -> Option<u32> {
     }
     if name == "conv_tensor_u8_r4" {
         return Some(64);
+    }
+    if name == "conv_stream_u8_r1" {
+        return Some(56);
     }
     if name.starts_with("conv_fast_") && (name.contains("_c3_") || name.contains("_c4_")) {
         return match INTERLEAVED_OVER_32.iter().find(|(entry, _)| *entry == name) {
@@ -275,6 +280,8 @@ mod tests {
         assert_eq!(register_limit("conv_fast_u16_r1"), None);
         assert_eq!(register_limit("conv_tensor_u8_r4"), Some(64));
         assert_eq!(register_limit("conv_tensor_u8_r3"), None);
+        assert_eq!(register_limit("conv_stream_u8_r1"), Some(56));
+        assert_eq!(register_limit("conv_stream_c3_u8_r1"), None);
         assert_eq!(register_limit("conv_fast_f32_r2"), Some(32));
         assert_eq!(register_limit("conv_fast_u16_r5"), None);
         assert_eq!(register_limit("conv_tensor_split_f32_r1"), None);

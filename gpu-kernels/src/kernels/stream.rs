@@ -1,5 +1,5 @@
-//! The `stream` kernel (`conv_stream`): 8-bit gray images whose rows stream through registers,
-//! each warp walking down its own strip of the image with no shared memory and no barrier.
+//! The `stream` kernel (`conv_stream`): 8-bit rows streamed through registers, each warp
+//! walking down its own strip of the image with no shared memory and no barrier.
 
 use crate::device::thread::{
     block_idx_x, block_idx_y, block_idx_z, shfl_down_1, shfl_up_1, thread_idx_x, thread_idx_y,
@@ -10,11 +10,13 @@ use crate::device::{
 };
 use crate::launch::{
     ExactTaps, Geometry, STREAM_BLOCK, STREAM_PER_LANE, STREAM_ROWS, STREAM_STRIP, STREAM_TILE, border,
+    stream_words,
 };
 use kernel_macros::kernel;
 
 /// The `stream` kernel: an 8-bit image convolved by warps that each load every input row of
-/// their strip once, with the filter radius `R` known at compile time.
+/// their strip once, with the filter radius `R` and the channels `C` of the interleaved rows it
+/// filters as words known at compile time.
 ///
 /// # Method
 /// The host passes the taps divided by 255, and the samples are summed as the integers 0-255
@@ -22,33 +24,41 @@ use kernel_macros::kernel;
 /// in [0, 1]. A lane holds `k` rows of 8 accumulators, one per output row its input rows still
 /// feed. Each input row is applied, every tap a constant-bank operand, to the `k` output rows it
 /// feeds; the last tap of an output row saturates it to [0, 1] in the same FMA, and the row is
-/// rounded, packed and stored as one 8-byte word. At k = 3 this is about 15 instructions per
-/// output, where the `tensor` kernel's fixed epilogue costs 24.
+/// rounded, packed and stored as one 8-byte word. At k = 3 this is about 19 instructions per
+/// output, where the `tensor` kernel's fixed epilogue alone costs 12. An interleaved row is
+/// filtered as a row of bytes whose taps lie `C` bytes apart, so every channel of a pixel is
+/// filtered with its own samples; RGBA's alpha bytes are replaced by the input's.
 ///
 /// # Tiling
-/// A block of [`STREAM_BLOCK`] = 32 × 4 threads produces a [`STREAM_TILE`] = 1024 × 8 output
-/// tile: warp `w` the [`STREAM_STRIP`] = 256 × 8 outputs at `(256 · w, 0)`, reading the `8 + 2R`
-/// input rows they need. Warps share nothing but the caches.
+/// A block of [`STREAM_BLOCK`] = 32 × 4 threads produces a [`STREAM_TILE`] = 1024 bytes × 8
+/// rows output tile: warp `w` the [`STREAM_STRIP`] = 256 × 8 bytes at `(256 · w, 0)`, reading the
+/// `8 + 2R` input rows they need. Warps share nothing but the caches.
 ///
 /// # Thread mapping
-/// Lane `l` of warp `w` in block `(bx, by)` writes output pixels `x .. x + 8` of rows
+/// Lane `l` of warp `w` in block `(bx, by)` writes output bytes `x .. x + 8` of rows
 /// `8 · by .. 8 · by + 8`, with `x = 1024 · bx + 256 · w + 8 · l`, where inside the output.
-/// In a gray image whose width is a multiple of 8 (and not the valid border), a lane loads its 8
-/// pixels of a row as one 8-byte word and takes the `R` pixels on each side from its
+/// Where the rows are words ([`stream_words`]: whole 8-byte words, not the valid border), a lane
+/// loads its 8 bytes of a row as one word and takes the `C · R` bytes on each side from its
 /// neighbours' words (`shfl.sync`); lanes 0 and 31 load the 4-byte word beyond the strip's end
-/// themselves, and at the image's left and right edges that word is the edge's own, its bytes
-/// permuted as the border mirrors, repeats or wraps them (zeros for the zero border). A warp
-/// whose rows are all inside the image runs its rows unrolled with no check between them, the
-/// next row's loads issued before the current row's arithmetic; a warp at the top or bottom runs
-/// a loop over its rows, each resolved by the border. Every other image (RGB, RGBA, the valid
-/// border, other widths) computes each output on its own, pixel by pixel: correct, not fast.
+/// themselves. At the image's left and right edges that word comes from the edge's own bytes,
+/// permuted as the border mirrors or repeats them (the other end of the row for the wrap border,
+/// zeros for the zero border). A warp whose rows are all inside the image runs its rows unrolled
+/// with no check between them, the next row's loads issued before the current row's arithmetic;
+/// a warp at the top or bottom runs a loop over its rows, each resolved by the border. The gray
+/// entry computes every other image (RGB and RGBA not run on their entries, the valid border,
+/// other widths) output by output, one channel per block plane, with the border resolved per
+/// pixel: correct, not fast.
 ///
 /// # Safety
-/// Launch with block [`STREAM_BLOCK`], no dynamic shared memory and grid `(tiles across, tiles
-/// down, channels)` of [`STREAM_TILE`]; `g.radius == R`; buffers as for `constant`, of 8-bit
-/// samples; the taps are the filter's divided by 255.
-#[kernel(types(u8), radius(0..=2))]
-pub unsafe fn conv_stream<T: Sample, const R: usize>(
+/// Launch with block [`STREAM_BLOCK`] and no dynamic shared memory; `g.radius == R`; buffers as
+/// for `constant`, of 8-bit samples; the taps are the filter's divided by 255. The gray entry
+/// (`C` = 1): grid `(tiles across, tiles down, channels)` of [`STREAM_TILE`] in pixels. The RGB
+/// and RGBA entries: only where `stream_interleaved(g)`, `C` = `g.channels`, grid `(tiles
+/// across, tiles down, 1)` of [`STREAM_TILE`] in bytes.
+#[kernel(types(u8), radius(0..=2), consts(C = 1))]
+#[kernel(name = conv_stream_c3, types(u8), radius(0..=1), consts(C = 3))]
+#[kernel(name = conv_stream_c4, types(u8), radius(0..=1), consts(C = 4))]
+pub unsafe fn conv_stream<T: Sample, const R: usize, const C: usize>(
     input: *const T,
     output: *mut T,
     g: Geometry,
@@ -57,37 +67,34 @@ pub unsafe fn conv_stream<T: Sample, const R: usize>(
     let (lane, warp, c) = (thread_idx_x(), thread_idx_y(), block_idx_z());
     let (ox, oy) = (block_idx_x() * STREAM_TILE.0, block_idx_y() * STREAM_TILE.1);
     if is_alpha(&g, c) {
-        // SAFETY: an RGBA image (launch contract).
+        // SAFETY: an RGBA image on the gray entry (launch contract).
         unsafe { copy_alpha_tile(input, output, &g, (ox, oy), STREAM_TILE, STREAM_BLOCK) };
         return;
     }
     let strip = ox + warp * STREAM_STRIP;
-    if strip >= g.out_width {
+    if C == 1 && (g.channels != 1 || !stream_words(&g)) {
+        let taps = param_taps!(taps);
+        // SAFETY: the launch contract.
+        unsafe { per_pixel(input, output, &g, taps, (strip + lane, oy), c) };
         return;
     }
     let x = strip + lane * STREAM_PER_LANE;
-    let width = g.in_width;
-    // A lane that is both lane 0 and at the right edge would need a word beyond each end of its
-    // pixels; only the zero border, whose outside is the neighbours' zeros, does without.
-    let one_side = g.border == border::ZERO || strip + STREAM_PER_LANE != width;
-    if g.channels != 1 || !width.is_multiple_of(STREAM_PER_LANE) || g.offset != 0 || !one_side {
-        let taps = param_taps!(taps);
-        // SAFETY: the launch contract.
-        unsafe { per_pixel(input, output, &g, taps, (x, oy), c) };
+    let row = g.in_width * C as u32;
+    if strip >= row {
         return;
     }
-    let at = Lane::new(&g, lane, x);
+    let at = Lane::new::<C>(&g, lane, x, row);
     let (bytes, out) = (input.cast::<u8>(), output.cast::<u8>());
     // A lane other than 31 at the right edge takes its right neighbour's zeros (`own` is false
     // beyond the image): right only for the zero border.
-    let strip_inside = g.border == border::ZERO || strip + STREAM_STRIP <= width;
+    let strip_inside = g.border == border::ZERO || strip + STREAM_STRIP <= row;
     let rows_inside = oy >= R as u32 && oy + STREAM_ROWS + R as u32 <= g.in_height;
     // SAFETY: the launch contract.
     unsafe {
         if rows_inside && strip_inside {
-            interior::<R>(bytes, out, &g, &taps, &at, oy)
+            interior::<R, C>(bytes, out, &g, &taps, &at, oy)
         } else {
-            edge::<R>(bytes, out, &g, &taps, &at, oy)
+            edge::<R, C>(bytes, out, &g, &taps, &at, oy)
         }
     }
 }
@@ -95,53 +102,90 @@ pub unsafe fn conv_stream<T: Sample, const R: usize>(
 /// `prmt` selector that keeps a word as it is.
 const KEEP: u32 = 0x3210;
 
-/// What a lane of a gray image loads: its 8 pixels from column `x` (where `own`), and in lanes 0
-/// and 31 (and the lane at the image's right edge) the `side` word at column `side_at`, whose
-/// bytes `side_sel` permutes into the 4 pixels beyond the lane's left end (lane 0) or right end.
+/// The `prmt` selector that makes, from a lane's 8 bytes (`low`, `high`) at the left edge of the
+/// image (`LEFT`) or its right edge, the 4 bytes beyond that edge as border `mode` (replicate or
+/// reflect) gives them, for rows of `C` channels. Byte `s` of the result is the row's byte
+/// `s - 4` (left) or `row + s` (right); bytes no window reads are 0.
+const fn edge_selector<const C: usize, const LEFT: bool>(mode: u32) -> u32 {
+    let c = C as i32;
+    let mut sel = 0;
+    let mut s = 0;
+    while s < 4 {
+        // The pixel beyond the edge (0 = the first outside) and the channel of byte s.
+        let (beyond, ch) = if LEFT {
+            let back = 4 - s;
+            ((back + c - 1) / c - 1, (c - back % c) % c)
+        } else {
+            (s / c, s % c)
+        };
+        // The pixel it reads: `beyond` pixels inside from the edge pixel (reflect) or the edge
+        // pixel (replicate); its byte among the lane's 8 (the left edge's pixel 0 is byte 0,
+        // the right edge's last pixel byte 8 - C).
+        let inside = if mode == border::REFLECT { beyond + 1 } else { 0 };
+        let byte = if LEFT {
+            inside * c + ch
+        } else {
+            8 - (inside + 1) * c + ch
+        };
+        if byte >= 0 && byte < 8 {
+            sel |= (byte as u32) << (4 * s);
+        }
+        s += 1;
+    }
+    sel
+}
+
+/// What a lane loads: its 8 bytes from column `x` (where `own`), and in lanes 0 and 31 (and the
+/// lane at the image's right edge) a `side` word at byte `side_at` (at a replicated or reflected
+/// edge, its own first word), whose bytes and its own high word's `side_sel` permutes into the
+/// 4 bytes beyond the lane's left end (lane 0) or right end (zeros where it loads none).
 struct Lane {
     x: u32,
     own: bool,
     side: bool,
     side_at: u32,
     side_sel: u32,
-    /// The side word holds the pixels left of the lane's (lane 0), not right of them.
+    /// The side word holds the bytes left of the lane's (lane 0), not right of them.
     left: bool,
-    /// The side word holds the pixels right of the lane's (lane 31, or the lane at the right edge).
+    /// The side word holds the bytes right of the lane's (lane 31, or the lane at the right edge).
     right: bool,
 }
 
 impl Lane {
     #[inline(always)]
-    fn new(g: &Geometry, lane: u32, x: u32) -> Self {
-        let width = g.in_width;
+    fn new<const C: usize>(g: &Geometry, lane: u32, x: u32, row: u32) -> Self {
         let left = lane == 0;
-        let right = !left && (lane == 31 || x + STREAM_PER_LANE == width);
-        // Beyond the edge: the edge word's bytes as the border mirrors (`d c b | a b c d | c b a`),
-        // repeats or wraps them; nothing (zeros) for the zero border.
+        let right = !left && (lane == 31 || x + STREAM_PER_LANE == row);
+        // (side, side_at, side_sel) at an edge of the image, given the wrap border's word and the
+        // replicate and reflect borders' selectors (of the lane's own words).
+        let edge = |wrap_at: u32, replicate: u32, reflect: u32| match g.border {
+            border::REPLICATE => (true, x, replicate),
+            border::REFLECT => (true, x, reflect),
+            border::WRAP => (true, wrap_at, KEEP),
+            _ => (false, 0, KEEP),
+        };
         let (side, side_at, side_sel) = if left && x > 0 {
             (true, x - 4, KEEP)
-        } else if right && x + STREAM_PER_LANE < width {
+        } else if right && x + STREAM_PER_LANE < row {
             (true, x + STREAM_PER_LANE, KEEP)
         } else if left {
-            match g.border {
-                border::REPLICATE => (true, 0, 0x0000),
-                border::REFLECT => (true, 0, 0x1233),
-                border::WRAP => (true, width - 4, KEEP),
-                _ => (false, 0, 0),
-            }
-        } else if right && x + STREAM_PER_LANE == width {
-            match g.border {
-                border::REPLICATE => (true, width - 4, 0x3333),
-                border::REFLECT => (true, width - 4, 0x0012),
-                border::WRAP => (true, 0, KEEP),
-                _ => (false, 0, 0),
-            }
+            edge(
+                row - 4,
+                const { edge_selector::<C, true>(border::REPLICATE) },
+                const { edge_selector::<C, true>(border::REFLECT) },
+            )
+        } else if right && x + STREAM_PER_LANE == row {
+            edge(
+                0,
+                const { edge_selector::<C, false>(border::REPLICATE) },
+                const { edge_selector::<C, false>(border::REFLECT) },
+            )
         } else {
-            (false, 0, 0)
+            (false, 0, KEEP)
         };
         Self {
             x,
-            own: x < width,
+            own: x < row,
             side,
             side_at,
             side_sel,
@@ -151,7 +195,7 @@ impl Lane {
     }
 }
 
-/// A lane's loads of one input row.
+/// A lane's loads of one input row: its 8 bytes and its side word.
 #[derive(Clone, Copy)]
 struct Words {
     low: u32,
@@ -163,39 +207,40 @@ struct Words {
 /// is outside the image (`inside` false).
 ///
 /// # Safety
-/// `bytes` is the input and `row` the start of one of its rows where `inside`; every lane of the
-/// warp calls it together.
+/// `bytes` is the input and `row` the start of one of its rows where `inside`.
 #[inline(always)]
 unsafe fn load_row(bytes: *const u8, row: usize, at: &Lane, inside: bool) -> Words {
-    let (mut low, mut high, mut side) = (0, 0, 0);
+    let (mut low, mut high) = (0, 0);
     if inside && at.own {
-        // SAFETY: 8 bytes inside the row (`own`), 8-aligned (the width and x are multiples of 8;
-        // the host's buffers are 256-byte aligned).
+        // SAFETY: 8 bytes inside the row (`own`), 8-aligned (the row length and x are multiples
+        // of 8; the host's buffers are 256-byte aligned).
         [low, high] = unsafe { load_nc_v2(bytes.add(row + at.x as usize)) };
     }
+    // Not `low` where it loads none: the side load would wait for the lane's own.
+    let mut side = 0;
     if inside && at.side {
-        // SAFETY: 4 bytes inside the row (`side_at` + 4 <= width), 4-aligned.
+        // SAFETY: 4 bytes inside the row (`side_at` + 4 <= the row's bytes), 4-aligned.
         side = unsafe { load_nc(bytes.add(row + at.side_at as usize)) };
     }
     Words { low, high, side }
 }
 
-/// The lane's input pixels `x - R .. x + 8 + R` of a row as integers 0-255, from its words and
+/// The lane's input bytes `x - C·R .. x + 8 + C·R` of a row as integers 0-255, from its words and
 /// its neighbours' (every lane of the warp calls it together).
 #[inline(always)]
-fn pixels<const R: usize>(w: Words, at: &Lane) -> [f32; 12] {
+fn pixels<const R: usize, const C: usize>(w: Words, at: &Lane) -> [f32; 16] {
     let (left, right) = (shfl_up_1(w.high), shfl_down_1(w.low));
-    let side = byte_perm(w.side, 0, at.side_sel);
-    // Pixels x - 4 .. x + 12, 4 to a word.
+    let side = byte_perm(w.side, w.high, at.side_sel);
+    // Bytes x - 4 .. x + 12, 4 to a word.
     let words = [
         if at.left { side } else { left },
         w.low,
         w.high,
         if at.right { side } else { right },
     ];
-    let mut v = [0.0f32; 12];
-    unroll!(M < 8 + 2 * R; [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11] {
-        let byte = M + 4 - R;
+    let mut v = [0.0f32; 16];
+    unroll!(M < 8 + 2 * C * R; [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] {
+        let byte = M + 4 - C * R;
         v[M] = byte_value(words[byte / 4], (byte % 4) as u32);
     });
     v
@@ -208,26 +253,24 @@ fn byte_value(word: u32, i: u32) -> f32 {
     f32::from_bits(byte_perm(word, 0x4B00_0000, 0x7540 + i)) - 8_388_608.0
 }
 
-/// Adds tap `tap` times the lane's pixels `v[J ..]` to `acc`, saturating to [0, 1] where it is
-/// the output's last tap (`LAST`).
+/// Applies input row `v` with filter row `I` to `acc` (tap `J` reads the bytes `C · J` on),
+/// saturating to [0, 1] in the output's last tap.
 #[inline(always)]
-fn apply_tap<const J: usize, const LAST: bool>(acc: &mut [f32; 8], tap: f32, v: &[f32; 12]) {
-    unroll!(P < 8; [0, 1, 2, 3, 4, 5, 6, 7] {
-        acc[P] = if LAST { fma_sat(tap, v[P + J], acc[P]) } else { fma(tap, v[P + J], acc[P]) };
-    });
-}
-
-/// Applies input row `v` with filter row `I` to `acc`.
-#[inline(always)]
-fn apply_row<const R: usize, const I: usize>(acc: &mut [f32; 8], v: &[f32; 12], taps: impl TapRead) {
+fn apply_row<const R: usize, const C: usize, const I: usize>(
+    acc: &mut [f32; 8],
+    v: &[f32; 16],
+    taps: impl TapRead,
+) {
     let k = 2 * R + 1;
     unroll!(J < k; [0, 1, 2, 3, 4] {
         let tap = taps.tap(I * k + J);
-        if I == 2 * R && J == 2 * R {
-            apply_tap::<J, true>(acc, tap, v)
-        } else {
-            apply_tap::<J, false>(acc, tap, v)
-        }
+        unroll!(P < 8; [0, 1, 2, 3, 4, 5, 6, 7] {
+            acc[P] = if I == 2 * R && J == 2 * R {
+                fma_sat(tap, v[P + C * J], acc[P])
+            } else {
+                fma(tap, v[P + C * J], acc[P])
+            };
+        });
     });
 }
 
@@ -235,9 +278,9 @@ fn apply_row<const R: usize, const I: usize>(acc: &mut [f32; 8], v: &[f32; 12], 
 /// before the current row is applied, no check between the rows.
 ///
 /// # Safety
-/// As for `conv_stream`, a gray image with `oy - R .. oy + 8 + R` inside its rows.
+/// As for `conv_stream`, rows of words with `oy - R .. oy + 8 + R` inside the image.
 #[inline(always)]
-unsafe fn interior<const R: usize>(
+unsafe fn interior<const R: usize, const C: usize>(
     bytes: *const u8,
     out: *mut u8,
     g: &Geometry,
@@ -246,21 +289,24 @@ unsafe fn interior<const R: usize>(
     oy: u32,
 ) {
     let k = 2 * R + 1;
-    let width = g.in_width as usize;
-    let first = (oy as usize - R) * width;
-    // Output row `o` of the lane accumulates in `ring[o % k]`.
+    let row = (g.in_width as usize) * C;
+    let first = (oy as usize - R) * row;
+    // Output row `o` of the lane accumulates in `ring[o % k]`; input row `i`'s words are
+    // `rows[i % k]` while an output row centred on it is still open (RGBA's alpha).
     let mut ring = [[0.0f32; 8]; 5];
+    let mut rows = [(0u32, 0u32); 5];
     // SAFETY: rows inside the image (the caller's contract).
     let mut next = unsafe { load_row(bytes, first, at, true) };
     unroll!(RW < STREAM_ROWS as usize + 2 * R; [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11] {
         let words = next;
         if RW + 1 < STREAM_ROWS as usize + 2 * R {
             // SAFETY: as above.
-            next = unsafe { load_row(bytes, first + (RW + 1) * width, at, true) };
+            next = unsafe { load_row(bytes, first + (RW + 1) * row, at, true) };
         }
         // (The last row loads nothing more.)
         let _ = next;
-        let v = pixels::<R>(words, at);
+        rows[RW % k] = (words.low, words.high);
+        let v = pixels::<R, C>(words, at);
         // Filter row I applies this input row to output row RW - I (none for RW < I: the
         // difference wraps).
         unroll!(I < k; [0, 1, 2, 3, 4] {
@@ -270,11 +316,11 @@ unsafe fn interior<const R: usize>(
                 if I == 0 {
                     *acc = [0.0; 8];
                 }
-                apply_row::<R, I>(acc, &v, taps);
+                apply_row::<R, C, I>(acc, &v, taps);
                 if I == 2 * R {
-                    let row = (oy as usize + out_row) * width;
+                    let at_out = (oy as usize + out_row) * row;
                     // SAFETY: an output row inside the image, which is the output's size.
-                    unsafe { store_row(out, row, at, acc) };
+                    unsafe { store_row::<C>(out, at_out, at, acc, rows[(out_row + R) % k]) };
                 }
             }
         });
@@ -282,13 +328,13 @@ unsafe fn interior<const R: usize>(
 }
 
 /// A warp at the top or bottom of the image: a loop over its rows (not unrolled, so its code
-/// stays small), each resolved by the border; `acc[i]` holds output row `rw - i` at step `rw`
-/// and moves down one place per step.
+/// stays small), each resolved by the border; at step `rw`, `acc[i]` holds output row `rw - i`
+/// and `rows[i]` input row `rw - i`'s words, and both move down one place per step.
 ///
 /// # Safety
-/// As for `conv_stream`, a gray image whose width is a multiple of 8.
+/// As for `conv_stream`, rows of words.
 #[inline(always)]
-unsafe fn edge<const R: usize>(
+unsafe fn edge<const R: usize, const C: usize>(
     bytes: *const u8,
     out: *mut u8,
     g: &Geometry,
@@ -296,23 +342,29 @@ unsafe fn edge<const R: usize>(
     at: &Lane,
     oy: u32,
 ) {
-    let (width, height) = (g.in_width, g.in_height);
+    let height = g.in_height;
+    let row = g.in_width as usize * C;
     let mut acc = [[0.0f32; 8]; 5];
+    let mut rows = [(0u32, 0u32); 5];
     // The trip count from the geometry (`g.radius` is R), so the loop stays a loop.
     for rw in 0..STREAM_ROWS + 2 * g.radius {
         let yy = resolve(oy as i32 - R as i32 + rw as i32, height as i32, g.border);
         let inside = (yy as u32) < height;
         // SAFETY: the row where `inside`.
-        let words = unsafe { load_row(bytes, (yy as usize).wrapping_mul(width as usize), at, inside) };
-        let v = pixels::<R>(words, at);
+        let words = unsafe { load_row(bytes, (yy as usize).wrapping_mul(row), at, inside) };
+        unroll!(J < 2 * R; [0, 1, 2, 3] {
+            rows[2 * R - J] = rows[2 * R - J - 1];
+        });
+        rows[0] = (words.low, words.high);
+        let v = pixels::<R, C>(words, at);
         unroll!(I < 2 * R + 1; [0, 1, 2, 3, 4] {
-            apply_row::<R, I>(&mut acc[I], &v, taps);
+            apply_row::<R, C, I>(&mut acc[I], &v, taps);
         });
         // The output row filter row 2R completes (none before step 2R: the difference wraps).
         let y = (oy + rw).wrapping_sub(2 * R as u32);
         if rw >= 2 * R as u32 && y < g.out_height {
             // SAFETY: an output row inside the output, which is the input's size.
-            unsafe { store_row(out, y as usize * width as usize, at, &acc[2 * R]) };
+            unsafe { store_row::<C>(out, y as usize * row, at, &acc[2 * R], rows[R]) };
         }
         unroll!(J < 2 * R; [0, 1, 2, 3] {
             acc[2 * R - J] = acc[2 * R - J - 1];
@@ -322,32 +374,38 @@ unsafe fn edge<const R: usize>(
 }
 
 /// Rounds the lane's 8 outputs (in [0, 1]) to 8-bit samples and stores them at byte `row` + x
-/// of the output as one 8-byte word, where the lane's pixels are inside.
+/// of the output as one 8-byte word, where the lane's bytes are inside; RGBA's alpha bytes (3
+/// and 7) are taken from `centre`, the input row's words the outputs are centred on.
 ///
 /// # Safety
 /// `out` is the output and `row` the start of one of its rows.
 #[inline(always)]
-unsafe fn store_row(out: *mut u8, row: usize, at: &Lane, acc: &[f32; 8]) {
+unsafe fn store_row<const C: usize>(out: *mut u8, row: usize, at: &Lane, acc: &[f32; 8], centre: (u32, u32)) {
     // 1.5 · 2^23 + round(255 v): the sample in the low byte.
     let b = acc.map(|v| fma(v, 255.0, 12_582_912.0).to_bits());
-    let low = byte_perm(
+    let mut low = byte_perm(
         byte_perm(b[0], b[1], 0x0040),
         byte_perm(b[2], b[3], 0x0040),
         0x5410,
     );
-    let high = byte_perm(
+    let mut high = byte_perm(
         byte_perm(b[4], b[5], 0x0040),
         byte_perm(b[6], b[7], 0x0040),
         0x5410,
     );
+    if C == 4 {
+        low = byte_perm(low, centre.0, 0x7210);
+        high = byte_perm(high, centre.1, 0x7210);
+    }
     if at.own {
-        // SAFETY: 8 bytes inside the row, 8-aligned (the width and x are multiples of 8).
+        // SAFETY: 8 bytes inside the row, 8-aligned (the row length and x are multiples of 8).
         unsafe { store_v2(out.add(row + at.x as usize), [low, high]) };
     }
 }
 
-/// Every other image: the lane's outputs `x .. x + 8` of rows `oy .. oy + 8`, channel `c`, each
-/// correlated on its own with the border resolved per pixel.
+/// Every other image: the lane's outputs `x + 32 · p` (`p` < 8, neighbouring lanes on
+/// neighbouring pixels) of rows `oy .. oy + 8`, channel `c`, each correlated on its own with the
+/// border resolved per pixel.
 ///
 /// # Safety
 /// As for `conv_stream`.
@@ -362,11 +420,14 @@ unsafe fn per_pixel<T: Sample>(
 ) {
     let src = Global::new(input, g);
     for y in oy..(oy + STREAM_ROWS).min(g.out_height) {
-        for xx in x..(x + STREAM_PER_LANE).min(g.out_width) {
-            // The taps are divided by 255 and `correlate` reads samples in [0, 1].
-            let v = correlate(g, &src, xx, y, |i| taps.get(i)) * 255.0;
-            // SAFETY: inside the output.
-            unsafe { store_sample(output, g, xx, y, c, v) };
+        for p in 0..STREAM_PER_LANE {
+            let xx = x + p * STREAM_BLOCK.0;
+            if xx < g.out_width {
+                // The taps are divided by 255 and `correlate` reads samples in [0, 1].
+                let v = correlate(g, &src, xx, y, |i| taps.get(i)) * 255.0;
+                // SAFETY: inside the output.
+                unsafe { store_sample(output, g, xx, y, c, v) };
+            }
         }
     }
 }

@@ -87,11 +87,11 @@ pub const SPLIT_VERIFY_ARGS: [&str; 14] = [
 ];
 
 /// The `host verify` arguments of the `stream` kernel's own run: gray, RGB and RGBA images whose
-/// rows are whole 8-byte words (gray loads a word per lane), one ending inside a warp's strip,
-/// the zero, reflect and valid borders, its filters.
+/// rows are whole 8-byte words (loaded a word per lane), ending on lane 1 of a strip (528) and on
+/// lane 0 (264 gray, 88 RGB bytes), the zero, reflect and valid borders, its filters.
 pub const STREAM_VERIFY_ARGS: [&str; 14] = [
     "--sizes",
-    "528x268,264x40",
+    "528x268,264x40,88x20",
     "--variants",
     "stream",
     "--filters",

@@ -43,8 +43,8 @@ pub enum Variant {
     /// `f32` images on the tensor cores (samples and taps split into FP16 high and low parts, three
     /// products per tap), radius fixed at compile time, 1 to 15.
     TensorSplit,
-    /// 8-bit gray rows streamed through registers by warps (no shared memory, no barrier), radius
-    /// fixed at compile time, up to 2.
+    /// 8-bit rows streamed through registers by warps (no shared memory, no barrier), radius
+    /// fixed at compile time, up to 2 (RGB and RGBA on their own entries up to 1).
     Stream,
 }
 
@@ -431,8 +431,14 @@ pub static REGISTRY: [Spec; 16] = [
         ..spec(
             Variant::Stream,
             "stream",
-            "u8 gray rows streamed through registers by warps, no shared memory, radius <= 2",
-            &[per_radius(names::STREAM, TapsArg::FilterPerLevel, stream)],
+            "u8 rows streamed through registers by warps, no shared memory, radius <= 2 (RGB/RGBA: 1)",
+            &[Pass {
+                interleaved: Some(Interleaved {
+                    applies: launch::stream_interleaved,
+                    max_radius: launch::STREAM_INTERLEAVED_MAX_RADIUS,
+                }),
+                ..per_radius(names::STREAM, TapsArg::FilterPerLevel, stream)
+            }],
         )
     },
 ];

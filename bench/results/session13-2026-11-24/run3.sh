@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Device run 3 (session 13): the gray radius-1 entry limited to 56 registers (run 2's took 64 and
+# was 15% slower than run 1's 56) and coalesced per-pixel fallback lanes. host-a is run 1's binary
+# (gray entries only, 56 registers without a limit). `host verify` and the stream GPU tests, then
+# stream gray `u8` k=3,5 at 8192² and 2048², host-a and host alternating, three rounds; then the
+# per-sample table (gray, RGB, RGBA; stream, tensor, fast, fast-4x2), two rounds.
+set -u
+source bench/results/session10-2026-11-24/common.sh gpu78  # the preamble: log, unpack target/gpu78
+cd /tmp
+A="--variants stream --dtypes u8 --sizes 1x1,7x5,8x8,16x3,66x20,88x20,264x40,257x129,512x24,528x268,2056x9,1032x33 --filters 1,3,5 --channels 1,3,4"
+timeout 150 $H verify $A --borders zero,replicate,reflect,wrap,valid > /tmp/r/verify.log 2>&1
+echo "verify exit $?"; grep -E "FAIL|passed|failed" /tmp/r/verify.log | tail -5; el
+CONV_REQUIRE_GPU=1 timeout 200 /tmp/bin/gpu-tests stream --test-threads=8 > /tmp/r/gpu-tests-stream.log 2>&1; echo "gpu tests stream exit $?"
+grep -E "^test result|panicked|FAILED" /tmp/r/gpu-tests-stream.log | head -5; el
+for round in 1 2 3; do
+  for b in host-a host; do
+    timeout 100 /tmp/bin/$b bench --sizes 8192x8192,2048x2048 --filters 3,5 --dtypes u8 --variants stream --runs 30 \
+      --out /tmp/r/gray-$b-$round > /tmp/r/gray-$b-$round.txt 2>&1; echo "gray $b $round exit $?"
+    grep warm /tmp/r/gray-$b-$round.txt | head -4
+  done
+done; el
+for round in 1 2; do
+  timeout 150 $H bench --sizes 8192x8192,2048x2048 --filters 3,5 --dtypes u8 --channels 1,3,4 \
+    --variants stream,tensor,fast,fast-4x2 --runs 30 --out /tmp/r/u8-$round > /tmp/r/u8-$round.txt 2>&1; echo "u8 bench $round exit $?"
+done; el
+tar czf $OUT/results.tgz -C /tmp r
