@@ -207,6 +207,12 @@ pub const fn stream_words(g: &Geometry) -> bool {
         && (g.border == border::ZERO || row % STREAM_STRIP != STREAM_PER_LANE)
 }
 
+/// Whether the `stream` kernel streams `g` by words (gray, or RGB and RGBA on their entries);
+/// elsewhere its gray entry computes output by output, correct but never the fastest variant.
+pub const fn stream_by_words(g: &Geometry) -> bool {
+    stream_words(g) && (g.channels == 1 || stream_interleaved(g))
+}
+
 /// Whether the `stream` kernel runs `g` on an interleaved entry: RGB or RGBA up to
 /// [`STREAM_INTERLEAVED_MAX_RADIUS`] whose rows are words ([`stream_words`]); other colour images
 /// run the gray entry, which computes them pixel by pixel.

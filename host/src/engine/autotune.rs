@@ -10,6 +10,8 @@ use std::path::PathBuf;
 /// Largest side of the image the candidates are timed on; larger problems are timed on a crop of
 /// this size (their per-pixel cost is the same once the GPU is full).
 const PROBE_SIDE: usize = 4096;
+/// A cropped probe's width keeps the image width's remainder modulo this.
+const PROBE_ALIGN: usize = 256;
 /// Timed launches per candidate (after [`stats::WARMUP_RUNS`] warm-ups).
 const PROBE_RUNS: usize = 5;
 
@@ -159,25 +161,35 @@ pub fn key(gpu: &Gpu, p: &Problem) -> String {
 }
 
 /// The candidates: the variants the registry marks for autotuning (`fast`, `fast-4x2`, the three
-/// `tiled-output` block shapes, for rank-1 filters only `separable` and `separable-fused`, and for
-/// 8-bit images with filters up to 9x9 `tensor`).
+/// `tiled-output` block shapes, for rank-1 filters only `separable` and `separable-fused`, for
+/// 8-bit images with filters up to 9x9 `tensor` and, where it streams by words, up to 5x5
+/// `stream`, and for `f32` images `tensor-f32`), on the geometries the registry times them on.
 pub fn candidates(problem: &Problem) -> Vec<Variant> {
     let rank1 = problem.filter.rank1().is_some();
+    let geometry = problem.geometry().ok();
     REGISTRY
         .iter()
         .filter(|s| s.autotune && (rank1 || !s.rank1_only))
+        .filter(|s| geometry.is_none_or(|g| (s.autotune_for)(&g)))
         .filter(|s| s.variant.supports(problem.dtype, problem.filter.radius()))
         .map(|s| s.variant)
         .collect()
 }
 
+/// The width candidates are timed at for images `width` wide: at most about [`PROBE_SIDE`], with
+/// the width's remainder modulo [`PROBE_ALIGN`], which decides how kernels load rows (`stream`:
+/// whole 8-byte words, and which lane ends a row; `tensor`: 16-byte vectors).
+fn probe_width(width: usize) -> usize {
+    if width <= PROBE_SIDE {
+        return width;
+    }
+    PROBE_SIDE - (PROBE_ALIGN - width % PROBE_ALIGN) % PROBE_ALIGN
+}
+
 /// Times every candidate on a random image of the problem's shape (cropped to [`PROBE_SIDE`]).
 fn measure(gpu: &Gpu, problem: &Problem) -> Result<Vec<(Variant, f64)>> {
     let mut probe = problem.clone();
-    // A crop keeps the width's remainder modulo 8, which decides the `stream` kernel's path.
-    if probe.width > PROBE_SIDE {
-        probe.width = PROBE_SIDE - 8 + probe.width % 8;
-    }
+    probe.width = probe_width(probe.width);
     probe.height = probe.height.min(PROBE_SIDE);
     let image = Image::random(probe.width, probe.height, probe.channels, probe.dtype, 0x7a11)?;
     candidates(&probe)
@@ -268,5 +280,33 @@ mod tests {
         let general = candidates(&problem(FilterKind::Sharpen));
         assert!(!general.contains(&Variant::Separable));
         assert!(general.contains(&Variant::Fast) && general.contains(&Variant::TiledOutput(1)));
+    }
+
+    #[test]
+    fn a_cropped_probe_keeps_the_width_modulo_256() {
+        assert_eq!(probe_width(1000), 1000);
+        assert_eq!(probe_width(4096), 4096);
+        assert_eq!(probe_width(8192), 4096);
+        assert_eq!(probe_width(5001), 3977);
+        assert_eq!(probe_width(5001) % 256, 5001 % 256);
+        assert_eq!(probe_width(8200), 3848);
+    }
+
+    /// `stream` is timed only where it streams by words: 8-bit rows of whole 8-byte words, gray
+    /// up to 5x5 or RGB/RGBA up to 3x3, not the valid border.
+    #[test]
+    fn stream_is_a_candidate_only_where_it_streams_by_words() {
+        let streams = |width, channels, k, border| {
+            let image = Image::random(width, 20, channels, DType::U8, 1).unwrap();
+            let filter = Filter::builtin(FilterKind::Sharpen, k, None).unwrap();
+            candidates(&Problem::of(&image, &filter, border, false)).contains(&Variant::Stream)
+        };
+        assert!(streams(64, 1, 5, Border::Zero));
+        assert!(streams(64, 3, 3, Border::Reflect));
+        assert!(streams(64, 4, 3, Border::Zero));
+        assert!(!streams(64, 3, 5, Border::Zero), "RGB 5x5: output by output");
+        assert!(!streams(60, 1, 3, Border::Zero), "rows of 60 bytes");
+        assert!(!streams(64, 1, 3, Border::Valid), "the valid border");
+        assert!(!streams(64, 1, 7, Border::Zero), "no 7x7 entry");
     }
 }

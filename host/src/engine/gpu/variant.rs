@@ -199,6 +199,8 @@ pub struct Spec {
     pub rank1_only: bool,
     /// Among the candidates `--variant auto` times.
     pub autotune: bool,
+    /// The geometries `--variant auto` times it on, if a candidate.
+    pub autotune_for: fn(&Geometry) -> bool,
     /// Global-memory (or texture) loads per output sample for a radius, counted by hand as the
     /// reports do.
     pub loads_per_pixel: fn(usize) -> f64,
@@ -242,6 +244,7 @@ const fn spec(variant: Variant, name: &'static str, summary: &'static str, passe
         input: InputKind::Linear,
         rank1_only: false,
         autotune: false,
+        autotune_for: |_| true,
         loads_per_pixel: taps,
         dtypes: &DType::ALL,
         min_radius: 0,
@@ -425,6 +428,7 @@ pub static REGISTRY: [Spec; 16] = [
     },
     Spec {
         autotune: true,
+        autotune_for: launch::stream_by_words,
         loads_per_pixel: loads_stream,
         dtypes: &[DType::U8],
         max_radius: launch::STREAM_MAX_RADIUS as usize,

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Device run 6 (session 13), the final binary (d645fe4): issue 12's goals in one call.
+# Goal 3: `host info` and a one-image run (2048² RGB 8-bit PNG) with empty JIT and autotune caches,
+# twice. Goal 1: the peers (peers.cu built with nvcc 13.0) and `host bench --peers` for gray f32.
+# Goal 2: `u8` 8192² and 2048², k 3-9, gray/RGB/RGBA, stream/tensor/fast/fast-4x2, two rounds;
+# and what `--variant auto` picks for 8192² gray 8-bit PNGs (sharpen 3x3 and 5x5, zero border).
+set -u
+source bench/results/session10-2026-11-24/common.sh gpu80  # the preamble: log, unpack target/gpu80
+if ldd /tmp/bin/peers | grep -q "not found"; then
+  echo "peers lacks a library here: building it"; nvcc -O3 -arch=sm_90 -std=c++17 -Xcompiler -fopenmp -o /tmp/bin/peers target/peers/peers.cu -lgomp
+fi
+cd /tmp
+python3 -c "import numpy as np, cv2; g=np.random.default_rng(2); cv2.imwrite('/tmp/photo.png', g.integers(0,256,(2048,2048,3),dtype=np.uint8)); cv2.imwrite('/tmp/gray8k.png', g.integers(0,256,(8192,8192),dtype=np.uint8))"
+for i in 1 2; do
+  rm -rf ~/.nv/ComputeCache /tmp/cc
+  TIMEFORMAT="host info (empty caches): %R s wall"; time $H info > /tmp/r/info.txt 2>&1; grep -iE "fatbin|kernels|load" /tmp/r/info.txt | head -3
+  rm -rf ~/.nv/ComputeCache /tmp/cc
+  TIMEFORMAT="one image (empty caches): %R s wall"; time CONV_CACHE_DIR=/tmp/cc $H -i /tmp/photo.png -o /tmp/out-$i.png > /tmp/r/one-$i.txt 2>&1; tail -2 /tmp/r/one-$i.txt
+done; el
+timeout 200 /tmp/bin/peers --sizes 1024,2048,4096,8192 --filters 3,5,7,9,17 --variants g_fast,copy --no-cold --csv /tmp/r/peers.csv > /tmp/r/peers.txt 2>&1; echo "peers exit $?"
+timeout 200 $H bench --sizes 1024x1024,2048x2048,4096x4096,8192x8192 --filters 3,5,7,9,17 --dtypes f32 \
+  --variants fast,fast-4x2,tensor-f32 --runs 30 --peers /tmp/r/peers.csv --out /tmp/r/bench-peers > /tmp/r/bench-peers.txt 2>&1; echo "bench peers exit $?"
+sed -n '/ours \/ g_fast/,/geometric/p' /tmp/r/bench-peers.txt; el
+for round in 1 2; do
+  timeout 200 $H bench --sizes 8192x8192,2048x2048 --filters 3,5,7,9 --dtypes u8 --channels 1,3,4 \
+    --variants stream,tensor,fast,fast-4x2 --runs 30 --out /tmp/r/u8-$round > /tmp/r/u8-$round.txt 2>&1; echo "u8 bench $round exit $?"
+done
+grep warm /tmp/r/u8-1.txt | awk '$1=="8192x8192" && $3==1'; el
+for k in 3 5; do
+  CONV_CACHE_DIR=/tmp/cc-auto timeout 100 $H -i /tmp/gray8k.png -o /tmp/gray-out.png --mask $k --filter sharpen --border zero > /tmp/r/auto-k$k.txt 2>&1
+  echo "auto k=$k exit $?"; grep -i "variant auto" /tmp/r/auto-k$k.txt
+done; el
+tar czf $OUT/results.tgz -C /tmp r
