@@ -7,10 +7,14 @@ use crate::{Error, Image, Result, stats};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-/// Largest side of the image the candidates are timed on; larger problems are timed on a crop of
-/// this size (their per-pixel cost is the same once the GPU is full).
-const PROBE_SIDE: usize = 4096;
-/// A cropped probe's width keeps the image width's remainder modulo this.
+/// Largest input the candidates are timed on, in bytes: larger problems are timed on a crop of
+/// about this size, whose input and output together still exceed the L2 cache (so memory-bound
+/// kernels are timed as memory-bound; per-pixel costs are the same once the GPU is full).
+const PROBE_BYTES: usize = 64 << 20;
+/// Fewest rows of a probe: only images wider than [`PROBE_BYTES`] over this many rows are cropped
+/// across too.
+const PROBE_MIN_ROWS: usize = 256;
+/// A probe cropped across keeps the image width's remainder modulo this.
 const PROBE_ALIGN: usize = 256;
 /// Timed launches per candidate (after [`stats::WARMUP_RUNS`] warm-ups).
 const PROBE_RUNS: usize = 5;
@@ -176,21 +180,25 @@ pub fn candidates(problem: &Problem) -> Vec<Variant> {
         .collect()
 }
 
-/// The width candidates are timed at for images `width` wide: at most about [`PROBE_SIDE`], with
-/// the width's remainder modulo [`PROBE_ALIGN`], which decides how kernels load rows (`stream`:
-/// whole 8-byte words, and which lane ends a row; `tensor`: 16-byte vectors).
-fn probe_width(width: usize) -> usize {
-    if width <= PROBE_SIDE {
-        return width;
-    }
-    PROBE_SIDE - (PROBE_ALIGN - width % PROBE_ALIGN) % PROBE_ALIGN
+/// The size candidates are timed at for images `width` × `height` of `pixel_bytes` bytes per pixel:
+/// the whole width and as many rows as [`PROBE_BYTES`] holds, and only for images wider than
+/// [`PROBE_BYTES`] over [`PROBE_MIN_ROWS`] rows a narrower crop, which keeps the width's remainder
+/// modulo [`PROBE_ALIGN`] (it decides how kernels load rows: `stream` whole 8-byte words and which
+/// lane ends a row, `tensor` 16-byte vectors).
+fn probe_size(width: usize, height: usize, pixel_bytes: usize) -> (usize, usize) {
+    let widest = PROBE_BYTES / (PROBE_MIN_ROWS * pixel_bytes);
+    let width = if width <= widest {
+        width
+    } else {
+        widest - (PROBE_ALIGN - width % PROBE_ALIGN) % PROBE_ALIGN
+    };
+    (width, height.min(PROBE_BYTES / (width * pixel_bytes)))
 }
 
-/// Times every candidate on a random image of the problem's shape (cropped to [`PROBE_SIDE`]).
+/// Times every candidate on a random image of the problem's shape (cropped by [`probe_size`]).
 fn measure(gpu: &Gpu, problem: &Problem) -> Result<Vec<(Variant, f64)>> {
     let mut probe = problem.clone();
-    probe.width = probe_width(probe.width);
-    probe.height = probe.height.min(PROBE_SIDE);
+    (probe.width, probe.height) = probe_size(probe.width, probe.height, probe.channels * probe.dtype.size());
     let image = Image::random(probe.width, probe.height, probe.channels, probe.dtype, 0x7a11)?;
     candidates(&probe)
         .into_iter()
@@ -283,13 +291,16 @@ mod tests {
     }
 
     #[test]
-    fn a_cropped_probe_keeps_the_width_modulo_256() {
-        assert_eq!(probe_width(1000), 1000);
-        assert_eq!(probe_width(4096), 4096);
-        assert_eq!(probe_width(8192), 4096);
-        assert_eq!(probe_width(5001), 3977);
-        assert_eq!(probe_width(5001) % 256, 5001 % 256);
-        assert_eq!(probe_width(8200), 3848);
+    fn probes_keep_the_width_and_at_most_64_mib() {
+        // 8192² 8-bit gray is 64 MiB: timed whole; f32 on 2048 of its rows.
+        assert_eq!(probe_size(8192, 8192, 1), (8192, 8192));
+        assert_eq!(probe_size(8192, 8192, 4), (8192, 2048));
+        assert_eq!(probe_size(5001, 30000, 3), (5001, 4473));
+        assert_eq!(probe_size(1000, 700, 16), (1000, 700));
+        // Wider than 64 MiB over 256 rows: a crop of the same width modulo 256.
+        let (w, h) = probe_size(300_001, 1000, 1);
+        assert_eq!((w % 256, h), (300_001 % 256, 256));
+        assert!(w <= 262_144 && w * h <= 64 << 20);
     }
 
     /// `stream` is timed only where it streams by words: 8-bit rows of whole 8-byte words, gray
