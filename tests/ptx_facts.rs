@@ -83,6 +83,23 @@ fn stream_entries() -> impl Iterator<Item = (String, &'static str)> {
     )
 }
 
+/// Entry `name` (`..._r<radius>`) takes two global pointers and exactly its k² taps by value;
+/// returns the radius.
+fn assert_taps_by_value(name: &str, body: &str) -> usize {
+    let r: usize = name.rsplit("_r").next().unwrap().parse().unwrap();
+    let k = 2 * r + 1;
+    assert_eq!(
+        pointer_params(body),
+        2,
+        "{name}: unexpected global pointer parameters"
+    );
+    assert!(
+        body.contains(&format!("{name}_param_3[{}]", 4 * k * k)),
+        "{name}: taps parameter is not {k}x{k} floats"
+    );
+    r
+}
+
 fn pointer_params(body: &str) -> usize {
     body.lines().filter(|l| l.contains(".param .u64 .ptr")).count()
 }
@@ -124,17 +141,7 @@ fn ptx_has_every_kernel_for_every_type_and_targets_sm_90() {
 #[test]
 fn stream_kernels_shuffle_and_share_nothing() {
     for (name, body) in stream_entries() {
-        let r: usize = name.rsplit("_r").next().unwrap().parse().unwrap();
-        let k = 2 * r + 1;
-        assert_eq!(
-            pointer_params(body),
-            2,
-            "{name}: unexpected global pointer parameters"
-        );
-        assert!(
-            body.contains(&format!("{name}_param_3[{}]", 4 * k * k)),
-            "{name}: taps parameter is not {k}x{k} floats"
-        );
+        assert_taps_by_value(&name, body);
         assert!(body.contains("shfl.sync.up.b32"), "{name}: no shuffle");
         for absent in ["ld.shared", "st.shared", "bar.sync", ".local"] {
             assert!(!body.contains(absent), "{name}: {absent}");
@@ -214,17 +221,7 @@ fn constant_bank_kernels_never_read_taps_from_global_memory() {
 fn fast_kernels_take_exactly_their_taps_by_value() {
     for base in [names::FAST, names::FAST_4X2] {
         for (name, body) in fast_entries(base) {
-            let r: usize = name.rsplit("_r").next().unwrap().parse().unwrap();
-            let k = 2 * r + 1;
-            assert_eq!(
-                pointer_params(body),
-                2,
-                "{name}: unexpected global pointer parameters"
-            );
-            assert!(
-                body.contains(&format!("{name}_param_3[{}]", 4 * k * k)),
-                "{name}: taps parameter is not {k}x{k} floats"
-            );
+            let r = assert_taps_by_value(&name, body);
             assert!(body.contains("ld.param"), "{name}: taps not read with ld.param");
             assert!(!body.contains(".local"), "{name}: taps copied to local memory");
             let limit = if name.contains("_c3_") || name.contains("_c4_") {
