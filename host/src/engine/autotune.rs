@@ -144,11 +144,12 @@ fn merge_into_file(path: &std::path::Path, key: &str, variant: Variant) -> Optio
 
 /// The problem class a choice holds for: GPU model, sample type, channels, filter size, whether
 /// the filter is rank-1, border, the image size rounded to a power of two of pixels, and whether
-/// its rows are whole 8-pixel words (the `stream` kernel's fast path).
+/// its rows are words the `stream` kernel loads a lane at a time (`w8`, else `w1`).
 pub fn key(gpu: &Gpu, p: &Problem) -> String {
     let pixels = (p.width * p.height).max(1);
     let bucket = usize::BITS - (pixels - 1).leading_zeros();
-    let words = if p.width.is_multiple_of(8) { "w8" } else { "w1" };
+    let streams = p.geometry().is_ok_and(|g| gpu_kernels::launch::stream_words(&g));
+    let words = if streams { "w8" } else { "w1" };
     format!(
         "{}|{}|c{}|k{}|{}|{}|2^{bucket}px|{words}",
         gpu.info().name,
