@@ -32,7 +32,7 @@ pub use conv::{
     computed_here, copy_alpha_tile, correlate, correlate_tile, fma, is_alpha, out_index, per_sample,
     store_patch, store_sample,
 };
-pub use sample::{Bytes16, F32x4, Sample, byte_perm, clamp_keeping_nan};
+pub use sample::{Bytes16, F32x4, Sample, byte_perm, byte_value, clamp_keeping_nan, level_bits};
 pub use source::{Global, ReadOnly, Source, Texture};
 pub(crate) use taps::param_taps;
 pub use taps::{ParamTaps, TapRead};

@@ -230,7 +230,22 @@ const MAGIC_BITS: u32 = 0x4B00_0000;
 /// and the clamps around it with two full-rate instructions.
 #[inline(always)]
 fn round_to_level(v: f32, levels: f32) -> u32 {
-    crate::device::fma(saturate(v), levels, 12_582_912.0).to_bits()
+    level_bits(saturate(v), levels)
+}
+
+/// `v`, already in [0, 1], scaled by `levels` and rounded as [`round_to_level`] does: one FMA.
+#[inline(always)]
+pub fn level_bits(v: f32, levels: f32) -> u32 {
+    crate::device::fma(v, levels, 12_582_912.0).to_bits()
+}
+
+/// Byte `i` of `word` as an `f32` integer 0-255: the byte goes into the low byte of 2^23's bit
+/// pattern (0x4B00_00bb), and 2^23 is subtracted (two full-rate instructions, where the
+/// conversion runs at a quarter of the rate). `u8`'s `load4` does the same with immediate
+/// selectors, which is what its kernels' schedules were measured with.
+#[inline(always)]
+pub fn byte_value(word: u32, i: u32) -> f32 {
+    f32::from_bits(byte_perm(word, MAGIC_BITS, 0x7540 + i)) - TWO_23
 }
 
 /// `v` clamped to [0, 1] as `f32::clamp` does (NaN stays NaN), in two `FMNMX.NAN` where

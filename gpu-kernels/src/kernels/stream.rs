@@ -5,8 +5,8 @@ use crate::device::thread::{
     block_idx_x, block_idx_y, block_idx_z, shfl_down_1, shfl_up_1, thread_idx_x, thread_idx_y,
 };
 use crate::device::{
-    Global, ParamTaps, Sample, TapRead, byte_perm, copy_alpha_tile, correlate, fma, is_alpha, param_taps,
-    resolve, store_sample, unroll,
+    Global, ParamTaps, Sample, TapRead, byte_perm, byte_value, copy_alpha_tile, correlate, fma, is_alpha,
+    level_bits, param_taps, resolve, store_sample, unroll,
 };
 use crate::launch::{
     ExactTaps, Geometry, STREAM_BLOCK, STREAM_PER_LANE, STREAM_ROWS, STREAM_STRIP, STREAM_TILE, border,
@@ -248,13 +248,6 @@ fn pixels<const R: usize, const C: usize>(w: Words, at: &Lane) -> [f32; 16] {
     v
 }
 
-/// Input byte `i` of `word` as an `f32` integer 0-255: the byte in the low mantissa bits of 2^23,
-/// minus 2^23 (two full-rate instructions, where the conversion runs at a quarter of the rate).
-#[inline(always)]
-fn byte_value(word: u32, i: u32) -> f32 {
-    f32::from_bits(byte_perm(word, 0x4B00_0000, 0x7540 + i)) - 8_388_608.0
-}
-
 /// Applies input row `v` with filter row `I` to `acc` (tap `J` reads the bytes `C · J` on),
 /// saturating to [0, 1] in the output's last tap.
 #[inline(always)]
@@ -383,8 +376,9 @@ unsafe fn edge<const R: usize, const C: usize>(
 /// `out` is the output and `row` the start of one of its rows.
 #[inline(always)]
 unsafe fn store_row<const C: usize>(out: *mut u8, row: usize, at: &Lane, acc: &[f32; 8], centre: (u32, u32)) {
-    // 1.5 · 2^23 + round(255 v): the sample in the low byte.
-    let b = acc.map(|v| fma(v, 255.0, 12_582_912.0).to_bits());
+    let b = acc.map(|v| level_bits(v, 255.0));
+    // Packed as `u8`'s `store4` packs 4, with the selectors in registers: immediate ones
+    // reorder the RGBA entry's schedule (same instructions).
     let mut low = byte_perm(
         byte_perm(b[0], b[1], 0x0040),
         byte_perm(b[2], b[3], 0x0040),
