@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Device run 2 (session 14): issue 12's goals 1-3 in one call, on the binary of 963e2eb (the
+# Device runs 2 and 6 (session 14): issue 12's goals 1-3 in one call, on the binary of 963e2eb (the
 # kernels of main; run 1's constant-array taps were slower and are not kept). Goal 3: `host info`
 # and a one-image run (2048² RGB 8-bit PNG) with empty JIT and autotune caches, twice. Goal 1:
-# six rounds of the peers (peers.cu, nvcc 13.0) and `host bench --peers` (gray f32), then RGB and
+# $ROUNDS rounds (6 in run 2, `ROUNDS=8` in run 6) of the peers (peers.cu, nvcc 13.0) and `host bench --peers` (gray f32), then RGB and
 # RGBA f32 against gray, two rounds. Goal 2: u8 8192² and 2048², gray/RGB/RGBA, two rounds, and
 # what `--variant auto` picks for 8192² gray 8-bit PNGs (sharpen 3x3, 5x5).
 set -u
@@ -16,7 +16,7 @@ for i in 1 2; do
   TIMEFORMAT="one image (empty caches): %R s wall"; time CONV_CACHE_DIR=/tmp/cc $H -i /tmp/photo.png -o /tmp/out-$i.png > /tmp/r/one-$i.txt 2>&1; tail -2 /tmp/r/one-$i.txt
 done; el
 P="--sizes 1024x1024,2048x2048,4096x4096,8192x8192 --filters 3,5,7,9,17 --dtypes f32 --variants fast,fast-4x2,tensor-f32 --runs 30"
-for round in 1 2 3 4 5 6; do
+for round in $(seq ${ROUNDS:-6}); do
   timeout 200 /tmp/bin/peers --sizes 1024,2048,4096,8192 --filters 3,5,7,9,17 --variants g_fast,copy --no-cold --csv /tmp/r/peers-$round.csv > /tmp/r/peers-$round.txt 2>&1; echo "peers $round exit $?"
   timeout 200 $H bench $P --peers /tmp/r/peers-$round.csv --out /tmp/r/bench-peers-$round > /tmp/r/bench-peers-$round.txt 2>&1; echo "bench peers $round exit $?"
   grep -E "^1024x1024 +[0-9]|geometric" /tmp/r/bench-peers-$round.txt | tail -6
