@@ -43,68 +43,48 @@ pub const LARGE_VERIFY_ARGS: [&str; 10] = [
     "11",
 ];
 
+/// The `host verify` arguments of one kernel's own run: `sizes`, `variant`, `filters` and
+/// `dtypes`, with the zero, reflect and valid borders, gray, RGB and RGBA, and seed 11.
+const fn own_run(
+    sizes: &'static str,
+    variant: &'static str,
+    filters: &'static str,
+    dtypes: &'static str,
+) -> [&'static str; 14] {
+    [
+        "--sizes",
+        sizes,
+        "--variants",
+        variant,
+        "--filters",
+        filters,
+        "--borders",
+        "zero,reflect,valid",
+        "--channels",
+        "1,3,4",
+        "--dtypes",
+        dtypes,
+        "--seed",
+        "11",
+    ]
+}
+
 /// The `host verify` arguments of the `tensor` kernel's own run: gray, RGB and RGBA images of
 /// whole tiles across and a width that is a multiple of 16 (its inner tiles load 16-byte
 /// vectors), and of a width that is a multiple of 4 only (RGB loads pixel by pixel), the zero,
 /// reflect and valid borders, its smallest and largest filters.
-pub const TENSOR_VERIFY_ARGS: [&str; 14] = [
-    "--sizes",
-    "528x268,300x140",
-    "--variants",
-    "tensor",
-    "--filters",
-    "3,9",
-    "--borders",
-    "zero,reflect,valid",
-    "--channels",
-    "1,3,4",
-    "--dtypes",
-    "u8",
-    "--seed",
-    "11",
-];
+pub const TENSOR_VERIFY_ARGS: [&str; 14] = own_run("528x268,300x140", "tensor", "3,9", "u8");
 
 /// The `host verify` arguments of the `tensor-f32` kernel's own run: gray, RGB and RGBA images of
 /// whole tiles across (its inner gray tiles load 16-byte vectors where the width is a multiple of
-/// 4),
-/// the zero, reflect and valid borders, `f32` samples and its smallest, a middle and its largest
-/// filters.
-pub const SPLIT_VERIFY_ARGS: [&str; 14] = [
-    "--sizes",
-    "528x268",
-    "--variants",
-    "tensor-f32",
-    "--filters",
-    "3,17,31",
-    "--borders",
-    "zero,reflect,valid",
-    "--channels",
-    "1,3,4",
-    "--dtypes",
-    "f32",
-    "--seed",
-    "11",
-];
+/// 4), the zero, reflect and valid borders, `f32` samples and its smallest, a middle and its
+/// largest filters.
+pub const SPLIT_VERIFY_ARGS: [&str; 14] = own_run("528x268", "tensor-f32", "3,17,31", "f32");
 
 /// The `host verify` arguments of the `stream` kernel's own run: gray, RGB and RGBA images whose
 /// rows are whole 8-byte words (loaded a word per lane), ending on lane 1 of a strip (528) and on
 /// lane 0 (264 gray, 88 RGB bytes), the zero, reflect and valid borders, its filters.
-pub const STREAM_VERIFY_ARGS: [&str; 14] = [
-    "--sizes",
-    "528x268,264x40,88x20",
-    "--variants",
-    "stream",
-    "--filters",
-    "1,3,5",
-    "--borders",
-    "zero,reflect,valid",
-    "--channels",
-    "1,3,4",
-    "--dtypes",
-    "u8",
-    "--seed",
-    "11",
-];
+pub const STREAM_VERIFY_ARGS: [&str; 14] = own_run("528x268,264x40,88x20", "stream", "1,3,5", "u8");
 
 /// The `verify` runs one tool gets for `sizes`: the small sizes with [`VERIFY_ARGS`], the large
 /// ones (over [`LARGE_PIXELS`]) with [`LARGE_VERIFY_ARGS`], each as `--sizes LIST` plus the
