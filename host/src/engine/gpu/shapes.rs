@@ -63,15 +63,16 @@ pub(super) fn tensor(g: &Geometry) -> LaunchConfig {
 /// One block per tile: on the RGB and RGBA entries a tile of bytes holding every channel of its
 /// pixels, else of pixels, one grid plane per channel.
 pub(super) fn stream(g: &Geometry) -> LaunchConfig {
-    if launch::stream_interleaved(g) {
-        let bytes = Geometry {
+    let tiled = if launch::stream_interleaved(g) {
+        Geometry {
             out_width: g.out_width * g.channels,
             channels: 1,
             ..*g
-        };
-        return LaunchConfig::tiles(&bytes, launch::STREAM_TILE, launch::STREAM_BLOCK, 0);
-    }
-    LaunchConfig::tiles(g, launch::STREAM_TILE, launch::STREAM_BLOCK, 0)
+        }
+    } else {
+        *g
+    };
+    LaunchConfig::tiles(&tiled, launch::STREAM_TILE, launch::STREAM_BLOCK, 0)
 }
 
 /// An RGB or RGBA block covers every colour channel of its tile up to
