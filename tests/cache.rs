@@ -73,7 +73,7 @@ fn many_processes_writing_at_once_lose_no_entry() {
         .map(|i| {
             (
                 format!("GPU|u8|c1|k{}|general|zero|2^{}px", 2 * (i % 8) + 1, 20 + i / 8),
-                [Variant::Fast, Variant::Fast4x2, Variant::TiledCache][i % 3],
+                [Variant::Blocked4x4, Variant::Blocked4x2, Variant::TiledCache][i % 3],
             )
         })
         .collect();
@@ -101,7 +101,7 @@ fn processes_tuning_the_same_class_agree_on_one_variant() {
         .map(|i| {
             (
                 key.clone(),
-                [Variant::Fast, Variant::Fast4x2, Variant::TiledOutput(1)][i % 3],
+                [Variant::Blocked4x4, Variant::Blocked4x2, Variant::TiledOutput(1)][i % 3],
             )
         })
         .collect();

@@ -1,4 +1,4 @@
-//! Per-kernel GPU tests: one test per variant × sample type × border (`fast::f32_reflect`,
+//! Per-kernel GPU tests: one test per variant × sample type × border (`blocked_4x4::f32_reflect`,
 //! `tiled_output_32x16::u8_valid`, ...), each running the library's verification over a ladder of
 //! image and filter sizes against the `f64` CPU reference. `cargo test --test gpu fast` or
 //! `cargo test tiled_output` selects one kernel's tests. Without a GPU every test says `SKIPPED`
@@ -26,8 +26,8 @@ const SEED: u64 = 7;
 /// The size ladder of one test: tiny, thin and odd sizes (smaller than the filter included) with
 /// every filter size and channel count, then one larger image with two filter sizes and one
 /// channel count (the layout `VerifyPlan::standard` uses for the sample type at large sizes).
-/// `fast` and `fast-4x2` also get RGB and RGBA images whose rows are whole 16-byte vectors.
-/// `tensor` also gets a gray, an RGB and an RGBA image of several whole tiles with a width that is
+/// `blocked-4x4` and `blocked-4x2` also get RGB and RGBA images whose rows are whole 16-byte vectors.
+/// `tensor-u8` also gets a gray, an RGB and an RGBA image of several whole tiles with a width that is
 /// a multiple of 16, whose inner tiles take its vector paths, and one whose width is a multiple of
 /// 4 only (RGB loads pixel by pixel, RGBA's last vectors are partly outside), with every filter
 /// size it has; `tensor-f32` the gray, RGB and RGBA 528x268 images (its gray vector path needs a
@@ -52,7 +52,7 @@ fn plans(variant: Variant, dtype: DType, border: Border) -> Vec<VerifyPlan> {
             layouts: vec![(large_channels, dtype)],
         },
     ];
-    if matches!(variant, Variant::Fast | Variant::Fast4x2) {
+    if matches!(variant, Variant::Blocked4x4 | Variant::Blocked4x2) {
         // RGB rows of whole vectors (a width that is a multiple of 4) take the interleaved
         // entries up to radius 4 (RGBA at any width).
         plans.push(VerifyPlan {
@@ -62,7 +62,7 @@ fn plans(variant: Variant, dtype: DType, border: Border) -> Vec<VerifyPlan> {
             layouts: vec![(3, dtype), (4, dtype)],
         });
     }
-    if variant == Variant::Tensor {
+    if variant == Variant::TensorU8 {
         plans.push(VerifyPlan {
             sizes: vec![(528, 268), (300, 140)],
             filter_sizes: vec![1, 3, 5, 7, 9],
@@ -70,7 +70,7 @@ fn plans(variant: Variant, dtype: DType, border: Border) -> Vec<VerifyPlan> {
             layouts: vec![(1, dtype), (3, dtype), (4, dtype)],
         });
     }
-    if variant == Variant::Stream {
+    if variant == Variant::WarpRows {
         // Rows of whole 8-byte words load a word per lane (the other sizes above go pixel by
         // pixel): 512 ends with lane 31 of a strip, 528 with lane 1; 264 gray, 88 RGB and 66
         // RGBA bytes end on lane 0 (pixel by pixel but for the zero border); 2056 × 9 has no row
@@ -82,7 +82,7 @@ fn plans(variant: Variant, dtype: DType, border: Border) -> Vec<VerifyPlan> {
             layouts: vec![(1, dtype), (3, dtype), (4, dtype)],
         });
     }
-    if variant == Variant::TensorSplit {
+    if variant == Variant::TensorF32 {
         plans.push(VerifyPlan {
             sizes: vec![(528, 268)],
             filter_sizes: vec![3, 9, 17, 31],
@@ -248,11 +248,11 @@ testgen! {
     tiled_cache => Variant::TiledCache,
     separable => Variant::Separable,
     separable_fused => Variant::SeparableFused,
-    fast => Variant::Fast,
-    fast_4x2 => Variant::Fast4x2,
-    tensor => Variant::Tensor,
-    tensor_f32 => Variant::TensorSplit,
-    stream => Variant::Stream,
+    blocked_4x4 => Variant::Blocked4x4,
+    blocked_4x2 => Variant::Blocked4x2,
+    tensor_u8 => Variant::TensorU8,
+    tensor_f32 => Variant::TensorF32,
+    warp_rows => Variant::WarpRows,
 }
 
 /// `tensor-f32` splits a tile unscaled only where its largest magnitude is in [2^-3, 2^15), and
@@ -268,7 +268,7 @@ fn tensor_f32_splits_tiles_of_any_magnitude() {
     };
     let convolver = Convolver::new()
         .unwrap_or_else(|e| panic!("{test}: {e}"))
-        .with_variant(Variant::TensorSplit);
+        .with_variant(Variant::TensorF32);
     let filter = Filter::random(17, SEED).unwrap();
     for channels in [1, 3, 4] {
         let unit = Image::random(300, 200, channels, DType::F32, SEED).unwrap();

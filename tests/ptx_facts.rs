@@ -1,11 +1,11 @@
 //! Facts about the embedded PTX that the reference reports are about, checked without a GPU.
 
 use conv::engine::gpu::PTX;
-use gpu_kernels::launch::{
-    DTYPES, FAST_INTERLEAVED_MAX_RADIUS, INTERLEAVED_CHANNELS, MAX_RADIUS, MAX_TAPS, SPLIT_COLOUR_MAX_RADIUS,
-    SPLIT_MAX_RADIUS, STREAM_INTERLEAVED_MAX_RADIUS, STREAM_MAX_RADIUS, TENSOR_MAX_RADIUS, names,
-    split_chunks,
+use gpu_kernels::kernels::{
+    self, blocked, constant, naive, probe, readonly, separable_cols, separable_fused, separable_rows, spin,
+    tensor_f32, tensor_u8, texture, tiled, tiled_cache, tiled_output, warp_rows,
 };
+use gpu_kernels::launch::{DTYPES, INTERLEAVED_CHANNELS, MAX_RADIUS, MAX_TAPS};
 
 /// The body of kernel `name`: from its `.entry` line to the next one.
 fn kernel(name: &str) -> &'static str {
@@ -30,7 +30,7 @@ fn each_type(base: &str) -> impl Iterator<Item = (String, &'static str)> {
     with_bodies(DTYPES.iter().map(move |t| format!("{base}_{t}")))
 }
 
-/// Every entry point of a kernel compiled per radius (`fast`, `separable-fused`): one per sample
+/// Every entry point of a kernel compiled per radius (`blocked-*`, `separable-fused`): one per sample
 /// type and radius.
 fn radius_entries(base: &'static str) -> impl Iterator<Item = (String, &'static str)> {
     with_bodies(
@@ -40,47 +40,74 @@ fn radius_entries(base: &'static str) -> impl Iterator<Item = (String, &'static 
     )
 }
 
-/// Every entry point of a `fast` kernel: gray (one channel per block), then interleaved (RGB,
-/// RGBA), one per channel count, sample type and radius up to `FAST_INTERLEAVED_MAX_RADIUS`.
-fn fast_entries(base: &'static str) -> impl Iterator<Item = (String, &'static str)> {
-    radius_entries(base).chain(interleaved_entries(base, &DTYPES, FAST_INTERLEAVED_MAX_RADIUS))
+/// Every entry point of a `blocked-*` kernel: gray (one channel per block), then interleaved (RGB,
+/// RGBA), one per channel count, sample type and radius up to `INTERLEAVED_MAX_RADIUS`.
+fn blocked_entries(base: &'static str) -> impl Iterator<Item = (String, &'static str)> {
+    let typed: Vec<String> = DTYPES.iter().map(|t| format!("_{t}")).collect();
+    radius_entries(base).chain(interleaved_entries(base, typed, blocked::INTERLEAVED_MAX_RADIUS))
 }
 
-/// The interleaved entries of kernel `base` for sample types `types`: one per channel count,
-/// type and radius up to `max_radius`.
+/// The interleaved entries of kernel `base` for the type suffixes `types` (`[""]` for a kernel of
+/// one sample type): one per channel count, type and radius up to `max_radius`.
 fn interleaved_entries(
     base: &'static str,
-    types: &'static [&'static str],
+    types: Vec<String>,
     max_radius: u32,
 ) -> impl Iterator<Item = (String, &'static str)> {
-    with_bodies(INTERLEAVED_CHANNELS.iter().flat_map(move |c| {
-        types
-            .iter()
-            .flat_map(move |t| (0..=max_radius).map(move |r| format!("{base}_c{c}_{t}_r{r}")))
-    }))
+    let names: Vec<String> = INTERLEAVED_CHANNELS
+        .iter()
+        .flat_map(|c| {
+            types
+                .iter()
+                .flat_map(move |t| (0..=max_radius).map(move |r| format!("{base}_c{c}{t}_r{r}")))
+        })
+        .collect();
+    with_bodies(names.into_iter())
 }
 
-/// Every entry point of the `tensor` kernel: 8-bit samples, radius 0 to 4, gray then
-/// interleaved (RGB, RGBA).
-fn tensor_entries() -> impl Iterator<Item = (String, &'static str)> {
-    with_bodies((0..=TENSOR_MAX_RADIUS).map(|r| format!("{}_u8_r{r}", names::TENSOR)))
-        .chain(interleaved_entries(names::TENSOR, &["u8"], TENSOR_MAX_RADIUS))
+/// Every entry point of a kernel of one sample type compiled per radius: gray radius 0 to
+/// `max_radius`, then RGB and RGBA up to `interleaved_max_radius`.
+fn single_type_entries(
+    base: &'static str,
+    max_radius: u32,
+    interleaved_max_radius: u32,
+) -> impl Iterator<Item = (String, &'static str)> {
+    with_bodies((0..=max_radius).map(move |r| format!("{base}_r{r}"))).chain(interleaved_entries(
+        base,
+        vec![String::new()],
+        interleaved_max_radius,
+    ))
 }
 
-/// Every entry point of the `tensor-f32` kernel: `f32` samples, radius 0 to 15, gray then
-/// interleaved (RGB, RGBA).
-fn split_entries() -> impl Iterator<Item = (String, &'static str)> {
-    with_bodies((0..=SPLIT_MAX_RADIUS).map(|r| format!("{}_f32_r{r}", names::TENSOR_SPLIT))).chain(
-        interleaved_entries(names::TENSOR_SPLIT, &["f32"], SPLIT_MAX_RADIUS),
+/// Every entry point of the `tensor-u8` kernel: radius 0 to 4, gray then interleaved.
+fn tensor_u8_entries() -> impl Iterator<Item = (String, &'static str)> {
+    single_type_entries(tensor_u8::ENTRY, tensor_u8::MAX_RADIUS, tensor_u8::MAX_RADIUS)
+}
+
+/// Every entry point of the `tensor-f32` kernel: radius 0 to 15, gray then interleaved.
+fn tensor_f32_entries() -> impl Iterator<Item = (String, &'static str)> {
+    single_type_entries(tensor_f32::ENTRY, tensor_f32::MAX_RADIUS, tensor_f32::MAX_RADIUS)
+}
+
+/// Every entry point of the `warp-rows` kernel: gray radius 0 to 2, then RGB and RGBA radius 0
+/// and 1.
+fn warp_rows_entries() -> impl Iterator<Item = (String, &'static str)> {
+    single_type_entries(
+        warp_rows::ENTRY,
+        warp_rows::MAX_RADIUS,
+        warp_rows::INTERLEAVED_MAX_RADIUS,
     )
 }
 
-/// Every entry point of the `stream` kernel: 8-bit samples, gray radius 0 to 2, then RGB and
-/// RGBA radius 0 and 1.
-fn stream_entries() -> impl Iterator<Item = (String, &'static str)> {
-    with_bodies((0..=STREAM_MAX_RADIUS).map(|r| format!("{}_u8_r{r}", names::STREAM))).chain(
-        interleaved_entries(names::STREAM, &["u8"], STREAM_INTERLEAVED_MAX_RADIUS),
-    )
+/// The `.maxnreg` directive of an entry's body, if any.
+fn register_limit(body: &str) -> Option<u32> {
+    body.split_once(".maxnreg ")
+        .map(|(_, rest)| rest.split_whitespace().next().unwrap().parse::<u32>().unwrap())
+}
+
+/// The radius of an entry `..._r<radius>`.
+fn radius(name: &str) -> usize {
+    name.rsplit("_r").next().unwrap().parse().unwrap()
 }
 
 /// Entry `name` (`..._r<radius>`) takes two global pointers and exactly its k² taps by value;
@@ -108,18 +135,18 @@ fn pointer_params(body: &str) -> usize {
 fn ptx_has_every_kernel_for_every_type_and_targets_sm_90() {
     let mut entries = ptx_builder::entry_names(PTX);
     entries.sort_unstable();
-    let mut expected: Vec<String> = names::ALL
+    let mut expected: Vec<String> = kernels::PER_TYPE
         .iter()
         .flat_map(|n| DTYPES.iter().map(move |t| format!("{n}_{t}")))
         .collect();
-    expected.extend(fast_entries(names::FAST).map(|(name, _)| name));
-    expected.extend(fast_entries(names::FAST_4X2).map(|(name, _)| name));
-    expected.extend(radius_entries(names::SEP_FUSED).map(|(name, _)| name));
-    expected.extend(tensor_entries().map(|(name, _)| name));
-    expected.extend(split_entries().map(|(name, _)| name));
-    expected.extend(stream_entries().map(|(name, _)| name));
-    expected.push(names::FMA_PROBE.to_string());
-    expected.push(names::GPU_SPIN.to_string());
+    expected.extend(blocked_entries(blocked::ENTRY_4X4).map(|(name, _)| name));
+    expected.extend(blocked_entries(blocked::ENTRY_4X2).map(|(name, _)| name));
+    expected.extend(radius_entries(separable_fused::ENTRY).map(|(name, _)| name));
+    expected.extend(tensor_u8_entries().map(|(name, _)| name));
+    expected.extend(tensor_f32_entries().map(|(name, _)| name));
+    expected.extend(warp_rows_entries().map(|(name, _)| name));
+    expected.push(probe::ENTRY.to_string());
+    expected.push(spin::ENTRY.to_string());
     expected.sort_unstable();
     assert_eq!(entries, expected);
     assert!(PTX.contains(".target sm_90"));
@@ -136,11 +163,11 @@ fn ptx_has_every_kernel_for_every_type_and_targets_sm_90() {
     );
 }
 
-/// The `stream` kernels take exactly their k² taps by value, share their rows between lanes with
+/// The `warp-rows` kernels take exactly their k² taps by value, share their rows between lanes with
 /// shuffles, and use no shared or local memory and no barrier.
 #[test]
-fn stream_kernels_shuffle_and_share_nothing() {
-    for (name, body) in stream_entries() {
+fn warp_rows_kernels_shuffle_and_share_nothing() {
+    for (name, body) in warp_rows_entries() {
         assert_taps_by_value(&name, body);
         assert!(body.contains("shfl.sync.up.b32"), "{name}: no shuffle");
         for absent in ["ld.shared", "st.shared", "bar.sync", ".local"] {
@@ -152,16 +179,16 @@ fn stream_kernels_shuffle_and_share_nothing() {
 #[test]
 fn tiled_kernels_really_use_shared_memory() {
     let bases = [
-        names::TILED,
-        names::TILED_OUTPUT,
-        names::TILED_CACHE,
-        names::SEP_ROWS,
-        names::SEP_COLS,
+        tiled::ENTRY,
+        tiled_output::ENTRY,
+        tiled_cache::ENTRY,
+        separable_rows::ENTRY,
+        separable_cols::ENTRY,
     ];
-    let per_radius = [names::FAST, names::FAST_4X2]
+    let per_radius = [blocked::ENTRY_4X4, blocked::ENTRY_4X2]
         .into_iter()
-        .flat_map(fast_entries)
-        .chain(radius_entries(names::SEP_FUSED));
+        .flat_map(blocked_entries)
+        .chain(radius_entries(separable_fused::ENTRY));
     for (name, body) in bases.into_iter().flat_map(each_type).chain(per_radius) {
         assert!(body.contains("st.shared"), "{name}: no shared-memory store");
         assert!(body.contains("ld.shared"), "{name}: no shared-memory load");
@@ -175,19 +202,19 @@ fn tiled_kernels_really_use_shared_memory() {
 #[test]
 fn constant_bank_kernels_never_read_taps_from_global_memory() {
     let bases = [
-        (names::CONSTANT, 2),
-        (names::READONLY, 2),
-        (names::TEXTURE, 1),
-        (names::TILED, 2),
-        (names::TILED_OUTPUT, 2),
-        (names::TILED_CACHE, 2),
-        (names::SEP_ROWS, 2),
-        (names::SEP_COLS, 2),
+        (constant::ENTRY, 2),
+        (readonly::ENTRY, 2),
+        (texture::ENTRY, 1),
+        (tiled::ENTRY, 2),
+        (tiled_output::ENTRY, 2),
+        (tiled_cache::ENTRY, 2),
+        (separable_rows::ENTRY, 2),
+        (separable_cols::ENTRY, 2),
     ];
     let all = bases
         .into_iter()
         .flat_map(|(base, pointers)| each_type(base).map(move |e| (e, pointers)));
-    let per_radius = [names::SEP_FUSED].into_iter().flat_map(radius_entries);
+    let per_radius = [separable_fused::ENTRY].into_iter().flat_map(radius_entries);
     for ((name, body), pointers) in all.chain(per_radius.map(|e| (e, 2))) {
         {
             assert_eq!(
@@ -212,43 +239,90 @@ fn constant_bank_kernels_never_read_taps_from_global_memory() {
     }
 }
 
-/// The `fast` kernels take exactly their k² taps by value (a small parameter block per launch)
-/// and read them with `ld.param` (at constant offsets where the kernel is unrolled, else through
-/// the parameter's address), never from global or local memory; `fast-4x2` up to radius 4 and
-/// `fast` up to radius 4 (for `u16` from radius 2) carry their register limit, and so do the
-/// interleaved entries but the few ptxas would spill.
+/// The `blocked-*` kernels take exactly their k² taps by value (a small parameter block per
+/// launch) and read them with `ld.param` (at constant offsets where the kernel is unrolled, else
+/// through the parameter's address), never from global or local memory.
 #[test]
-fn fast_kernels_take_exactly_their_taps_by_value() {
-    for base in [names::FAST, names::FAST_4X2] {
-        for (name, body) in fast_entries(base) {
-            let r = assert_taps_by_value(&name, body);
+fn blocked_kernels_take_exactly_their_taps_by_value() {
+    for base in [blocked::ENTRY_4X4, blocked::ENTRY_4X2] {
+        for (name, body) in blocked_entries(base) {
+            assert_taps_by_value(&name, body);
             assert!(body.contains("ld.param"), "{name}: taps not read with ld.param");
             assert!(!body.contains(".local"), "{name}: taps copied to local memory");
-            let limit = if name.contains("_c3_") || name.contains("_c4_") {
-                ptx_builder::INTERLEAVED_OVER_32
-                    .iter()
-                    .find(|(entry, _)| *entry == name)
-                    .map_or(Some(32), |&(_, limit)| limit)
-            } else if base == names::FAST && name.contains("_u16_") {
-                (2..=4).contains(&r).then_some(32)
-            } else {
-                (r <= 4).then_some(32)
-            };
-            let directive = body
-                .split_once(".maxnreg ")
-                .map(|(_, rest)| rest.split_whitespace().next().unwrap().parse::<u32>().unwrap());
-            assert_eq!(directive, limit, "{name}: register limit");
         }
     }
 }
 
-/// The `tensor` kernels do their products on the tensor cores, 3 digits per pair of filter rows
+/// Every entry carries the register limit its kernel declares (`#[kernel(max_registers = ...)]`,
+/// turned into `.maxnreg` by `ptx-builder`), and no other entry has one.
+#[test]
+fn every_entry_carries_the_register_limit_its_kernel_declares() {
+    let channels = |name: &str| {
+        INTERLEAVED_CHANNELS
+            .into_iter()
+            .find(|c| name.contains(&format!("_c{c}_")))
+            .unwrap_or(1) as usize
+    };
+    let mut limited = 0;
+    for (rows, base) in [(4, blocked::ENTRY_4X4), (2, blocked::ENTRY_4X2)] {
+        for (name, body) in blocked_entries(base) {
+            let bytes = if name.contains("_u8_") {
+                1
+            } else if name.contains("_u16_") {
+                2
+            } else {
+                4
+            };
+            let limit = blocked::max_registers(bytes, radius(&name), rows, channels(&name));
+            assert_eq!(register_limit(body).unwrap_or(0), limit, "{name}");
+            limited += usize::from(limit > 0);
+        }
+    }
+    let single: [(fn(usize, usize) -> u32, Vec<(String, &str)>); 3] = [
+        (tensor_u8::max_registers, tensor_u8_entries().collect()),
+        (tensor_f32::max_registers, tensor_f32_entries().collect()),
+        (warp_rows::max_registers, warp_rows_entries().collect()),
+    ];
+    for (max_registers, entries) in single {
+        for (name, body) in entries {
+            let limit = max_registers(radius(&name), channels(&name));
+            assert_eq!(register_limit(body).unwrap_or(0), limit, "{name}");
+            limited += usize::from(limit > 0);
+        }
+    }
+    assert_eq!(PTX.matches(".maxnreg ").count(), limited);
+    assert!(
+        !PTX.contains(ptx_builder::MAX_REGISTERS_SUFFIX),
+        "a register-limit global left in the PTX"
+    );
+    // The limits measured best (ptxas 13.0, H100): 32 for the gray blocked entries up to radius 4
+    // (4 × 4 `u16` from radius 2) and most interleaved ones, 36 or none where 32 spills.
+    assert_eq!(blocked::max_registers(4, 4, 2, 1), 32);
+    assert_eq!(blocked::max_registers(4, 5, 2, 1), 0);
+    assert_eq!(blocked::max_registers(2, 1, 4, 1), 0);
+    assert_eq!(blocked::max_registers(2, 2, 4, 1), 32);
+    assert_eq!(blocked::max_registers(4, 1, 2, 4), 36);
+    assert_eq!(blocked::max_registers(1, 4, 4, 4), 36);
+    assert_eq!(blocked::max_registers(1, 1, 4, 3), 0);
+    assert_eq!(blocked::max_registers(4, 1, 2, 3), 32);
+    assert_eq!(tensor_u8::max_registers(4, 1), 64);
+    assert_eq!(tensor_u8::max_registers(3, 1), 0);
+    assert_eq!(warp_rows::max_registers(1, 1), 56);
+    assert_eq!(warp_rows::max_registers(1, 3), 0);
+    assert_eq!(tensor_f32::max_registers(1, 1), 0);
+    assert_eq!(tensor_f32::max_registers(12, 1), 64);
+    assert_eq!(tensor_f32::max_registers(13, 1), 0);
+    assert_eq!(tensor_f32::max_registers(12, 3), 80);
+    assert_eq!(tensor_f32::max_registers(13, 4), 0);
+}
+
+/// The `tensor-u8` kernels do their products on the tensor cores, 3 digits per pair of filter rows
 /// and 3 MMAs of half the size for the last row (per copy of the window's code: one for gray,
 /// the compiler may unroll the colour entries' loops), and read their fragments from global
 /// memory.
 #[test]
 fn tensor_kernels_multiply_on_the_tensor_cores() {
-    for (name, body) in tensor_entries() {
+    for (name, body) in tensor_u8_entries() {
         let r: usize = name.rsplit("_r").next().unwrap().parse().unwrap();
         let count = |shape: &str| {
             body.matches(&format!("mma.sync.aligned.{shape}.row.col.s32.u8.s8.s32"))
@@ -280,9 +354,9 @@ fn tensor_kernels_multiply_on_the_tensor_cores() {
 /// row, and read their fragments from global memory.
 #[test]
 fn tensor_f32_kernels_multiply_on_the_tensor_cores() {
-    for (name, body) in split_entries() {
+    for (name, body) in tensor_f32_entries() {
         let r: u32 = name.rsplit("_r").next().unwrap().parse().unwrap();
-        let per_row = 3 * 8 * split_chunks(r) as usize;
+        let per_row = 3 * 8 * tensor_f32::chunks(r) as usize;
         let count = |shape: &str| {
             body.matches(&format!("mma.sync.aligned.{shape}.row.col.f32.f16.f16.f32"))
                 .count()
@@ -298,43 +372,25 @@ fn tensor_f32_kernels_multiply_on_the_tensor_cores() {
     }
 }
 
-/// The `tensor-f32` RGB and RGBA entries whose blocks filter three channels (up to
-/// `SPLIT_COLOUR_MAX_RADIUS`, the radius `ptx-builder` writes as a number) carry the 80-register
-/// limit that keeps two of them on an SM; the others none.
-#[test]
-fn tensor_f32_colour_entries_of_three_channels_are_limited_to_80_registers() {
-    for (name, body) in interleaved_entries(names::TENSOR_SPLIT, &["f32"], SPLIT_MAX_RADIUS) {
-        let r: u32 = name.rsplit("_r").next().unwrap().parse().unwrap();
-        let directive = body
-            .split_once(".maxnreg ")
-            .map(|(_, rest)| rest.split_whitespace().next().unwrap().parse::<u32>().unwrap());
-        assert_eq!(
-            directive,
-            (r <= SPLIT_COLOUR_MAX_RADIUS).then_some(80),
-            "{name}: register limit"
-        );
-    }
-}
-
 #[test]
 fn memory_paths_are_the_ones_each_variant_claims() {
-    for (name, body) in each_type(names::READONLY) {
+    for (name, body) in each_type(readonly::ENTRY) {
         assert!(body.contains("ld.global.nc"), "{name}: no read-only cache loads");
     }
-    for (name, body) in each_type(names::CONSTANT) {
+    for (name, body) in each_type(constant::ENTRY) {
         assert!(
             !body.contains("ld.global.nc"),
             "{name}: should use ordinary loads"
         );
     }
-    for (name, body) in each_type(names::TEXTURE) {
+    for (name, body) in each_type(texture::ENTRY) {
         assert!(body.contains("tex.2d"), "{name}: no texture fetch");
         assert!(
             !body.contains("ld.global"),
             "{name}: the input must come through the texture"
         );
     }
-    for (name, body) in each_type(names::NAIVE) {
+    for (name, body) in each_type(naive::ENTRY) {
         assert_eq!(pointer_params(body), 4 - 1, "{name}: input, output and filter");
         assert!(
             body.matches("ld.global").count() >= 2,

@@ -18,7 +18,7 @@ impl Convolver {
         match Gpu::new() {
             Ok(gpu) => Ok(Self {
                 gpu: Some(gpu),
-                variant: Variant::Fast,
+                variant: Variant::Blocked4x4,
             }),
             Err(Error::NoGpu(_)) => Ok(Self::cpu()),
             Err(e) => Err(e),
@@ -29,11 +29,11 @@ impl Convolver {
     pub fn cpu() -> Self {
         Self {
             gpu: None,
-            variant: Variant::Fast,
+            variant: Variant::Blocked4x4,
         }
     }
 
-    /// Uses `variant` on the GPU instead of `fast` (no effect on the CPU).
+    /// Uses `variant` on the GPU instead of `blocked-4x4` (no effect on the CPU).
     pub fn with_variant(self, variant: Variant) -> Self {
         Self { variant, ..self }
     }

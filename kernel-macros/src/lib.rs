@@ -14,13 +14,19 @@
 //! `conv_tiled_u16` and `conv_tiled_f32`, each the function with `T` replaced by its type (and
 //! `T`'s bounds checked on that type, as `where u8: Sample`). The arguments, each optional:
 //!
-//! - `types(A, B, ...)`: one entry per type, bound to the function's type parameter; the entry name
-//!   gets `_<type>`.
+//! - `types(A, B, ...)`: one entry per type, bound to the function's type parameter; with more
+//!   than one type the entry name gets `_<type>` (a kernel of one sample type, such as
+//!   `conv_tensor_u8`, says it in its base name).
 //! - `radius(LO..=HI)`: one entry per radius, bound to the const parameter `R`; the entry name gets
 //!   `_r<radius>` (after the type).
 //! - `consts(NAME = value, ...)`: values for the other const parameters.
 //! - `name = base`: the base of the entry names instead of the function's name, for a second
 //!   `#[kernel(...)]` on the same function that instantiates it with other `consts`.
+//! - `max_registers = expr`: the entry's register limit (PTX `.maxnreg`, what `__launch_bounds__`
+//!   gives CUDA C++; rustc has no attribute for it), a `u32` constant expression over the generic
+//!   parameters' values; 0 means no limit. Each entry gets a `u32` global `<entry>_max_registers`
+//!   holding it, which `ptx-builder` turns into the entry's `.maxnreg` and removes from the PTX,
+//!   so the limit is declared beside the kernel and nothing matches entry names.
 //!
 //! Each entry is the function's body with every generic parameter replaced by its value, not a
 //! call to a generic function, because the entry's parameter types may depend on them (e.g.
@@ -51,6 +57,7 @@ struct Spec {
     types: Vec<Ident>,
     radius: Option<(u32, u32)>,
     consts: Vec<(Ident, LitInt)>,
+    max_registers: Option<syn::Expr>,
 }
 
 impl Parse for Spec {
@@ -78,6 +85,10 @@ impl Parse for Spec {
                     let hi: LitInt = content.parse()?;
                     spec.radius = Some((lo.base10_parse()?, hi.base10_parse()?));
                 }
+                "max_registers" => {
+                    input.parse::<Token![=]>()?;
+                    spec.max_registers = Some(input.parse()?);
+                }
                 "consts" => {
                     let content;
                     syn::parenthesized!(content in input);
@@ -87,7 +98,7 @@ impl Parse for Spec {
                 _ => {
                     return Err(syn::Error::new(
                         key.span(),
-                        "expected `name = ...`, `types(...)`, `radius(LO..=HI)` or `consts(...)`",
+                        "expected `name = ...`, `types(...)`, `radius(LO..=HI)`, `consts(...)` or `max_registers = ...`",
                     ));
                 }
             }
@@ -141,8 +152,10 @@ fn entry_name(base: &str, ty: Option<&str>, radius: Option<u32>) -> String {
 }
 
 /// Every entry point of `base` for `types` (none: not generic over a type) and the radii
-/// `radius` (none: not compiled per radius), types outermost.
+/// `radius` (none: not compiled per radius), types outermost. The type is in the name only where
+/// there are several.
 fn instances(base: &str, types: &[String], radius: Option<(u32, u32)>) -> Vec<Instance> {
+    let named = types.len() > 1;
     let types: Vec<Option<&str>> = if types.is_empty() {
         vec![None]
     } else {
@@ -156,7 +169,7 @@ fn instances(base: &str, types: &[String], radius: Option<(u32, u32)>) -> Vec<In
     for ty in &types {
         for &r in &radii {
             out.push(Instance {
-                name: entry_name(base, *ty, r),
+                name: entry_name(base, ty.filter(|_| named), r),
                 ty: ty.map(str::to_string),
                 radius: r,
             });
@@ -200,6 +213,9 @@ fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
         for inst in instances(&base, &types, spec.radius) {
             let values = bind_generics(&func, spec, &inst)?;
             out.extend(entry(&func, &attrs, &inst.name, &values));
+            if let Some(limit) = &spec.max_registers {
+                out.extend(register_limit(&inst.name, limit, &values));
+            }
         }
     }
     Ok(out)
@@ -300,6 +316,19 @@ fn entry(func: &ItemFn, attrs: &[Attribute], name: &str, values: &[(String, Toke
     }
 }
 
+/// The global `<name>_max_registers` that carries entry `name`'s register limit to `ptx-builder`.
+fn register_limit(name: &str, limit: &syn::Expr, values: &[(String, TokenStream)]) -> TokenStream {
+    let ident = format_ident!("{name}_max_registers");
+    let limit = substitute(quote!(#limit), values);
+    quote! {
+        #[cfg(target_arch = "nvptx64")]
+        #[unsafe(no_mangle)]
+        #[used]
+        #[allow(non_upper_case_globals)]
+        static #ident: u32 = #limit;
+    }
+}
+
 /// `tokens` with every identifier named in `values` replaced by its value, inside groups too,
 /// except where it is a path segment after `::`, a field or method after `.`, or a lifetime.
 fn substitute(tokens: TokenStream, values: &[(String, TokenStream)]) -> TokenStream {
@@ -339,31 +368,36 @@ mod tests {
         assert_eq!(entry_name("fma_probe", None, None), "fma_probe");
         assert_eq!(entry_name("conv_naive", Some("u8"), None), "conv_naive_u8");
         assert_eq!(
-            entry_name("conv_fast_4x2", Some("f32"), Some(15)),
-            "conv_fast_4x2_f32_r15"
+            entry_name("conv_blocked_4x2", Some("f32"), Some(15)),
+            "conv_blocked_4x2_f32_r15"
         );
     }
 
     #[test]
     fn instances_run_over_types_then_radii() {
         let types = ["f32".to_string(), "u8".to_string()];
-        let names: Vec<String> = instances("conv_sep_fused", &types, Some((0, 2)))
+        let names: Vec<String> = instances("conv_separable_fused", &types, Some((0, 2)))
             .into_iter()
             .map(|i| i.name)
             .collect();
         assert_eq!(
             names,
             [
-                "conv_sep_fused_f32_r0",
-                "conv_sep_fused_f32_r1",
-                "conv_sep_fused_f32_r2",
-                "conv_sep_fused_u8_r0",
-                "conv_sep_fused_u8_r1",
-                "conv_sep_fused_u8_r2",
+                "conv_separable_fused_f32_r0",
+                "conv_separable_fused_f32_r1",
+                "conv_separable_fused_f32_r2",
+                "conv_separable_fused_u8_r0",
+                "conv_separable_fused_u8_r1",
+                "conv_separable_fused_u8_r2",
             ]
         );
         assert_eq!(instances("gpu_spin", &[], None).len(), 1);
-        assert_eq!(instances("conv_fast", &types, Some((0, 15))).len(), 32);
+        assert_eq!(instances("conv_blocked_4x4", &types, Some((0, 15))).len(), 32);
+        let one: Vec<String> = instances("conv_tensor_u8", &["u8".to_string()], Some((4, 4)))
+            .into_iter()
+            .map(|i| i.name)
+            .collect();
+        assert_eq!(one, ["conv_tensor_u8_r4"]);
     }
 
     #[test]
@@ -384,9 +418,15 @@ mod tests {
                 body::<T, R, PY>();
             }
         };
-        let attr = quote!(types(u8), radius(1..=2), consts(PY = 4));
+        let attr = quote!(
+            types(u8, f32),
+            radius(1..=2),
+            consts(PY = 4),
+            max_registers = regs(R, PY)
+        );
         let out = expand(attr, item).unwrap().to_string();
-        assert_eq!(out.matches("extern \"ptx-kernel\"").count(), 2);
+        assert_eq!(out.matches("extern \"ptx-kernel\"").count(), 4);
+        assert!(out.contains("static conv_x_u8_r2_max_registers : u32 = regs (2usize , 4usize) ;"));
         assert!(out.contains("fn conv_x_u8_r1 (a : * const u8 , taps : ExactTaps < { 2 * 1usize + 1 } >)"));
         assert!(out.contains("body :: < u8 , 2usize , 4usize > ()"));
         assert!(out.contains("(taps) => { \"conv_x_u8_r2_param_1\" }"));

@@ -3,7 +3,7 @@
 //! Shared by `host/build.rs` (which embeds the PTX in the binary) and `cargo xtask build-ptx`, so
 //! both use exactly the same recipe: the pinned nightly, `-Zbuild-std=core`, panics compiled to a
 //! trap (`-Cpanic=immediate-abort`), one codegen unit, and `--emit=asm`, which for this target is PTX;
-//! then the register limits of [`register_limit`] are added to the PTX.
+//! then the register limits declared beside the kernels are applied ([`apply_register_limits`]).
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -102,81 +102,37 @@ pub fn build(workspace: &Path, target_dir: &Path, arch: &str, out: &Path) -> Res
         return Err(Error::Missing(emitted));
     }
     let ptx = std::fs::read_to_string(&emitted).map_err(Error::Spawn)?;
-    std::fs::write(out, add_register_limits(&ptx)).map_err(Error::Spawn)?;
+    std::fs::write(out, apply_register_limits(&ptx)).map_err(Error::Spawn)?;
     Ok(out.to_path_buf())
 }
 
-/// The `fast` kernels' interleaved entries that spill at 32 registers (ptxas 13.0), with the limit
-/// they take instead: 36 for the RGBA ones, which take 40-44 without a limit (the `_r4` entries: 6
-/// blocks share an SM instead of 5, at k=9 2-10% faster), none for the RGB ones, which spill up to
-/// 40 (64 registers).
-pub const INTERLEAVED_OVER_32: [(&str, Option<u32>); 6] = [
-    ("conv_fast_4x2_c4_f32_r1", Some(36)),
-    ("conv_fast_c3_u8_r1", None),
-    ("conv_fast_c3_u16_r1", None),
-    ("conv_fast_c4_f32_r4", Some(36)),
-    ("conv_fast_c4_u8_r4", Some(36)),
-    ("conv_fast_c4_u16_r4", Some(36)),
-];
+/// The suffix of the `u32` global that `#[kernel(max_registers = ...)]` writes beside each entry:
+/// `<entry>_max_registers`.
+pub const MAX_REGISTERS_SUFFIX: &str = "_max_registers";
 
-/// The register limit of kernel `name` (PTX `.maxnreg`, what `__launch_bounds__` gives CUDA C++,
-/// for which rustc has no attribute), if it has one. The `fast-4x2` kernels up to radius 4 and
-/// the `fast` (4 × 4) kernels up to radius 4 (for `u16` from radius 2) (256 threads a block) fit
-/// in 32 registers without spilling, which lets 8 blocks share an SM (full occupancy) where ptxas
-/// would otherwise take up to 40 and fit 6. (Larger radii measured slower with the limit; `fast`
-/// for `u16` below radius 2 spills.)
-/// The gray `tensor-f32` kernels up to radius 12 fit in 64 registers, 4 blocks per SM instead of
-/// 3 (radius 1 without a limit: it takes 56, and spills with one; radius 2-4 take 55-57 without,
-/// and were 4% slower at k=7 and 9 so). Their RGB and RGBA entries up to radius 12 (gpu-kernels'
-/// `SPLIT_COLOUR_MAX_RADIUS`, which `tests/ptx_facts.rs` checks this agrees with; blocks of 384
-/// threads) are limited to 80, which keeps 2 blocks on
-/// an SM: ptxas takes 64-80 or, after small changes to the code, 96. The `tensor` (u8) kernel of
-/// radius 4 fits in 64 too. The `fast` kernels' interleaved (RGB, RGBA) entries,
-/// `conv_fast[_4x2]_c<channels>_...`, are limited to 32 except the few ptxas would spill
-/// ([`INTERLEAVED_OVER_32`]; 5-11% faster than without a limit, where ptxas takes 36-64).
-/// The gray `stream` kernel of radius 1 fits in 56 (128 threads a block: 9 blocks per SM where
-/// ptxas's 62-64 fit 8).
-pub fn register_limit(name: &str) -> Option<u32> {
-    if let Some(rest) = name.strip_prefix("conv_tensor_split_f32_r") {
-        let radius: u32 = rest.parse().ok()?;
-        return (radius <= 12 && radius != 1).then_some(64);
-    }
-    let colour = ["conv_tensor_split_c3_f32_r", "conv_tensor_split_c4_f32_r"];
-    if let Some(rest) = colour.iter().find_map(|prefix| name.strip_prefix(prefix)) {
-        let radius: u32 = rest.parse().ok()?;
-        return (radius <= 12).then_some(80);
-    }
-    if name == "conv_tensor_u8_r4" {
-        return Some(64);
-    }
-    if name == "conv_stream_u8_r1" {
-        return Some(56);
-    }
-    if name.starts_with("conv_fast_") && (name.contains("_c3_") || name.contains("_c4_")) {
-        return match INTERLEAVED_OVER_32.iter().find(|(entry, _)| *entry == name) {
-            Some(&(_, limit)) => limit,
-            None => Some(32),
-        };
-    }
-    let (rest, smallest) = match name.strip_prefix("conv_fast_4x2_") {
-        Some(rest) => (rest, 0),
-        None if name.starts_with("conv_fast_u16_") => (name.strip_prefix("conv_fast_")?, 2),
-        None => (name.strip_prefix("conv_fast_")?, 0),
-    };
-    let radius: u32 = rest.rsplit("_r").next()?.parse().ok()?;
-    (smallest..=4).contains(&radius).then_some(32)
-}
-
-/// `ptx` with a `.maxnreg` directive after the parameter list of every entry that
-/// [`register_limit`] gives a limit.
-pub fn add_register_limits(ptx: &str) -> String {
-    let mut out = String::with_capacity(ptx.len() + 4096);
-    let mut pending = None;
+/// `ptx` with each kernel's register limit applied: every global `<entry>_max_registers = N;` that
+/// the `#[kernel]` attribute writes (from the limit declared beside the kernel) is removed, and
+/// for `N > 0` a `.maxnreg N` directive (what `__launch_bounds__` gives CUDA C++; rustc has no
+/// attribute for it) follows the parameter list of `<entry>`.
+pub fn apply_register_limits(ptx: &str) -> String {
+    let mut limits = std::collections::HashMap::new();
+    let mut kept = Vec::new();
     for line in ptx.lines() {
+        match register_limit_global(line) {
+            Some((entry, limit)) => {
+                limits.insert(entry, limit);
+            }
+            None => kept.push(line),
+        }
+    }
+    let mut out = String::with_capacity(ptx.len());
+    let mut pending = None;
+    for line in kept {
         out.push_str(line);
         out.push('\n');
         if let Some(name) = line.trim_start().strip_prefix(".visible .entry ") {
-            pending = register_limit(name.split('(').next().unwrap_or(name));
+            let name = name.split('(').next().unwrap_or(name);
+            pending = limits.get(name).copied().filter(|&limit| limit > 0);
         }
         if let Some(limit) = pending
             && line.trim_end().ends_with(')')
@@ -186,6 +142,24 @@ pub fn add_register_limits(ptx: &str) -> String {
         }
     }
     out
+}
+
+/// The entry and limit of a PTX line declaring `<entry>_max_registers`: as rustc writes a `u32`
+/// static, `.visible .global .align 4 .b8 <entry>_max_registers[4] = {32};` (little-endian bytes,
+/// trailing zeros left out; no initializer for 0), or as a plain `.u32 <name> = 32;`.
+fn register_limit_global(line: &str) -> Option<(&str, u32)> {
+    let line = line.trim().strip_prefix(".visible .global ")?;
+    let (declaration, value) = line.split_once('=').unwrap_or((line.trim_end_matches(';'), "0"));
+    let name = declaration.split_whitespace().last()?;
+    let entry = name.trim_end_matches("[4]").strip_suffix(MAX_REGISTERS_SUFFIX)?;
+    let value = value.trim().trim_end_matches(';').trim();
+    let limit = match value.strip_prefix('{').and_then(|v| v.strip_suffix('}')) {
+        Some(bytes) => bytes.split(',').enumerate().try_fold(0u32, |sum, (i, b)| {
+            Some(sum | b.trim().parse::<u32>().ok()? << (8 * i))
+        })?,
+        None => value.parse().ok()?,
+    };
+    Some((entry, limit))
 }
 
 /// Where `cargo xtask install-ptxas` puts `ptxas` (and `fatbinary` beside it), from the PyPI
@@ -273,33 +247,50 @@ mod tests {
     use super::*;
 
     #[test]
-    fn register_limits_follow_the_parameter_list_of_the_named_entries() {
-        assert_eq!(register_limit("conv_fast_4x2_u8_r4"), Some(32));
-        assert_eq!(register_limit("conv_fast_4x2_u8_r5"), None);
-        assert_eq!(register_limit("conv_fast_f32_r1"), Some(32));
-        assert_eq!(register_limit("conv_fast_u16_r1"), None);
-        assert_eq!(register_limit("conv_tensor_u8_r4"), Some(64));
-        assert_eq!(register_limit("conv_tensor_u8_r3"), None);
-        assert_eq!(register_limit("conv_stream_u8_r1"), Some(56));
-        assert_eq!(register_limit("conv_stream_c3_u8_r1"), None);
-        assert_eq!(register_limit("conv_fast_f32_r2"), Some(32));
-        assert_eq!(register_limit("conv_fast_u16_r5"), None);
-        assert_eq!(register_limit("conv_tensor_split_f32_r1"), None);
-        assert_eq!(register_limit("conv_tensor_split_f32_r4"), Some(64));
-        assert_eq!(register_limit("conv_tensor_split_f32_r12"), Some(64));
-        assert_eq!(register_limit("conv_tensor_split_f32_r13"), None);
-        assert_eq!(register_limit("conv_tensor_split_c3_f32_r12"), Some(80));
-        assert_eq!(register_limit("conv_tensor_split_c3_f32_r13"), None);
-        assert_eq!(register_limit("conv_tensor_split_c4_f32_r8"), Some(80));
-        assert_eq!(register_limit("conv_fast_4x2_c3_f32_r1"), Some(32));
-        assert_eq!(register_limit("conv_fast_c4_u8_r2"), Some(32));
-        assert_eq!(register_limit("conv_fast_c4_u8_r4"), Some(36));
-        assert_eq!(register_limit("conv_fast_c3_u8_r1"), None);
-        let ptx = ".visible .entry conv_fast_4x2_f32_r1(\n\t.param .u64 a\n)\n{\n}\n.visible .entry conv_fast_u16_r1(\n\t.param .u64 a\n)\n{\n}\n";
-        let tuned = add_register_limits(ptx);
+    fn register_limit_globals_become_maxnreg_after_the_parameter_list() {
+        let ptx = "\
+.visible .global .align 4 .b8 conv_b_f32_r1_max_registers[4] = {32};
+.visible .global .align 4 .b8 conv_b_u16_r1_max_registers[4];
+.visible .global .align 4 .b8 conv_b_u8_r1_max_registers[4] = {44, 1};
+.visible .global .align 4 .u32 other = 7;
+.visible .entry conv_b_f32_r1(
+\t.param .u64 a
+)
+{
+}
+.visible .entry conv_b_u16_r1(
+\t.param .u64 a
+)
+{
+}
+.visible .entry conv_b_u8_r1(
+\t.param .u64 a
+)
+{
+}
+";
         assert_eq!(
-            tuned,
-            ".visible .entry conv_fast_4x2_f32_r1(\n\t.param .u64 a\n)\n.maxnreg 32\n{\n}\n.visible .entry conv_fast_u16_r1(\n\t.param .u64 a\n)\n{\n}\n"
+            apply_register_limits(ptx),
+            "\
+.visible .global .align 4 .u32 other = 7;
+.visible .entry conv_b_f32_r1(
+\t.param .u64 a
+)
+.maxnreg 32
+{
+}
+.visible .entry conv_b_u16_r1(
+\t.param .u64 a
+)
+{
+}
+.visible .entry conv_b_u8_r1(
+\t.param .u64 a
+)
+.maxnreg 300
+{
+}
+"
         );
     }
 

@@ -1,9 +1,16 @@
 //! The `constant` kernel: filter in the constant bank, input from global memory.
 
+/// The entry-point base name: `conv_constant_<type>`.
+pub const ENTRY: &str = "conv_constant";
+
+#[cfg(target_arch = "nvptx64")]
 use crate::device::{Global, Sample, param_taps, per_sample};
+#[cfg(target_arch = "nvptx64")]
 use crate::launch::{Geometry, Taps};
+#[cfg(target_arch = "nvptx64")]
 use kernel_macros::kernel;
 
+#[cfg(target_arch = "nvptx64")]
 /// The taps arrive by value as a kernel parameter, which the GPU keeps in its constant bank: all
 /// threads of a warp read the same tap at the same time, so each read is one cached broadcast and
 /// global memory only serves the image.

@@ -1,9 +1,16 @@
 //! The `naive` kernel: input and filter both read from global memory.
 
+/// The entry-point base name: `conv_naive_<type>`.
+pub const ENTRY: &str = "conv_naive";
+
+#[cfg(target_arch = "nvptx64")]
 use crate::device::{Global, Sample, per_sample};
+#[cfg(target_arch = "nvptx64")]
 use crate::launch::Geometry;
+#[cfg(target_arch = "nvptx64")]
 use kernel_macros::kernel;
 
+#[cfg(target_arch = "nvptx64")]
 /// Every tap costs two global loads (pixel and filter weight), the starting point of the textbook:
 /// about 0.5 floating-point operations per byte loaded.
 ///

@@ -1,9 +1,16 @@
 //! The `fma_probe` kernel: measures the GPU's FP32 fused multiply-add rate for the benchmark.
 
+/// The entry point (not a convolution).
+pub const ENTRY: &str = "fma_probe";
+
+#[cfg(target_arch = "nvptx64")]
 use crate::device::fma;
+#[cfg(target_arch = "nvptx64")]
 use crate::device::thread::index_1d;
+#[cfg(target_arch = "nvptx64")]
 use kernel_macros::kernel;
 
+#[cfg(target_arch = "nvptx64")]
 /// Each thread runs 8 independent FMA chains of `iters` steps (enough independent work to hide
 /// the FMA latency) and stores their sum so nothing can be optimized away. The benchmark divides
 /// `2 · 8 · iters · threads` flops by the kernel time to get the peak it compares kernels against.

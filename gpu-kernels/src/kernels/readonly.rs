@@ -1,9 +1,16 @@
 //! The `readonly` kernel: input through the read-only data cache, filter in the constant bank.
 
+/// The entry-point base name: `conv_readonly_<type>`.
+pub const ENTRY: &str = "conv_readonly";
+
+#[cfg(target_arch = "nvptx64")]
 use crate::device::{Global, ReadOnly, Sample, param_taps, per_sample};
+#[cfg(target_arch = "nvptx64")]
 use crate::launch::{Geometry, Taps};
+#[cfg(target_arch = "nvptx64")]
 use kernel_macros::kernel;
 
+#[cfg(target_arch = "nvptx64")]
 /// Identical to `constant` except that every input load is `ld.global.nc` (CUDA's `__ldg`): the
 /// non-coherent path through the texture/L1 cache, valid because no kernel writes its input.
 ///

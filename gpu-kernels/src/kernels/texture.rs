@@ -1,10 +1,18 @@
 //! The `texture` kernel: input through a 2D texture object, filter in the constant bank.
 
+/// The entry-point base name: `conv_texture_<type>`.
+pub const ENTRY: &str = "conv_texture";
+
+#[cfg(target_arch = "nvptx64")]
 use crate::device::thread::block_idx_z;
+#[cfg(target_arch = "nvptx64")]
 use crate::device::{Sample, Texture, param_taps, per_sample};
+#[cfg(target_arch = "nvptx64")]
 use crate::launch::{Geometry, Taps};
+#[cfg(target_arch = "nvptx64")]
 use kernel_macros::kernel;
 
+#[cfg(target_arch = "nvptx64")]
 /// The host binds the input to a one-channel texture whose rows are the image's interleaved sample
 /// rows, with integer samples read as normalized floats (the texture unit divides by 255 or 65535).
 /// For single-channel images with the zero or replicate border the texture unit's address mode

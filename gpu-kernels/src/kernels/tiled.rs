@@ -1,41 +1,62 @@
 //! The `tiled` kernel: the textbook's first tiled strategy, blocks the size of the input tile.
 
+/// The entry-point base name: `conv_tiled_<type>`.
+pub const ENTRY: &str = "conv_tiled";
+
+/// Side of the square input tile (and thread block): 32 × 32 = 1024 threads. Each block produces
+/// an output tile of `SIDE - 2r` squared pixels.
+pub const SIDE: u32 = 32;
+
+/// Side of the output tile for a given radius.
+pub const fn output_side(radius: u32) -> u32 {
+    SIDE - 2 * radius
+}
+
+/// Dynamic shared memory, in bytes: one `f32` per thread of the block.
+pub const SHARED_BYTES: u32 = SIDE * SIDE * 4;
+
+#[cfg(target_arch = "nvptx64")]
 use crate::device::shared::dynamic_shared_mem;
+#[cfg(target_arch = "nvptx64")]
 use crate::device::thread::{
     block_idx_x, block_idx_y, block_idx_z, sync_threads, thread_idx_x, thread_idx_y,
 };
+#[cfg(target_arch = "nvptx64")]
 use crate::device::{Global, Sample, correlate_tile, fetch_or_zero, is_alpha, param_taps, store_sample};
-use crate::launch::{Geometry, TILED_IN, Taps, tiled_out};
+#[cfg(target_arch = "nvptx64")]
+use crate::launch::{Geometry, Taps};
+#[cfg(target_arch = "nvptx64")]
 use kernel_macros::kernel;
 
+#[cfg(target_arch = "nvptx64")]
 /// # Tiling
-/// A block covers an input tile of `TILED_IN × TILED_IN` pixels of one channel: an output tile of
-/// `TILED_IN - 2r` squared pixels plus an `r`-pixel halo on each side. Each thread loads exactly
+/// A block covers an input tile of `SIDE × SIDE` pixels of one channel: an output tile of
+/// `SIDE - 2r` squared pixels plus an `r`-pixel halo on each side. Each thread loads exactly
 /// one input sample (border-resolved; 0 for ghost cells) into shared memory; after a barrier, the
-/// threads of the inner `(TILED_IN - 2r)²` square each compute one output sample from shared memory
-/// alone. Global loads per output pixel drop from `k²` to `(TILED_IN / (TILED_IN - 2r))²`.
+/// threads of the inner `(SIDE - 2r)²` square each compute one output sample from shared memory
+/// alone. Global loads per output pixel drop from `k²` to `(SIDE / (SIDE - 2r))²`.
 ///
 /// # Thread mapping
 /// Block `(bx, by, c)`, thread `(tx, ty)` loads input pixel
 /// `(bx·out + offset + tx - r, by·out + offset + ty - r)` of channel `c`, where
-/// `out = TILED_IN - 2r`, and, if it is an inner thread, writes output pixel
+/// `out = SIDE - 2r`, and, if it is an inner thread, writes output pixel
 /// `(bx·out + tx - r, by·out + ty - r)` when that lies inside the output.
 ///
 /// # Safety
-/// Launch with block `TILED_IN × TILED_IN`, `TILED_SHARED_BYTES` of dynamic shared memory and grid
+/// Launch with block `SIDE × SIDE`, `SHARED_BYTES` of dynamic shared memory and grid
 /// z = `channels`; buffers and taps as for `constant`.
 #[kernel(types(u8, u16, f32))]
 pub unsafe fn conv_tiled<T: Sample>(input: *const T, output: *mut T, g: Geometry, taps: Taps) {
     let taps = param_taps!(taps);
     let tile = dynamic_shared_mem::<f32>();
     let r = g.radius;
-    let out_side = tiled_out(r);
+    let out_side = output_side(r);
     let (tx, ty, c) = (thread_idx_x(), thread_idx_y(), block_idx_z());
     let src = Global::new(input, &g);
     let ix = (block_idx_x() * out_side + g.offset + tx) as i32 - r as i32;
     let iy = (block_idx_y() * out_side + g.offset + ty) as i32 - r as i32;
-    // SAFETY: the block has TILED_IN² threads and TILED_IN² f32 of shared memory.
-    unsafe { *tile.add((ty * TILED_IN + tx) as usize) = fetch_or_zero(&g, &src, ix, iy) };
+    // SAFETY: the block has SIDE² threads and SIDE² f32 of shared memory.
+    unsafe { *tile.add((ty * SIDE + tx) as usize) = fetch_or_zero(&g, &src, ix, iy) };
     sync_threads();
 
     let (ox, oy) = (tx.wrapping_sub(r), ty.wrapping_sub(r));
@@ -43,13 +64,13 @@ pub unsafe fn conv_tiled<T: Sample>(input: *const T, output: *mut T, g: Geometry
     if ox >= out_side || oy >= out_side || x >= g.out_width || y >= g.out_height {
         return;
     }
-    // SAFETY: (tx, ty) and the window at (ox, oy), which ends below out_side + 2r = TILED_IN, are
+    // SAFETY: (tx, ty) and the window at (ox, oy), which ends below out_side + 2r = SIDE, are
     // inside the tile; (x, y, c) is inside the output.
     unsafe {
         let v = if is_alpha(&g, c) {
-            *tile.add((ty * TILED_IN + tx) as usize)
+            *tile.add((ty * SIDE + tx) as usize)
         } else {
-            correlate_tile(tile.add((oy * TILED_IN + ox) as usize), TILED_IN, 2 * r + 1, taps)
+            correlate_tile(tile.add((oy * SIDE + ox) as usize), SIDE, 2 * r + 1, taps)
         };
         store_sample(output, &g, x, y, c, v);
     }

@@ -1,16 +1,31 @@
 //! The `tiled-cache` kernel: the textbook's second tiled strategy, halo through the caches.
 
+/// The entry-point base name: `conv_tiled_cache_<type>`.
+pub const ENTRY: &str = "conv_tiled_cache";
+
+/// Block shape; the shared tile is exactly the block.
+pub const BLOCK: (u32, u32) = (32, 16);
+
+/// Shared memory: one `f32` per thread.
+pub const SHARED_BYTES: u32 = BLOCK.0 * BLOCK.1 * 4;
+
+#[cfg(target_arch = "nvptx64")]
 use crate::device::shared::dynamic_shared_mem;
+#[cfg(target_arch = "nvptx64")]
 use crate::device::thread::{
     block_dim_x, block_dim_y, block_idx_x, block_idx_y, block_idx_z, sync_threads, thread_idx_x, thread_idx_y,
 };
+#[cfg(target_arch = "nvptx64")]
 use crate::device::{Global, Sample, fetch_or_zero, fma, is_alpha, param_taps, store_sample};
+#[cfg(target_arch = "nvptx64")]
 use crate::launch::{Geometry, Taps};
+#[cfg(target_arch = "nvptx64")]
 use kernel_macros::kernel;
 
+#[cfg(target_arch = "nvptx64")]
 /// # Tiling
 /// A block of `bw × bh` threads (launched as
-/// [`TILED_CACHE_BLOCK`](crate::launch::TILED_CACHE_BLOCK)) loads only the input pixels its own
+/// [`BLOCK`]) loads only the input pixels its own
 /// outputs are centred on, one per thread, into shared memory. Taps that fall inside that tile read
 /// shared memory; taps in the halo read global memory, where neighbouring blocks' loads have most
 /// likely left them in L1/L2. Simpler loads than `tiled-output`, at the cost of a branch per tap.

@@ -1,16 +1,33 @@
 //! The `tiled-output` kernel: blocks the size of the output tile, haloed tile loaded in batches.
 
+/// The entry-point base name: `conv_tiled_output_<type>`.
+pub const ENTRY: &str = "conv_tiled_output";
+
+/// Block shapes (threads = output pixels) the kernel is offered with.
+pub const BLOCKS: [(u32, u32); 3] = [(16, 16), (32, 16), (32, 32)];
+
+/// Shared memory: the output tile plus an `r`-pixel halo.
+pub const fn shared_bytes(block: (u32, u32), radius: u32) -> u32 {
+    (block.0 + 2 * radius) * (block.1 + 2 * radius) * 4
+}
+
+#[cfg(target_arch = "nvptx64")]
 use crate::device::shared::dynamic_shared_mem;
+#[cfg(target_arch = "nvptx64")]
 use crate::device::thread::{
     block_dim_x, block_dim_y, block_idx_x, block_idx_y, block_idx_z, sync_threads, thread_idx_x, thread_idx_y,
 };
+#[cfg(target_arch = "nvptx64")]
 use crate::device::{Global, Sample, correlate_tile, fetch_or_zero, is_alpha, param_taps, store_sample};
+#[cfg(target_arch = "nvptx64")]
 use crate::launch::{Geometry, Taps};
+#[cfg(target_arch = "nvptx64")]
 use kernel_macros::kernel;
 
+#[cfg(target_arch = "nvptx64")]
 /// # Tiling
 /// A block of `bw × bh` threads (the launch's block shape; see
-/// [`TILED_OUTPUT_BLOCKS`](crate::launch::TILED_OUTPUT_BLOCKS)) produces a `bw × bh` output tile of
+/// [`BLOCKS`]) produces a `bw × bh` output tile of
 /// one channel. Its input tile is `(bw + 2r) × (bh + 2r)`, more pixels than threads, so the block
 /// loads it in batches: thread `t` loads tile elements `t, t + bw·bh, t + 2·bw·bh, …` (the
 /// reports' "2-batch loading" for small radii). After a barrier every thread computes its output
@@ -21,7 +38,7 @@ use kernel_macros::kernel;
 /// channel `c` when it lies inside the output.
 ///
 /// # Safety
-/// Launch with `tiled_output_shared_bytes(block, radius)` bytes of dynamic shared memory and grid
+/// Launch with `shared_bytes(block, radius)` bytes of dynamic shared memory and grid
 /// z = `channels`; buffers and taps as for `constant`.
 #[kernel(types(u8, u16, f32))]
 pub unsafe fn conv_tiled_output<T: Sample>(input: *const T, output: *mut T, g: Geometry, taps: Taps) {

@@ -247,14 +247,14 @@ a_naive,2048,2048,3,warm,100,0.0010,0.0010,2600,7900,1e-6,0.011,0.9,ok
     fn our_fastest_general_warm_f32_row_meets_the_best_checked_warm_g_fast_row() {
         let peers = parse(CSV).unwrap();
         let rows = [
-            row(Variant::Fast, DType::F32, 5, "warm", 0.0110),
+            row(Variant::Blocked4x4, DType::F32, 5, "warm", 0.0110),
             row(Variant::TiledOutput(1), DType::F32, 5, "warm", 0.0100),
             // Not general, not f32, or cold: left out.
             row(Variant::SeparableFused, DType::F32, 5, "warm", 0.0010),
-            row(Variant::Fast, DType::U8, 5, "warm", 0.0010),
-            row(Variant::Fast, DType::F32, 5, "cold", 0.0010),
+            row(Variant::Blocked4x4, DType::U8, 5, "warm", 0.0010),
+            row(Variant::Blocked4x4, DType::F32, 5, "cold", 0.0010),
             // The only k=3 g_fast row failed its check: no case.
-            row(Variant::Fast, DType::F32, 3, "warm", 0.0050),
+            row(Variant::Blocked4x4, DType::F32, 3, "warm", 0.0050),
         ];
         let cases = compare(&rows, &peers);
         assert_eq!(cases.len(), 1, "{cases:?}");

@@ -24,7 +24,7 @@ pub struct BenchConfig {
     /// How each kernel time is taken.
     pub timing: TimingMethod,
     /// The end-to-end part: filter size, strips and streams of the pipelined whole-image runs
-    /// (`fast`, every size and sample type).
+    /// (`blocked-4x4`, every size and sample type).
     pub e2e_filter: usize,
     pub strips: usize,
     pub streams: usize,
@@ -201,7 +201,7 @@ pub fn e2e_cells(row: &E2eRow) -> Vec<String> {
 }
 
 /// Times the pipelined whole-image convolution (pinned memory, `config.strips` strips over
-/// `config.streams` streams, variant `fast`) for every size and sample type, after checking that
+/// `config.streams` streams, variant `blocked-4x4`) for every size and sample type, after checking that
 /// its result equals the single-launch result byte for byte.
 pub fn end_to_end(gpu: &Gpu, config: &BenchConfig, mut progress: impl FnMut(&E2eRow)) -> Result<Vec<E2eRow>> {
     let filter = Filter::random_normalized(config.e2e_filter, 5)?;
@@ -210,11 +210,12 @@ pub fn end_to_end(gpu: &Gpu, config: &BenchConfig, mut progress: impl FnMut(&E2e
         for &dtype in &config.dtypes {
             let image = Image::random(width, height, 1, dtype, 2)?;
             let problem = Problem::of(&image, &filter, Border::Zero, false);
-            let kernel = gpu.kernel(Variant::Fast, dtype)?;
-            let mut pipeline = Pipeline::new(gpu, &problem, Variant::Fast, config.strips, config.streams)?;
+            let kernel = gpu.kernel(Variant::Blocked4x4, dtype)?;
+            let mut pipeline =
+                Pipeline::new(gpu, &problem, Variant::Blocked4x4, config.strips, config.streams)?;
             pipeline.load(&image)?;
             let timings = pipeline.time(gpu, &kernel, config.runs.max(1))?;
-            let mut job = gpu.alloc(Variant::Fast, &problem)?;
+            let mut job = gpu.alloc(Variant::Blocked4x4, &problem)?;
             gpu.upload(&mut job, &image)?;
             gpu.launch(&kernel, &mut job)?;
             let (whole, _) = gpu.download(&mut job)?;
@@ -476,7 +477,7 @@ pub fn markdown(
         let _ = writeln!(
             s,
             "\n## End to end\n\nWhole image from page-locked host memory and back: strips round-robin over \
-             streams, each strip's copy in, `fast` kernel and copy out queued on its stream (CUDA events, \
+             streams, each strip's copy in, `blocked-4x4` kernel and copy out queued on its stream (CUDA events, \
              first copy in to last copy out, median). The copies alone are one whole-image copy each way \
              through the same pinned memory, and both at once on two streams. The result is checked byte for byte against a single launch.\n"
         );
@@ -510,7 +511,7 @@ mod tests {
             dtype: DType::U8,
             channels: 1,
             filter_size: 9,
-            variant: Variant::Tensor,
+            variant: Variant::TensorU8,
             cache: "warm",
             timing: stats::Timing {
                 median: 0.125,

@@ -28,7 +28,7 @@ pub struct BenchArgs {
     channels: Vec<usize>,
     /// GPU variants, comma-separated.
     #[arg(long, value_delimiter = ',', value_parser = parse_variant,
-          default_value = "fast,fast-4x2,tiled-output-32x16,tiled,constant,separable,separable-fused")]
+          default_value = "blocked-4x4,blocked-4x2,tiled-output-32x16,tiled,constant,separable,separable-fused")]
     variants: Vec<Variant>,
     /// Timed runs per configuration (after 3 warm-ups).
     #[arg(long, default_value_t = 10)]

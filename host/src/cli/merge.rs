@@ -3,6 +3,7 @@
 
 use anyhow::{Context as _, Result, bail};
 use conv::engine::batch::JSON_SCHEMA;
+use conv::engine::gpu::Variant;
 use serde_json::{Map, Value, json};
 use std::collections::{BTreeSet, HashSet};
 use std::path::PathBuf;
@@ -145,7 +146,8 @@ pub fn merge(docs: &[(String, Value)]) -> Result<(Value, Vec<String>)> {
             problems.push(format!("{label} was interrupted by {s}"));
         }
         if let Some(v) = doc.get("variant").and_then(Value::as_str) {
-            variants.insert(v.to_string());
+            // A variant's former name (`blocked-4x4`) and its name (`blocked-4x4`) are one setting.
+            variants.insert(Variant::parse(v).map_or_else(|| v.to_string(), |v| v.name().to_string()));
         }
         for c in doc
             .get("auto_choices")
@@ -299,7 +301,7 @@ mod tests {
         assert!((m["summary"]["megapixels_per_s"].as_f64().unwrap() - 4.0 * 200.0 / 1e6 / 2.0).abs() < 1e-12);
         assert_eq!(m["shard"]["count"], 2);
         assert_eq!(m["shards"].as_array().unwrap().len(), 2);
-        assert_eq!(m["variant"], "fast");
+        assert_eq!(m["variant"], "blocked-4x4");
         assert_eq!(m["error"], Value::Null);
     }
 

@@ -33,7 +33,7 @@ pub struct ScaleArgs {
     #[arg(long, value_parser = names::dtype(), default_value = "f32")]
     pub dtype: DType,
     /// The variant every GPU runs.
-    #[arg(long, value_parser = parse_variant, default_value = "fast")]
+    #[arg(long, value_parser = parse_variant, default_value = "blocked-4x4")]
     pub variant: Variant,
 }
 

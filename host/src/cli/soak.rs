@@ -40,7 +40,7 @@ pub fn run(args: &SoakArgs) -> Result<()> {
         recheck_every: 25,
         seed: args.seed,
     };
-    let variant = args.variant.unwrap_or(Variant::Fast);
+    let variant = args.variant.unwrap_or(Variant::Blocked4x4);
     let filter = Filter::random_normalized(5, config.seed)?;
     if variant.needs_rank1() && filter.rank1().is_none() {
         bail!("the soak's 5x5 filter is not rank-1: use another --variant");

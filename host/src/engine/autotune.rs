@@ -144,11 +144,13 @@ fn merge_into_file(path: &std::path::Path, key: &str, variant: Variant) -> Optio
 
 /// The problem class a choice holds for: GPU model, sample type, channels, filter size, whether
 /// the filter is rank-1, border, the image size rounded to a power of two of pixels, and whether
-/// its rows are words the `stream` kernel loads a lane at a time (`w8`, else `w1`).
+/// its rows are words the `warp-rows` kernel loads a lane at a time (`w8`, else `w1`).
 pub fn key(gpu: &Gpu, p: &Problem) -> String {
     let pixels = (p.width * p.height).max(1);
     let bucket = usize::BITS - (pixels - 1).leading_zeros();
-    let streams = p.geometry().is_ok_and(|g| gpu_kernels::launch::stream_words(&g));
+    let streams = p
+        .geometry()
+        .is_ok_and(|g| gpu_kernels::kernels::warp_rows::words(&g));
     let words = if streams { "w8" } else { "w1" };
     format!(
         "{}|{}|c{}|k{}|{}|{}|2^{bucket}px|{words}",
@@ -165,10 +167,10 @@ pub fn key(gpu: &Gpu, p: &Problem) -> String {
     )
 }
 
-/// The candidates: the variants the registry marks for autotuning (`fast`, `fast-4x2`, the three
+/// The candidates: the variants the registry marks for autotuning (`blocked-4x4`, `blocked-4x2`, the three
 /// `tiled-output` block shapes, for rank-1 filters only `separable` and `separable-fused`, for
-/// 8-bit images with filters up to 9x9 `tensor` and, where it streams by words, up to 5x5
-/// `stream`, and for `f32` images `tensor-f32`), on the geometries the registry times them on.
+/// 8-bit images with filters up to 9x9 `tensor-u8` and, where it streams by words, up to 5x5
+/// `warp-rows`, and for `f32` images `tensor-f32`), on the geometries the registry times them on.
 pub fn candidates(problem: &Problem) -> Vec<Variant> {
     let rank1 = problem.filter.rank1().is_some();
     let geometry = problem.geometry().ok();
@@ -184,8 +186,8 @@ pub fn candidates(problem: &Problem) -> Vec<Variant> {
 /// The size candidates are timed at for images `width` × `height` of `pixel_bytes` bytes per pixel:
 /// the whole width and as many rows as [`PROBE_BYTES`] holds, and only for images wider than
 /// [`PROBE_BYTES`] over [`PROBE_MIN_ROWS`] rows a narrower crop, which keeps the width's remainder
-/// modulo [`PROBE_ALIGN`] (it decides how kernels load rows: `stream` whole 8-byte words and which
-/// lane ends a row, `tensor` 16-byte vectors).
+/// modulo [`PROBE_ALIGN`] (it decides how kernels load rows: `warp-rows` whole 8-byte words and which
+/// lane ends a row, `tensor-u8` 16-byte vectors).
 fn probe_size(width: usize, height: usize, pixel_bytes: usize) -> (usize, usize) {
     let widest = PROBE_BYTES / (PROBE_MIN_ROWS * pixel_bytes);
     let width = if width <= widest {
@@ -288,7 +290,7 @@ mod tests {
         assert!(candidates(&problem(FilterKind::Gaussian)).contains(&Variant::Separable));
         let general = candidates(&problem(FilterKind::Sharpen));
         assert!(!general.contains(&Variant::Separable));
-        assert!(general.contains(&Variant::Fast) && general.contains(&Variant::TiledOutput(1)));
+        assert!(general.contains(&Variant::Blocked4x4) && general.contains(&Variant::TiledOutput(1)));
     }
 
     #[test]
@@ -304,14 +306,14 @@ mod tests {
         assert!(w <= 262_144 && w * h <= 64 << 20);
     }
 
-    /// `stream` is timed only where it streams by words: 8-bit rows of whole 8-byte words, gray
+    /// `warp-rows` is timed only where it streams by words: 8-bit rows of whole 8-byte words, gray
     /// up to 5x5 or RGB/RGBA up to 3x3, not the valid border.
     #[test]
     fn stream_is_a_candidate_only_where_it_streams_by_words() {
         let streams = |width, channels, k, border| {
             let image = Image::random(width, 20, channels, DType::U8, 1).unwrap();
             let filter = Filter::builtin(FilterKind::Sharpen, k, None).unwrap();
-            candidates(&Problem::of(&image, &filter, border, false)).contains(&Variant::Stream)
+            candidates(&Problem::of(&image, &filter, border, false)).contains(&Variant::WarpRows)
         };
         assert!(streams(64, 1, 5, Border::Zero));
         assert!(streams(64, 3, 3, Border::Reflect));

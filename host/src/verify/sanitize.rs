@@ -69,26 +69,26 @@ const fn own_run(
     ]
 }
 
-/// The `host verify` arguments of the `tensor` kernel's own run: gray, RGB and RGBA images of
+/// The `host verify` arguments of the `tensor-u8` kernel's own run: gray, RGB and RGBA images of
 /// whole tiles across and a width that is a multiple of 16 (its inner tiles load 16-byte
 /// vectors), and of a width that is a multiple of 4 only (RGB loads pixel by pixel), the zero,
 /// reflect and valid borders, its smallest and largest filters.
-pub const TENSOR_VERIFY_ARGS: [&str; 14] = own_run("528x268,300x140", "tensor", "3,9", "u8");
+pub const TENSOR_U8_VERIFY_ARGS: [&str; 14] = own_run("528x268,300x140", "tensor-u8", "3,9", "u8");
 
 /// The `host verify` arguments of the `tensor-f32` kernel's own run: gray, RGB and RGBA images of
 /// whole tiles across (its inner gray tiles load 16-byte vectors where the width is a multiple of
 /// 4), the zero, reflect and valid borders, `f32` samples and its smallest, a middle and its
 /// largest filters.
-pub const SPLIT_VERIFY_ARGS: [&str; 14] = own_run("528x268", "tensor-f32", "3,17,31", "f32");
+pub const TENSOR_F32_VERIFY_ARGS: [&str; 14] = own_run("528x268", "tensor-f32", "3,17,31", "f32");
 
-/// The `host verify` arguments of the `stream` kernel's own run: gray, RGB and RGBA images whose
+/// The `host verify` arguments of the `warp-rows` kernel's own run: gray, RGB and RGBA images whose
 /// rows are whole 8-byte words (loaded a word per lane), ending on lane 1 of a strip (528) and on
 /// lane 0 (264 gray, 88 RGB bytes), the zero, reflect and valid borders, its filters.
-pub const STREAM_VERIFY_ARGS: [&str; 14] = own_run("528x268,264x40,88x20", "stream", "1,3,5", "u8");
+pub const WARP_ROWS_VERIFY_ARGS: [&str; 14] = own_run("528x268,264x40,88x20", "warp-rows", "1,3,5", "u8");
 
 /// The `verify` runs one tool gets for `sizes`: the small sizes with [`VERIFY_ARGS`], the large
 /// ones (over [`LARGE_PIXELS`]) with [`LARGE_VERIFY_ARGS`], each as `--sizes LIST` plus the
-/// arguments; then [`TENSOR_VERIFY_ARGS`], [`SPLIT_VERIFY_ARGS`] and [`STREAM_VERIFY_ARGS`].
+/// arguments; then [`TENSOR_U8_VERIFY_ARGS`], [`TENSOR_F32_VERIFY_ARGS`] and [`WARP_ROWS_VERIFY_ARGS`].
 pub fn verify_runs(sizes: &[(usize, usize)]) -> Vec<Vec<String>> {
     let list = |large: bool| {
         sizes
@@ -108,8 +108,12 @@ pub fn verify_runs(sizes: &[(usize, usize)]) -> Vec<Vec<String>> {
                 .collect()
         })
         .chain(
-            [TENSOR_VERIFY_ARGS, SPLIT_VERIFY_ARGS, STREAM_VERIFY_ARGS]
-                .map(|args| args.iter().map(|a| a.to_string()).collect()),
+            [
+                TENSOR_U8_VERIFY_ARGS,
+                TENSOR_F32_VERIFY_ARGS,
+                WARP_ROWS_VERIFY_ARGS,
+            ]
+            .map(|args| args.iter().map(|a| a.to_string()).collect()),
         )
         .collect()
 }
@@ -159,9 +163,9 @@ mod tests {
         assert_eq!(runs[0][2..], VERIFY_ARGS);
         assert_eq!(runs[1][..2], ["--sizes", "1023x769"]);
         assert_eq!(runs[1][2..], LARGE_VERIFY_ARGS);
-        assert_eq!(runs[2], TENSOR_VERIFY_ARGS);
-        assert_eq!(runs[3], SPLIT_VERIFY_ARGS);
-        assert_eq!(runs[4], STREAM_VERIFY_ARGS);
+        assert_eq!(runs[2], TENSOR_U8_VERIFY_ARGS);
+        assert_eq!(runs[3], TENSOR_F32_VERIFY_ARGS);
+        assert_eq!(runs[4], WARP_ROWS_VERIFY_ARGS);
         assert_eq!(verify_runs(&[(7, 5)]).len(), 4);
     }
 

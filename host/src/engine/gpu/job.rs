@@ -84,12 +84,12 @@ fn pass_taps(kind: TapsArg, filter: &Filter, rank1: Option<&Separable>) -> Resul
         }
         TapsArg::Row => PassTaps::Value(taps_param(&factors()?.row)),
         TapsArg::Column => PassTaps::Value(taps_param(&factors()?.column)),
-        TapsArg::TensorDigits => PassTaps::Words(
-            DeviceBuffer::from_slice(&super::tensor::fragments(filter.taps(), filter.radius()))
+        TapsArg::TensorU8 => PassTaps::Words(
+            DeviceBuffer::from_slice(&super::tensor_u8::fragments(filter.taps(), filter.radius()))
                 .map_err(cuda("upload the filter"))?,
         ),
-        TapsArg::TensorSplit => PassTaps::Words(
-            DeviceBuffer::from_slice(&super::tensor_split::fragments(filter.taps(), filter.radius()))
+        TapsArg::TensorF32 => PassTaps::Words(
+            DeviceBuffer::from_slice(&super::tensor_f32::fragments(filter.taps(), filter.radius()))
                 .map_err(cuda("upload the filter"))?,
         ),
     })

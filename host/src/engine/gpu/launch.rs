@@ -101,8 +101,8 @@ impl Gpu {
     /// Resolves a variant's kernels for samples of `dtype`.
     pub fn kernel(&self, variant: Variant, dtype: DType) -> Result<Kernel<'_>> {
         variant.check_supports(dtype, variant.spec().min_radius)?;
-        let t = dtype.suffix();
         let spec = variant.spec();
+        let t = (spec.dtypes.len() > 1).then(|| dtype.suffix());
         let functions = spec
             .passes
             .iter()
@@ -134,7 +134,7 @@ impl Gpu {
         self.launch_on(kernel, job, job.geometry, &self.stream)
     }
 
-    /// Queues `kernel` on `stream` over the job's first `in_height` input rows, as if the image
+    /// Queues `kernel` on `warp-rows` over the job's first `in_height` input rows, as if the image
     /// were that tall (the output shrinks to match); for strips of a larger image.
     pub(crate) fn launch_rows(
         &self,

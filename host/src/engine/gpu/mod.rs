@@ -7,8 +7,8 @@ mod launch;
 pub mod pipeline;
 mod select;
 mod shapes;
-mod tensor;
-mod tensor_split;
+mod tensor_f32;
+mod tensor_u8;
 mod texture;
 pub mod variant;
 
@@ -26,7 +26,7 @@ use cust::event::{Event, EventFlags};
 use cust::memory::{AsyncCopyDestination, DeviceBuffer};
 use cust::module::Module;
 use cust::stream::{Stream, StreamFlags};
-use gpu_kernels::launch::names;
+use gpu_kernels::kernels::{probe, spin};
 use launch::arg;
 use std::ffi::{CString, c_void};
 use std::time::Instant;
@@ -226,7 +226,7 @@ impl Gpu {
             .map_err(cuda("create an event"))?;
         let spin = self
             .module
-            .get_function(names::GPU_SPIN)
+            .get_function(spin::ENTRY)
             .map_err(cuda("find the spin kernel"))?;
         // 1 ms, plus 20 us per call for the host to queue it (as peers.cu).
         let ns = 1_000_000u64 + 20_000 * runs as u64;
@@ -272,7 +272,7 @@ impl Gpu {
     pub fn fma_peak(&self, runs: usize) -> Result<f64> {
         let probe = self
             .module
-            .get_function(names::FMA_PROBE)
+            .get_function(probe::ENTRY)
             .map_err(cuda("find the FMA probe"))?;
         let (block, iters) = (256u32, 4096u32);
         let blocks = 16 * self.info.multiprocessors as u32;
@@ -300,8 +300,8 @@ impl Gpu {
     }
 }
 
-/// Runs `work` (which queues GPU work ending on `stream`) between two events recorded on
-/// `stream`, waits, and returns the GPU time between the events in ms: the one CUDA-event timer.
+/// Runs `work` (which queues GPU work ending on `warp-rows`) between two events recorded on
+/// `warp-rows`, waits, and returns the GPU time between the events in ms: the one CUDA-event timer.
 pub(crate) fn time_on(stream: &Stream, work: impl FnOnce() -> Result<()>) -> Result<f64> {
     let start = Event::new(EventFlags::DEFAULT).map_err(cuda("create an event"))?;
     let stop = Event::new(EventFlags::DEFAULT).map_err(cuda("create an event"))?;

@@ -222,7 +222,7 @@ fn across(streams: &[Stream], work: impl FnOnce(&[Stream]) -> Result<()>) -> Res
     })
 }
 
-/// Queues a copy of pinned `src` to device address `dst` on `stream`.
+/// Queues a copy of pinned `src` to device address `dst` on `warp-rows`.
 ///
 /// Callers keep `src` alive and unmodified, and `dst` valid for `src.len()` bytes, until the
 /// stream is synchronized ([`across`] does before it returns).
@@ -233,7 +233,7 @@ fn copy_in(dst: u64, src: &[u8], stream: &Stream) -> Result<()> {
     })
 }
 
-/// Queues a copy from device address `src` to pinned `dst` on `stream`; the contract of
+/// Queues a copy from device address `src` to pinned `dst` on `warp-rows`; the contract of
 /// [`copy_in`], the other way.
 fn copy_out(dst: &mut [u8], src: u64, stream: &Stream) -> Result<()> {
     // SAFETY: the caller's contract of `copy_in`.

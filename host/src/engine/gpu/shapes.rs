@@ -2,6 +2,10 @@
 //! function per kernel family, named in [`REGISTRY`](super::variant::REGISTRY).
 
 use super::variant::LaunchConfig;
+use gpu_kernels::kernels::{
+    blocked, separable_cols, separable_fused, separable_rows, tensor_f32, tensor_u8, tiled, tiled_cache,
+    tiled_output, warp_rows,
+};
 use gpu_kernels::launch::{self, Geometry};
 
 pub(super) fn pixel(g: &Geometry) -> LaunchConfig {
@@ -9,32 +13,27 @@ pub(super) fn pixel(g: &Geometry) -> LaunchConfig {
 }
 
 pub(super) fn tiled(g: &Geometry) -> LaunchConfig {
-    let out = launch::tiled_out(g.radius);
-    let block = (launch::TILED_IN, launch::TILED_IN);
-    LaunchConfig::tiles(g, (out, out), block, launch::TILED_SHARED_BYTES)
+    let out = tiled::output_side(g.radius);
+    let block = (tiled::SIDE, tiled::SIDE);
+    LaunchConfig::tiles(g, (out, out), block, tiled::SHARED_BYTES)
 }
 
 pub(super) fn tiled_output<const I: usize>(g: &Geometry) -> LaunchConfig {
-    let block = launch::TILED_OUTPUT_BLOCKS[I];
-    LaunchConfig::tiles(
-        g,
-        block,
-        block,
-        launch::tiled_output_shared_bytes(block, g.radius),
-    )
+    let block = tiled_output::BLOCKS[I];
+    LaunchConfig::tiles(g, block, block, tiled_output::shared_bytes(block, g.radius))
 }
 
 pub(super) fn tiled_cache(g: &Geometry) -> LaunchConfig {
-    let block = launch::TILED_CACHE_BLOCK;
-    LaunchConfig::tiles(g, block, block, launch::TILED_CACHE_SHARED_BYTES)
+    let block = tiled_cache::BLOCK;
+    LaunchConfig::tiles(g, block, block, tiled_cache::SHARED_BYTES)
 }
 
 /// The interleaved entries cover a row of `out_width · channels` samples; the others put the
 /// channels of a tile in neighbouring blocks along x (grid z = 1), so they run together.
-pub(super) fn fast<const I: usize>(g: &Geometry) -> LaunchConfig {
-    let rows = launch::FAST_ROWS[I];
-    let tile = launch::fast_tile(rows);
-    let (samples, planes) = if launch::fast_interleaved(g) {
+pub(super) fn blocked<const I: usize>(g: &Geometry) -> LaunchConfig {
+    let rows = blocked::ROWS[I];
+    let tile = blocked::tile(rows);
+    let (samples, planes) = if blocked::interleaved(g) {
         (g.channels, 1)
     } else {
         (1, g.channels)
@@ -45,15 +44,15 @@ pub(super) fn fast<const I: usize>(g: &Geometry) -> LaunchConfig {
             g.out_height.div_ceil(tile.1),
             1,
         ),
-        block: launch::FAST_BLOCK,
-        shared_bytes: launch::fast_shared_bytes(g.radius, rows, samples),
+        block: blocked::BLOCK,
+        shared_bytes: blocked::shared_bytes(g.radius, rows, samples),
     }
 }
 
 /// A block covers every channel of its tile.
-pub(super) fn tensor(g: &Geometry) -> LaunchConfig {
-    let shared_bytes = launch::tensor_shared_bytes(g.radius, g.channels);
-    let tiles = LaunchConfig::tiles(g, launch::TENSOR_TILE, launch::TENSOR_BLOCK, shared_bytes);
+pub(super) fn tensor_u8(g: &Geometry) -> LaunchConfig {
+    let shared_bytes = tensor_u8::shared_bytes(g.radius, g.channels);
+    let tiles = LaunchConfig::tiles(g, tensor_u8::TILE, tensor_u8::BLOCK, shared_bytes);
     LaunchConfig {
         grid: (tiles.grid.0, tiles.grid.1, 1),
         ..tiles
@@ -62,8 +61,8 @@ pub(super) fn tensor(g: &Geometry) -> LaunchConfig {
 
 /// One block per tile: on the RGB and RGBA entries a tile of bytes holding every channel of its
 /// pixels, else of pixels, one grid plane per channel.
-pub(super) fn stream(g: &Geometry) -> LaunchConfig {
-    let tiled = if launch::stream_interleaved(g) {
+pub(super) fn warp_rows(g: &Geometry) -> LaunchConfig {
+    let tiled = if warp_rows::interleaved(g) {
         Geometry {
             out_width: g.out_width * g.channels,
             channels: 1,
@@ -72,19 +71,19 @@ pub(super) fn stream(g: &Geometry) -> LaunchConfig {
     } else {
         *g
     };
-    LaunchConfig::tiles(&tiled, launch::STREAM_TILE, launch::STREAM_BLOCK, 0)
+    LaunchConfig::tiles(&tiled, warp_rows::TILE, warp_rows::BLOCK, 0)
 }
 
 /// An RGB or RGBA block covers every colour channel of its tile up to
-/// [`SPLIT_COLOUR_MAX_RADIUS`](launch::SPLIT_COLOUR_MAX_RADIUS); beyond, as `fast`, the channels
+/// [`COLOUR_MAX_RADIUS`](tensor_f32::COLOUR_MAX_RADIUS); beyond, as `blocked-4x4`, the channels
 /// of a tile are neighbouring blocks along x.
-pub(super) fn tensor_split(g: &Geometry) -> LaunchConfig {
-    let planes = launch::split_planes(g.channels, g.radius);
-    let shared_bytes = launch::split_shared_bytes(g.radius, planes);
+pub(super) fn tensor_f32(g: &Geometry) -> LaunchConfig {
+    let planes = tensor_f32::planes(g.channels, g.radius);
+    let shared_bytes = tensor_f32::shared_bytes(g.radius, planes);
     let tiles = LaunchConfig::tiles(
         g,
-        launch::split_tile(planes),
-        launch::split_block(planes),
+        tensor_f32::tile(planes),
+        tensor_f32::block(planes),
         shared_bytes,
     );
     let blocks_per_tile = if planes == 1 { g.channels } else { 1 };
@@ -94,34 +93,34 @@ pub(super) fn tensor_split(g: &Geometry) -> LaunchConfig {
     }
 }
 
-pub(super) fn fused(g: &Geometry) -> LaunchConfig {
+pub(super) fn separable_fused(g: &Geometry) -> LaunchConfig {
     LaunchConfig::tiles(
         g,
-        launch::FUSED_TILE,
-        launch::FUSED_BLOCK,
-        launch::fused_shared_bytes(g.radius),
+        separable_fused::TILE,
+        separable_fused::BLOCK,
+        separable_fused::shared_bytes(g.radius),
     )
 }
 
 /// The row pass covers every input row (the column pass needs the halo rows).
-pub(super) fn sep_rows(g: &Geometry) -> LaunchConfig {
+pub(super) fn separable_rows(g: &Geometry) -> LaunchConfig {
     LaunchConfig {
         grid: (
-            g.out_width.div_ceil(launch::ROW_SPAN),
-            g.in_height.div_ceil(launch::ROW_BLOCK.1),
+            g.out_width.div_ceil(separable_rows::SPAN),
+            g.in_height.div_ceil(separable_rows::BLOCK.1),
             g.channels,
         ),
-        block: launch::ROW_BLOCK,
-        shared_bytes: launch::row_shared_bytes(g.radius),
+        block: separable_rows::BLOCK,
+        shared_bytes: separable_rows::shared_bytes(g.radius),
     }
 }
 
-pub(super) fn sep_cols(g: &Geometry) -> LaunchConfig {
+pub(super) fn separable_cols(g: &Geometry) -> LaunchConfig {
     LaunchConfig::tiles(
         g,
-        (launch::COL_BLOCK.0, launch::COL_SPAN),
-        launch::COL_BLOCK,
-        launch::col_shared_bytes(g.radius),
+        (separable_cols::BLOCK.0, separable_cols::SPAN),
+        separable_cols::BLOCK,
+        separable_cols::shared_bytes(g.radius),
     )
 }
 
@@ -137,18 +136,18 @@ pub(super) fn taps(r: usize) -> f64 {
 }
 
 pub(super) fn loads_tiled(r: usize) -> f64 {
-    let out = f64::from(launch::tiled_out(r as u32));
-    (f64::from(launch::TILED_IN) / out).powi(2)
+    let out = f64::from(tiled::output_side(r as u32));
+    (f64::from(tiled::SIDE) / out).powi(2)
 }
 
 pub(super) fn loads_tiled_output<const I: usize>(r: usize) -> f64 {
-    let (w, h) = launch::TILED_OUTPUT_BLOCKS[I];
+    let (w, h) = tiled_output::BLOCKS[I];
     halo(w, h, r)
 }
 
 /// One load per thread for the tile, plus every tap that falls outside the tile.
 pub(super) fn loads_tiled_cache(r: usize) -> f64 {
-    let (w, h) = launch::TILED_CACHE_BLOCK;
+    let (w, h) = tiled_cache::BLOCK;
     let inside = |n: u32| -> f64 {
         (0..n as i64)
             .map(|t| {
@@ -163,39 +162,43 @@ pub(super) fn loads_tiled_cache(r: usize) -> f64 {
 }
 
 pub(super) fn loads_separable(r: usize) -> f64 {
-    let (rows, cols, r) = (f64::from(launch::ROW_SPAN), f64::from(launch::COL_SPAN), r as f64);
+    let (rows, cols, r) = (
+        f64::from(separable_rows::SPAN),
+        f64::from(separable_cols::SPAN),
+        r as f64,
+    );
     (rows + 2.0 * r) / rows + (cols + 2.0 * r) / cols
 }
 
 /// Every row-pass item reads its 4 + 2r pixels, once per row of the haloed tile.
-pub(super) fn loads_fused(r: usize) -> f64 {
-    let (h, r) = (f64::from(launch::FUSED_TILE.1), r as f64);
+pub(super) fn loads_separable_fused(r: usize) -> f64 {
+    let (h, r) = (f64::from(separable_fused::TILE.1), r as f64);
     (4.0 + 2.0 * r) / 4.0 * (h + 2.0 * r) / h
 }
 
 /// The shared tile's rows, halo included, over the outputs it serves.
-pub(super) fn loads_fast<const I: usize>(r: usize) -> f64 {
-    let (w, h) = launch::fast_tile(launch::FAST_ROWS[I]);
-    f64::from(launch::fast_stride(r as u32)) * (f64::from(h) + 2.0 * r as f64) / f64::from(w * h)
+pub(super) fn loads_blocked<const I: usize>(r: usize) -> f64 {
+    let (w, h) = blocked::tile(blocked::ROWS[I]);
+    f64::from(blocked::stride(r as u32)) * (f64::from(h) + 2.0 * r as f64) / f64::from(w * h)
 }
 
 /// The shared tile (rows of 160 bytes, halo and the zero-tap row included) over the outputs it
 /// serves.
-pub(super) fn loads_tensor(r: usize) -> f64 {
-    let (w, h) = launch::TENSOR_TILE;
-    f64::from(launch::TENSOR_COLUMNS * launch::tensor_rows(r as u32)) / f64::from(w * h)
+pub(super) fn loads_tensor_u8(r: usize) -> f64 {
+    let (w, h) = tensor_u8::TILE;
+    f64::from(tensor_u8::COLUMNS * tensor_u8::rows(r as u32)) / f64::from(w * h)
 }
 
 /// Each warp loads the rows of its strip, halo rows included, once: its 256 pixels and a word
 /// beyond each end.
-pub(super) fn loads_stream(r: usize) -> f64 {
-    let (rows, r) = (f64::from(launch::STREAM_ROWS), r as f64);
-    let strip = f64::from(launch::STREAM_BLOCK.0 * launch::STREAM_PER_LANE);
+pub(super) fn loads_warp_rows(r: usize) -> f64 {
+    let (rows, r) = (f64::from(warp_rows::ROWS), r as f64);
+    let strip = f64::from(warp_rows::BLOCK.0 * warp_rows::PER_LANE);
     (strip + 8.0) / strip * (rows + 2.0 * r) / rows
 }
 
 /// The shared tile (its columns and rows, halo included) over the outputs it serves.
-pub(super) fn loads_tensor_split(r: usize) -> f64 {
-    let (w, h) = launch::split_tile(1);
-    f64::from(launch::split_columns(r as u32) * launch::split_rows(r as u32, 1)) / f64::from(w * h)
+pub(super) fn loads_tensor_f32(r: usize) -> f64 {
+    let (w, h) = tensor_f32::tile(1);
+    f64::from(tensor_f32::columns(r as u32) * tensor_f32::rows(r as u32, 1)) / f64::from(w * h)
 }

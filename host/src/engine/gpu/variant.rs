@@ -3,13 +3,18 @@
 //! their launch shapes, taps, input, loads per pixel, what it supports).
 
 use super::shapes::{
-    fast, fused, loads_fast, loads_fused, loads_separable, loads_stream, loads_tensor, loads_tensor_split,
-    loads_tiled, loads_tiled_cache, loads_tiled_output, pixel, sep_cols, sep_rows, stream, taps, tensor,
-    tensor_split, tiled, tiled_cache, tiled_output,
+    blocked, loads_blocked, loads_separable, loads_separable_fused, loads_tensor_f32, loads_tensor_u8,
+    loads_tiled, loads_tiled_cache, loads_tiled_output, loads_warp_rows, pixel, separable_cols,
+    separable_fused, separable_rows, taps, tensor_f32, tensor_u8, tiled, tiled_cache, tiled_output,
+    warp_rows,
 };
 use crate::model::image::DType;
 use crate::{Error, Result};
-use gpu_kernels::launch::{self, Geometry, names};
+use gpu_kernels::kernels::{
+    blocked, constant, naive, readonly, separable_cols, separable_fused, separable_rows, tensor_f32,
+    tensor_u8, texture, tiled, tiled_cache, tiled_output, warp_rows,
+};
+use gpu_kernels::launch::{self, Geometry};
 
 /// The GPU kernel variants, in the order the textbook and the reports introduce them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -34,18 +39,18 @@ pub enum Variant {
     /// Row pass into shared memory then column pass, in one kernel (rank-1 filters only).
     SeparableFused,
     /// Register-blocked (4 × 4 outputs per thread), radius fixed at compile time.
-    Fast,
-    /// As [`Variant::Fast`] with 4 × 2 outputs per thread: half the tile, fewer registers.
-    Fast4x2,
+    Blocked4x4,
+    /// As [`Variant::Blocked4x4`] with 4 × 2 outputs per thread: half the tile, fewer registers.
+    Blocked4x2,
     /// 8-bit images on the tensor cores (exact integer products, taps split into 8-bit digits),
     /// radius fixed at compile time, up to 4.
-    Tensor,
+    TensorU8,
     /// `f32` images on the tensor cores (samples and taps split into FP16 high and low parts, three
     /// products per tap), radius fixed at compile time, 1 to 15.
-    TensorSplit,
+    TensorF32,
     /// 8-bit rows streamed through registers by warps (no shared memory, no barrier), radius
     /// fixed at compile time, up to 2 (RGB and RGBA on their own entries up to 1).
-    Stream,
+    WarpRows,
 }
 
 /// Grid, block and dynamic shared memory of one kernel launch.
@@ -99,12 +104,12 @@ pub enum TapsArg {
     Row,
     /// A rank-1 filter's column taps, by value.
     Column,
-    /// A device pointer to the `tensor` kernel's B fragments of the filter's taps split into
+    /// A device pointer to the `tensor-u8` kernel's B fragments of the filter's taps split into
     /// 8-bit digits (built by `engine/gpu/tensor.rs`).
-    TensorDigits,
+    TensorU8,
     /// A device pointer to the `tensor-f32` kernel's B fragments of the filter's taps split into
-    /// FP16 high and low parts (built by `engine/gpu/tensor_split.rs`).
-    TensorSplit,
+    /// FP16 high and low parts (built by `engine/gpu/tensor_f32.rs`).
+    TensorF32,
 }
 
 /// One kernel launch of a variant: every kernel has the signature
@@ -113,10 +118,10 @@ pub enum TapsArg {
 pub struct Pass {
     /// Entry-point base name (see [`launch::names`]).
     pub entry: &'static str,
-    /// One entry point per radius, `<entry>_<type>_r<r>`, instead of `<entry>_<type>`.
+    /// One entry point per radius, `<entry>[_<type>]_r<r>`, instead of `<entry>_<type>`.
     pub per_radius: bool,
-    /// Also interleaved entries, `<entry>_c<channels>_<type>_r<r>` for the
-    /// [`launch::INTERLEAVED_CHANNELS`] (`fast`, `tensor`, `tensor-f32`).
+    /// Also interleaved entries, `<entry>_c<channels>[_<type>]_r<r>` for the
+    /// [`launch::INTERLEAVED_CHANNELS`] (`blocked-*`, `tensor-*`, `warp-rows`).
     pub interleaved: Option<Interleaved>,
     pub reads: Buffer,
     pub writes: Buffer,
@@ -133,25 +138,27 @@ pub struct Interleaved {
     pub max_radius: u32,
 }
 
-/// `fast`'s and `fast-4x2`'s interleaved entries.
-const FAST_INTERLEAVED: Interleaved = Interleaved {
-    applies: launch::fast_interleaved,
-    max_radius: launch::FAST_INTERLEAVED_MAX_RADIUS,
+/// `blocked-4x4`'s and `blocked-4x2`'s interleaved entries.
+const BLOCKED_INTERLEAVED: Interleaved = Interleaved {
+    applies: blocked::interleaved,
+    max_radius: blocked::INTERLEAVED_MAX_RADIUS,
 };
 
 impl Pass {
-    /// The pass's entry points for samples with name suffix `t` (see [`Pass::function_index`]).
-    pub fn entry_names(&self, t: &str, max_radius: usize) -> Vec<String> {
+    /// The pass's entry points for samples with name suffix `t` (`None` for a kernel of one sample
+    /// type, whose entry names carry none; see [`Pass::function_index`]).
+    pub fn entry_names(&self, t: Option<&str>, max_radius: usize) -> Vec<String> {
+        let t = t.map(|t| format!("_{t}")).unwrap_or_default();
         if !self.per_radius {
-            return vec![format!("{}_{t}", self.entry)];
+            return vec![format!("{}{t}", self.entry)];
         }
         let mut names: Vec<String> = (0..=max_radius)
-            .map(|r| format!("{}_{t}_r{r}", self.entry))
+            .map(|r| format!("{}{t}_r{r}", self.entry))
             .collect();
         if let Some(interleaved) = self.interleaved {
             for c in launch::INTERLEAVED_CHANNELS {
                 let radii = 0..=interleaved.max_radius;
-                names.extend(radii.map(|r| format!("{}_c{c}_{t}_r{r}", self.entry)));
+                names.extend(radii.map(|r| format!("{}_c{c}{t}_r{r}", self.entry)));
             }
         }
         names
@@ -260,20 +267,20 @@ pub static REGISTRY: [Spec; 16] = [
             Variant::Naive,
             "naive",
             "filter and image from global memory",
-            &[single(names::NAIVE, TapsArg::Global, pixel)],
+            &[single(naive::ENTRY, TapsArg::Global, pixel)],
         )
     },
     spec(
         Variant::Constant,
         "constant",
         "filter in the constant bank, image from global memory",
-        &[single(names::CONSTANT, TapsArg::Filter, pixel)],
+        &[single(constant::ENTRY, TapsArg::Filter, pixel)],
     ),
     spec(
         Variant::Readonly,
         "readonly",
         "image through the read-only data cache, filter in the constant bank",
-        &[single(names::READONLY, TapsArg::Filter, pixel)],
+        &[single(readonly::ENTRY, TapsArg::Filter, pixel)],
     ),
     Spec {
         input: InputKind::Texture,
@@ -281,7 +288,7 @@ pub static REGISTRY: [Spec; 16] = [
             Variant::Texture,
             "texture",
             "image through a 2D texture object, filter in the constant bank",
-            &[single(names::TEXTURE, TapsArg::Filter, pixel)],
+            &[single(texture::ENTRY, TapsArg::Filter, pixel)],
         )
     },
     Spec {
@@ -290,7 +297,7 @@ pub static REGISTRY: [Spec; 16] = [
             Variant::Tiled,
             "tiled",
             "blocks the size of the input tile, whole tile in shared memory",
-            &[single(names::TILED, TapsArg::Filter, tiled)],
+            &[single(tiled::ENTRY, TapsArg::Filter, tiled)],
         )
     },
     Spec {
@@ -300,7 +307,7 @@ pub static REGISTRY: [Spec; 16] = [
             Variant::TiledOutput(0),
             "tiled-output-16x16",
             "blocks the size of a 16x16 output tile, haloed tile loaded in batches",
-            &[single(names::TILED_OUTPUT, TapsArg::Filter, tiled_output::<0>)],
+            &[single(tiled_output::ENTRY, TapsArg::Filter, tiled_output::<0>)],
         )
     },
     Spec {
@@ -310,7 +317,7 @@ pub static REGISTRY: [Spec; 16] = [
             Variant::TiledOutput(1),
             "tiled-output-32x16",
             "blocks the size of a 32x16 output tile, haloed tile loaded in batches",
-            &[single(names::TILED_OUTPUT, TapsArg::Filter, tiled_output::<1>)],
+            &[single(tiled_output::ENTRY, TapsArg::Filter, tiled_output::<1>)],
         )
     },
     Spec {
@@ -320,7 +327,7 @@ pub static REGISTRY: [Spec; 16] = [
             Variant::TiledOutput(2),
             "tiled-output-32x32",
             "blocks the size of a 32x32 output tile, haloed tile loaded in batches",
-            &[single(names::TILED_OUTPUT, TapsArg::Filter, tiled_output::<2>)],
+            &[single(tiled_output::ENTRY, TapsArg::Filter, tiled_output::<2>)],
         )
     },
     Spec {
@@ -329,7 +336,7 @@ pub static REGISTRY: [Spec; 16] = [
             Variant::TiledCache,
             "tiled-cache",
             "only the tile's interior in shared memory, halo through the caches",
-            &[single(names::TILED_CACHE, TapsArg::Filter, tiled_cache)],
+            &[single(tiled_cache::ENTRY, TapsArg::Filter, tiled_cache)],
         )
     },
     Spec {
@@ -343,11 +350,11 @@ pub static REGISTRY: [Spec; 16] = [
             &[
                 Pass {
                     writes: Buffer::Intermediate,
-                    ..single(names::SEP_ROWS, TapsArg::Row, sep_rows)
+                    ..single(separable_rows::ENTRY, TapsArg::Row, separable_rows)
                 },
                 Pass {
                     reads: Buffer::Intermediate,
-                    ..single(names::SEP_COLS, TapsArg::Column, sep_cols)
+                    ..single(separable_cols::ENTRY, TapsArg::Column, separable_cols)
                 },
             ],
         )
@@ -355,93 +362,97 @@ pub static REGISTRY: [Spec; 16] = [
     Spec {
         rank1_only: true,
         autotune: true,
-        loads_per_pixel: loads_fused,
+        loads_per_pixel: loads_separable_fused,
         ..spec(
             Variant::SeparableFused,
             "separable-fused",
             "row pass into shared memory then column pass, one kernel (rank-1 filters)",
-            &[per_radius(names::SEP_FUSED, TapsArg::RowThenColumn, fused)],
+            &[per_radius(
+                separable_fused::ENTRY,
+                TapsArg::RowThenColumn,
+                separable_fused,
+            )],
         )
     },
     Spec {
         autotune: true,
-        loads_per_pixel: loads_fast::<0>,
+        loads_per_pixel: loads_blocked::<0>,
         ..spec(
-            Variant::Fast,
-            "fast",
+            Variant::Blocked4x4,
+            "blocked-4x4",
             "4x4 outputs per thread in registers, radius fixed at compile time",
             &[Pass {
-                interleaved: Some(FAST_INTERLEAVED),
-                ..per_radius(names::FAST, TapsArg::Filter, fast::<0>)
+                interleaved: Some(BLOCKED_INTERLEAVED),
+                ..per_radius(blocked::ENTRY_4X4, TapsArg::Filter, blocked::<0>)
             }],
         )
     },
     Spec {
         autotune: true,
-        loads_per_pixel: loads_fast::<1>,
+        loads_per_pixel: loads_blocked::<1>,
         ..spec(
-            Variant::Fast4x2,
-            "fast-4x2",
+            Variant::Blocked4x2,
+            "blocked-4x2",
             "4x2 outputs per thread in registers: half the tile, fewer registers",
             &[Pass {
-                interleaved: Some(FAST_INTERLEAVED),
-                ..per_radius(names::FAST_4X2, TapsArg::Filter, fast::<1>)
+                interleaved: Some(BLOCKED_INTERLEAVED),
+                ..per_radius(blocked::ENTRY_4X2, TapsArg::Filter, blocked::<1>)
             }],
         )
     },
     Spec {
         autotune: true,
-        loads_per_pixel: loads_tensor,
+        loads_per_pixel: loads_tensor_u8,
         dtypes: &[DType::U8],
-        max_radius: launch::TENSOR_MAX_RADIUS as usize,
+        max_radius: tensor_u8::MAX_RADIUS as usize,
         ..spec(
-            Variant::Tensor,
-            "tensor",
+            Variant::TensorU8,
+            "tensor-u8",
             "u8 on the tensor cores (exact 8-bit products, taps as 3 digits), radius <= 4",
             &[Pass {
                 interleaved: Some(Interleaved {
-                    applies: launch::tensor_interleaved,
-                    max_radius: launch::TENSOR_MAX_RADIUS,
+                    applies: tensor_u8::interleaved,
+                    max_radius: tensor_u8::MAX_RADIUS,
                 }),
-                ..per_radius(names::TENSOR, TapsArg::TensorDigits, tensor)
+                ..per_radius(tensor_u8::ENTRY, TapsArg::TensorU8, tensor_u8)
             }],
         )
     },
     Spec {
         autotune: true,
-        loads_per_pixel: loads_tensor_split,
+        loads_per_pixel: loads_tensor_f32,
         dtypes: &[DType::F32],
-        min_radius: launch::SPLIT_MIN_RADIUS as usize,
-        max_radius: launch::SPLIT_MAX_RADIUS as usize,
+        min_radius: tensor_f32::MIN_RADIUS as usize,
+        max_radius: tensor_f32::MAX_RADIUS as usize,
         ..spec(
-            Variant::TensorSplit,
+            Variant::TensorF32,
             "tensor-f32",
             "f32 on the tensor cores (FP16 high/low splits, 3 products per tap), radius 1-15",
             &[Pass {
                 interleaved: Some(Interleaved {
-                    applies: launch::tensor_interleaved,
-                    max_radius: launch::SPLIT_MAX_RADIUS,
+                    applies: tensor_f32::interleaved,
+                    max_radius: tensor_f32::MAX_RADIUS,
                 }),
-                ..per_radius(names::TENSOR_SPLIT, TapsArg::TensorSplit, tensor_split)
+                ..per_radius(tensor_f32::ENTRY, TapsArg::TensorF32, tensor_f32)
             }],
         )
     },
     Spec {
         autotune: true,
-        autotune_for: launch::stream_by_words,
-        loads_per_pixel: loads_stream,
+        autotune_for: warp_rows::by_words,
+        loads_per_pixel: loads_warp_rows,
         dtypes: &[DType::U8],
-        max_radius: launch::STREAM_MAX_RADIUS as usize,
+        max_radius: warp_rows::MAX_RADIUS as usize,
         ..spec(
-            Variant::Stream,
-            "stream",
+            Variant::WarpRows,
+            "warp-rows",
             "u8 rows streamed through registers by warps, no shared memory, radius <= 2 (RGB/RGBA: 1)",
             &[Pass {
                 interleaved: Some(Interleaved {
-                    applies: launch::stream_interleaved,
-                    max_radius: launch::STREAM_INTERLEAVED_MAX_RADIUS,
+                    applies: warp_rows::interleaved,
+                    max_radius: warp_rows::INTERLEAVED_MAX_RADIUS,
                 }),
-                ..per_radius(names::STREAM, TapsArg::FilterPerLevel, stream)
+                ..per_radius(warp_rows::ENTRY, TapsArg::FilterPerLevel, warp_rows)
             }],
         )
     },
@@ -468,11 +479,11 @@ impl Variant {
         Variant::TiledCache,
         Variant::Separable,
         Variant::SeparableFused,
-        Variant::Fast,
-        Variant::Fast4x2,
-        Variant::Tensor,
-        Variant::TensorSplit,
-        Variant::Stream,
+        Variant::Blocked4x4,
+        Variant::Blocked4x2,
+        Variant::TensorU8,
+        Variant::TensorF32,
+        Variant::WarpRows,
     ];
 
     /// The variant's description in [`REGISTRY`].
@@ -488,11 +499,11 @@ impl Variant {
             Variant::TiledCache => 8,
             Variant::Separable => 9,
             Variant::SeparableFused => 10,
-            Variant::Fast => 11,
-            Variant::Fast4x2 => 12,
-            Variant::Tensor => 13,
-            Variant::TensorSplit => 14,
-            Variant::Stream => 15,
+            Variant::Blocked4x4 => 11,
+            Variant::Blocked4x2 => 12,
+            Variant::TensorU8 => 13,
+            Variant::TensorF32 => 14,
+            Variant::WarpRows => 15,
         };
         &REGISTRY[index]
     }
@@ -540,10 +551,28 @@ impl Variant {
         )))
     }
 
-    /// The variant called `name`.
+    /// The variant called `name`, or formerly called so ([`Variant::ALIASES`]).
     pub fn parse(name: &str) -> Option<Variant> {
-        REGISTRY.iter().find(|s| s.name == name).map(|s| s.variant)
+        REGISTRY
+            .iter()
+            .find(|s| s.name == name)
+            .map(|s| s.variant)
+            .or_else(|| {
+                Variant::ALIASES
+                    .iter()
+                    .find(|(old, _)| *old == name)
+                    .map(|&(_, v)| v)
+            })
     }
+
+    /// The names four variants had until 2026-11-25, still accepted on the command line and read
+    /// from autotune caches, `--json` reports and `report merge` inputs.
+    pub const ALIASES: [(&'static str, Variant); 4] = [
+        ("fast", Variant::Blocked4x4),
+        ("fast-4x2", Variant::Blocked4x2),
+        ("tensor", Variant::TensorU8),
+        ("stream", Variant::WarpRows),
+    ];
 
     /// Global-memory (or texture) loads per output sample, counted by hand as the reports do.
     pub fn global_loads_per_pixel(self, radius: usize) -> f64 {
@@ -555,13 +584,13 @@ impl Variant {
 mod tests {
     use super::*;
 
-    /// The entry a `fast` pass launches: interleaved for RGB and RGBA rows of whole vectors up to
+    /// The entry a `blocked-4x4` pass launches: interleaved for RGB and RGBA rows of whole vectors up to
     /// the interleaved radius, else the one-channel-per-block entry of the radius.
     #[test]
-    fn fast_passes_pick_the_interleaved_entry_where_rows_are_whole_vectors() {
-        let pass = &Variant::Fast4x2.spec().passes[0];
-        let max = Variant::Fast4x2.spec().max_radius;
-        let names = pass.entry_names("f32", max);
+    fn blocked_passes_pick_the_interleaved_entry_where_rows_are_whole_vectors() {
+        let pass = &Variant::Blocked4x2.spec().passes[0];
+        let max = Variant::Blocked4x2.spec().max_radius;
+        let names = pass.entry_names(Some("f32"), max);
         let entry = |width: u32, channels: u32, radius: u32, offset: u32| {
             let g = Geometry {
                 in_width: width,
@@ -572,17 +601,17 @@ mod tests {
             };
             names[pass.function_index(&g, max)].as_str()
         };
-        assert_eq!(entry(64, 1, 2, 0), "conv_fast_4x2_f32_r2");
-        assert_eq!(entry(64, 3, 2, 0), "conv_fast_4x2_c3_f32_r2");
-        assert_eq!(entry(63, 3, 2, 0), "conv_fast_4x2_f32_r2");
-        assert_eq!(entry(63, 4, 0, 0), "conv_fast_4x2_c4_f32_r0");
-        assert_eq!(entry(64, 4, 4, 0), "conv_fast_4x2_c4_f32_r4");
-        assert_eq!(entry(64, 4, 5, 0), "conv_fast_4x2_f32_r5");
-        assert_eq!(entry(64, 3, 1, 1), "conv_fast_4x2_f32_r1");
-        assert_eq!(entry(64, 4, 1, 1), "conv_fast_4x2_c4_f32_r1");
-        assert_eq!(entry(64, 2, 1, 0), "conv_fast_4x2_f32_r1");
+        assert_eq!(entry(64, 1, 2, 0), "conv_blocked_4x2_f32_r2");
+        assert_eq!(entry(64, 3, 2, 0), "conv_blocked_4x2_c3_f32_r2");
+        assert_eq!(entry(63, 3, 2, 0), "conv_blocked_4x2_f32_r2");
+        assert_eq!(entry(63, 4, 0, 0), "conv_blocked_4x2_c4_f32_r0");
+        assert_eq!(entry(64, 4, 4, 0), "conv_blocked_4x2_c4_f32_r4");
+        assert_eq!(entry(64, 4, 5, 0), "conv_blocked_4x2_f32_r5");
+        assert_eq!(entry(64, 3, 1, 1), "conv_blocked_4x2_f32_r1");
+        assert_eq!(entry(64, 4, 1, 1), "conv_blocked_4x2_c4_f32_r1");
+        assert_eq!(entry(64, 2, 1, 0), "conv_blocked_4x2_f32_r1");
         let naive = &Variant::Naive.spec().passes[0];
-        assert_eq!(naive.entry_names("u8", max), ["conv_naive_u8"]);
+        assert_eq!(naive.entry_names(Some("u8"), max), ["conv_naive_u8"]);
         // 300 RGB pixels are 900 samples: 8 blocks of 128 along x, with the RGB tile's halo of 4
         // samples each side; the same image one channel per block has 3 blocks of 128 pixels per
         // channel.
@@ -596,24 +625,24 @@ mod tests {
         };
         let config = (pass.config)(&rgb);
         assert_eq!(config.grid, (8, 1, 1));
-        assert_eq!(config.shared_bytes, launch::fast_shared_bytes(1, 2, 3));
+        assert_eq!(config.shared_bytes, blocked::shared_bytes(1, 2, 3));
         let config = (pass.config)(&Geometry {
             in_width: 301,
             out_width: 301,
             ..rgb
         });
         assert_eq!(config.grid, (9, 1, 1));
-        assert_eq!(config.shared_bytes, launch::fast_shared_bytes(1, 2, 1));
+        assert_eq!(config.shared_bytes, blocked::shared_bytes(1, 2, 1));
     }
 
-    /// A `tensor` pass launches the interleaved entry for RGB and RGBA at any width, one block per
+    /// A `tensor-u8` pass launches the interleaved entry for RGB and RGBA at any width, one block per
     /// tile covering every channel; so does `tensor-f32` (128 × 32 tiles) up to radius 12, and one
     /// block per channel of a tile beyond.
     #[test]
     fn tensor_passes_pick_the_interleaved_entry_for_colour() {
-        let pass = &Variant::Tensor.spec().passes[0];
-        let max = Variant::Tensor.spec().max_radius;
-        let names = pass.entry_names("u8", max);
+        let pass = &Variant::TensorU8.spec().passes[0];
+        let max = Variant::TensorU8.spec().max_radius;
+        let names = pass.entry_names(None, max);
         let g = Geometry {
             in_width: 301,
             out_width: 301,
@@ -622,37 +651,31 @@ mod tests {
             radius: 2,
             ..Geometry::default()
         };
-        assert_eq!(names[pass.function_index(&g, max)], "conv_tensor_c3_u8_r2");
+        assert_eq!(names[pass.function_index(&g, max)], "conv_tensor_u8_c3_r2");
         let rgba = Geometry { channels: 4, ..g };
-        assert_eq!(names[pass.function_index(&rgba, max)], "conv_tensor_c4_u8_r2");
+        assert_eq!(names[pass.function_index(&rgba, max)], "conv_tensor_u8_c4_r2");
         let gray = Geometry { channels: 1, ..g };
         assert_eq!(names[pass.function_index(&gray, max)], "conv_tensor_u8_r2");
         let config = (pass.config)(&g);
         assert_eq!(config.grid, (3, 2, 1));
-        assert_eq!(config.shared_bytes, launch::tensor_shared_bytes(2, 3));
+        assert_eq!(config.shared_bytes, tensor_u8::shared_bytes(2, 3));
         // `tensor-f32`: the interleaved entries for RGB and RGBA up to its largest radius, one block
         // per channel of a 128 × 64 tile there.
-        let split = &Variant::TensorSplit.spec().passes[0];
-        let max = Variant::TensorSplit.spec().max_radius;
-        let names = split.entry_names("f32", max);
+        let split = &Variant::TensorF32.spec().passes[0];
+        let max = Variant::TensorF32.spec().max_radius;
+        let names = split.entry_names(None, max);
         let rgb = Geometry { radius: 15, ..g };
-        assert_eq!(
-            names[split.function_index(&rgb, max)],
-            "conv_tensor_split_c3_f32_r15"
-        );
+        assert_eq!(names[split.function_index(&rgb, max)], "conv_tensor_f32_c3_r15");
         assert_eq!((split.config)(&rgb).grid, (9, 2, 1));
-        let max_shared = launch::SPLIT_COLOUR_MAX_RADIUS;
+        let max_shared = tensor_f32::COLOUR_MAX_RADIUS;
         let config = (split.config)(&Geometry {
             radius: max_shared,
             ..rgb
         });
         assert_eq!((config.grid, config.block), ((3, 3, 1), (32, 12)));
-        assert_eq!(config.shared_bytes, launch::split_shared_bytes(max_shared, 3));
+        assert_eq!(config.shared_bytes, tensor_f32::shared_bytes(max_shared, 3));
         let gray = Geometry { channels: 1, ..rgb };
-        assert_eq!(
-            names[split.function_index(&gray, max)],
-            "conv_tensor_split_f32_r15"
-        );
+        assert_eq!(names[split.function_index(&gray, max)], "conv_tensor_f32_r15");
         assert_eq!((split.config)(&gray).grid, (3, 2, 1));
     }
 
@@ -664,6 +687,8 @@ mod tests {
             assert_eq!(v.spec().variant, v);
             assert_eq!(Variant::parse(v.name()), Some(v));
         }
+        assert_eq!(Variant::parse("fast-4x2"), Some(Variant::Blocked4x2));
+        assert_eq!(Variant::parse("stream").map(Variant::name), Some("warp-rows"));
     }
 
     #[test]

@@ -1,44 +1,67 @@
 //! The separable filter's column pass: the row pass's `f32` result convolved down the columns.
 
+/// The entry-point base name: `conv_separable_cols_<type>` (`f32` in, samples out).
+pub const ENTRY: &str = "conv_separable_cols";
+
+/// 32 × 8 threads, each computing [`STEPS`] outputs 8 rows apart, so a block covers 32 columns of
+/// `8 · STEPS` rows.
+pub const BLOCK: (u32, u32) = (32, 8);
+/// Outputs per thread.
+pub const STEPS: u32 = 4;
+/// Rows one block produces.
+pub const SPAN: u32 = BLOCK.1 * STEPS;
+
+/// Shared memory: the span plus an `r`-row apron above and below, 32 wide.
+pub const fn shared_bytes(radius: u32) -> u32 {
+    (SPAN + 2 * radius) * BLOCK.0 * 4
+}
+
+#[cfg(target_arch = "nvptx64")]
 use crate::device::shared::dynamic_shared_mem;
+#[cfg(target_arch = "nvptx64")]
 use crate::device::thread::{
     block_idx_x, block_idx_y, block_idx_z, sync_threads, thread_idx_x, thread_idx_y,
 };
+#[cfg(target_arch = "nvptx64")]
 use crate::device::{Global, ParamTaps, Sample, Source, fma, is_alpha, param_taps, resolve, store_sample};
-use crate::launch::{COL_BLOCK, COL_SPAN, COL_STEPS, Geometry, Taps};
+#[cfg(target_arch = "nvptx64")]
+use crate::launch::{Geometry, Taps};
+#[cfg(target_arch = "nvptx64")]
 use kernel_macros::kernel;
 
+#[cfg(target_arch = "nvptx64")]
 /// # Tiling
-/// A block of [`COL_BLOCK`](crate::launch::COL_BLOCK) = 32 × 8 threads covers 32 columns of
-/// `COL_SPAN` = 8 · `COL_STEPS` output rows of one channel. It loads those columns' rows plus an
+/// A block of [`BLOCK`] = 32 × 8 threads covers 32 columns of
+/// `SPAN` = 8 · `STEPS` output rows of one channel. It loads those columns' rows plus an
 /// `r`-row apron above and below (border-resolved) into shared memory, one 32-wide (coalesced) row
-/// per thread row per step; after a barrier each thread computes `COL_STEPS` outputs 8 rows apart.
+/// per thread row per step; after a barrier each thread computes `STEPS` outputs 8 rows apart.
 /// Shared-memory reads walk down a column, consecutive threads in consecutive banks.
 ///
 /// # Thread mapping
 /// Block `(bx, by, c)`, thread `(tx, ty)` writes output pixels
-/// `(bx·32 + tx, by·COL_SPAN + s·8 + ty)`, `s < COL_STEPS`, of channel `c` when inside the output.
+/// `(bx·32 + tx, by·SPAN + s·8 + ty)`, `s < STEPS`, of channel `c` when inside the output.
 ///
 /// # Safety
 /// `tmp` holds `out_width · in_height · channels` `f32` (the row pass's output); `output` holds
 /// `out_width · out_height · channels` samples; `taps` holds the `2r + 1` column taps; launch with
-/// `col_shared_bytes(radius)` of dynamic shared memory, grid z = `channels`.
+/// `shared_bytes(radius)` of dynamic shared memory, grid z = `channels`.
 #[kernel(types(u8, u16, f32))]
-pub unsafe fn conv_sep_cols<T: Sample>(tmp: *const f32, output: *mut T, g: Geometry, taps: Taps) {
+pub unsafe fn conv_separable_cols<T: Sample>(tmp: *const f32, output: *mut T, g: Geometry, taps: Taps) {
     let taps = param_taps!(taps);
     // SAFETY: the caller follows the launch contract above.
-    unsafe { sep_cols(tmp, output, &g, taps) }
+    unsafe { separable_cols(tmp, output, &g, taps) }
 }
 
-/// The body of `conv_sep_cols`.
+#[cfg(target_arch = "nvptx64")]
+/// The body of `conv_separable_cols`.
 ///
 /// # Safety
-/// As for `conv_sep_cols`.
+/// As for `conv_separable_cols`.
 #[inline(always)]
-unsafe fn sep_cols<T: Sample>(tmp: *const f32, output: *mut T, g: &Geometry, taps: ParamTaps) {
+unsafe fn separable_cols<T: Sample>(tmp: *const f32, output: *mut T, g: &Geometry, taps: ParamTaps) {
     let tile = dynamic_shared_mem::<f32>();
     let r = g.radius;
-    let th = COL_SPAN + 2 * r;
+    let th = SPAN + 2 * r;
     let (tx, ty, c) = (thread_idx_x(), thread_idx_y(), block_idx_z());
     let src = Global {
         ptr: tmp,
@@ -46,8 +69,8 @@ unsafe fn sep_cols<T: Sample>(tmp: *const f32, output: *mut T, g: &Geometry, tap
         channels: g.channels,
         channel: c,
     };
-    let x = block_idx_x() * COL_BLOCK.0 + tx;
-    let y_base = block_idx_y() * COL_SPAN;
+    let x = block_idx_x() * BLOCK.0 + tx;
+    let y_base = block_idx_y() * SPAN;
     let y0 = (y_base + g.offset) as i32 - r as i32;
     let mut ly = ty;
     while ly < th {
@@ -57,17 +80,17 @@ unsafe fn sep_cols<T: Sample>(tmp: *const f32, output: *mut T, g: &Geometry, tap
         } else {
             0.0
         };
-        // SAFETY: ly < th and tx < 32: inside the (COL_SPAN + 2r) × 32 tile.
-        unsafe { *tile.add((ly * COL_BLOCK.0 + tx) as usize) = v };
-        ly += COL_BLOCK.1;
+        // SAFETY: ly < th and tx < 32: inside the (SPAN + 2r) × 32 tile.
+        unsafe { *tile.add((ly * BLOCK.0 + tx) as usize) = v };
+        ly += BLOCK.1;
     }
     sync_threads();
     if x >= g.out_width {
         return;
     }
     let alpha = is_alpha(g, c);
-    for s in 0..COL_STEPS {
-        let ly = s * COL_BLOCK.1 + ty;
+    for s in 0..STEPS {
+        let ly = s * BLOCK.1 + ty;
         let y = y_base + ly;
         if y >= g.out_height {
             break;
@@ -75,13 +98,13 @@ unsafe fn sep_cols<T: Sample>(tmp: *const f32, output: *mut T, g: &Geometry, tap
         let column = tile.wrapping_add(tx as usize);
         let v = if alpha {
             // SAFETY: ly + r < th.
-            unsafe { *column.add(((ly + r) * COL_BLOCK.0) as usize) }
+            unsafe { *column.add(((ly + r) * BLOCK.0) as usize) }
         } else {
             let mut acc = 0.0f32;
             for i in 0..2 * r + 1 {
-                // SAFETY: ly + i < COL_SPAN + 2r = th.
+                // SAFETY: ly + i < SPAN + 2r = th.
                 acc = fma(
-                    unsafe { *column.add(((ly + i) * COL_BLOCK.0) as usize) },
+                    unsafe { *column.add(((ly + i) * BLOCK.0) as usize) },
                     taps.get(i),
                     acc,
                 );

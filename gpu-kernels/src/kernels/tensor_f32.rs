@@ -1,23 +1,135 @@
-//! The `tensor-f32` kernel (`conv_tensor_split`): `f32` images on the tensor cores, samples and taps
+//! The `tensor-f32` kernel (`conv_tensor_f32`): `f32` images on the tensor cores, samples and taps
 //! each split into an FP16 high and low part, three products per tap.
 
+use crate::launch::Geometry;
+/// The entry-point base name: `conv_tensor_f32_r<radius>`, and
+/// `conv_tensor_f32_c<channels>_r<radius>` for RGB and RGBA.
+pub const ENTRY: &str = "conv_tensor_f32";
+
+/// Largest radius at which an RGB or RGBA block filters every colour channel of its tile (RGBA's
+/// alpha is copied), so each line of the interleaved tile crosses from L2 to the SM once: up to it
+/// two such blocks' planes fit an SM's shared memory. Beyond it each block filters one channel,
+/// the channels of a tile in neighbouring blocks, as gray blocks do their one.
+pub const COLOUR_MAX_RADIUS: u32 = 12;
+/// Channels a block filters for an image of `channels` channels and a filter of radius `radius`:
+/// 3 for RGB and RGBA up to [`COLOUR_MAX_RADIUS`], else 1.
+pub const fn planes(channels: u32, radius: u32) -> u32 {
+    if channels == 1 || radius > COLOUR_MAX_RADIUS {
+        1
+    } else {
+        3
+    }
+}
+/// Block shape of the blocks that filter `planes` channels: 8 warps for one, 12 (4 a channel) for
+/// three.
+pub const fn block(planes: u32) -> (u32, u32) {
+    if planes == 1 { (32, 8) } else { (32, 12) }
+}
+/// Output tile of one block that filters `planes` channels: 128 × 64 pixels for one, 128 × 32 for
+/// three (each channel's planes take shared memory). Warp `w` computes the 64 × 16 part at
+/// `(64 · (s % 2), 16 · (s / 2))`, `s = w % 4` for three (its channel is `w / 4`), else `w`, as 8
+/// windows of 8 columns.
+pub const fn tile(planes: u32) -> (u32, u32) {
+    if planes == 1 { (128, 64) } else { (128, 32) }
+}
+/// Row stride, in words, of the area where a block of three channels stages its outputs (128
+/// pixels of three samples, interleaved; plus 4, so the 8 rows of a warp's stores spread over the
+/// banks, and a multiple of 4, so rows stay 16-byte aligned). The area is the block's planes,
+/// which are larger at every radius.
+pub const STAGING_STRIDE: u32 = 3 * tile(3).0 + 4;
+const _: () = assert!(4 * tile(3).1 * STAGING_STRIDE <= shared_bytes(0, 3) - 4 * 3 * block(3).1);
+/// Largest radius (as the other kernels': 31 × 31 filters).
+pub const MAX_RADIUS: u32 = 15;
+/// Smallest radius the variant offers: a 1 × 1 filter's tolerance (one `f32` rounding) is tighter
+/// than the error of the FP16 splits.
+pub const MIN_RADIUS: u32 = 1;
+
+/// Columns of the tile left of the output tile: the radius rounded up to a multiple of 4, so the
+/// tile's rows start 16-byte aligned.
+pub const fn lead(radius: u32) -> u32 {
+    radius.div_ceil(4) * 4
+}
+
+/// 8-column chunks of input a window of 8 outputs spans: its `8 + 2r` columns start
+/// `lead(r) - r` columns into the window's first chunk.
+pub const fn chunks(radius: u32) -> u32 {
+    (8 + 2 * radius + lead(radius) - radius).div_ceil(8)
+}
+
+/// Columns of the input tile: the 16 windows' chunks, `128 + 8 · (chunks - 1)`.
+pub const fn columns(radius: u32) -> u32 {
+    tile(1).0 + 8 * (chunks(radius) - 1)
+}
+
+/// Row stride of each plane of the tile (the samples' FP16 high parts, then their low parts), in
+/// words of two halves: the columns' words, plus 4 where that makes it 4 mod 8, so the A-fragment
+/// loads of 8 rows × 4 lanes fall in 32 different banks; even, so rows stay 8-byte aligned.
+pub const fn stride(radius: u32) -> u32 {
+    let words = columns(radius) / 2;
+    if words.is_multiple_of(8) { words + 4 } else { words }
+}
+
+/// Rows of the input tile: the output tile's and the filter's.
+pub const fn rows(radius: u32, planes: u32) -> u32 {
+    tile(planes).1 + 2 * radius
+}
+
+/// Shared memory of the blocks that filter `planes` channels: one word per warp and channel
+/// (their largest magnitudes), then each channel's two planes of the input tile.
+pub const fn shared_bytes(radius: u32, planes: u32) -> u32 {
+    let plane = stride(radius) * rows(radius, planes);
+    4 * planes * (block(planes).1 + 2 * plane)
+}
+
+/// Words of the taps argument: for each of the `r + 1` pairs of filter rows (the last has one
+/// row) and each chunk, 4 words per lane (`[b0, b1]` of the high parts, then of the low parts;
+/// index `((pair · chunks + chunk) · 32 + lane) · 4`), then the `f32` bits of the factor that
+/// undoes the taps' scale.
+pub const fn words(radius: u32) -> u32 {
+    (radius + 1) * chunks(radius) * 32 * 4 + 1
+}
+
+/// Whether `g` runs on an interleaved entry: RGB or RGBA (any width).
+pub const fn interleaved(g: &Geometry) -> bool {
+    g.channels == 3 || g.channels == 4
+}
+
+/// The register limit of the entry of radius `radius` for `channels` channels (PTX `.maxnreg`;
+/// 0: none). The gray entries up to radius 12 fit in 64 registers, 4 blocks per SM instead of 3
+/// (radius 1 without a limit: it takes 56, and spills with one; radius 2-4 take 55-57 without,
+/// and were 4% slower at k = 7 and 9 so). The RGB and RGBA entries up to [`COLOUR_MAX_RADIUS`]
+/// (blocks of 384 threads) are limited to 80, which keeps 2 blocks on an SM: ptxas takes 64-80
+/// or, after small changes to the code, 96.
+pub const fn max_registers(radius: usize, channels: usize) -> u32 {
+    match (channels, radius) {
+        (1, 1) => 0,
+        (1, r) if r <= COLOUR_MAX_RADIUS as usize => 64,
+        (_, r) if r <= COLOUR_MAX_RADIUS as usize && channels > 1 => 80,
+        _ => 0,
+    }
+}
+
+#[cfg(target_arch = "nvptx64")]
 use crate::device::mma::{mma_f16, mma_f16_k8, split_f16x2};
+#[cfg(target_arch = "nvptx64")]
 use crate::device::shared::dynamic_shared_mem;
+#[cfg(target_arch = "nvptx64")]
 use crate::device::thread::{
     block_idx_x, block_idx_y, sync_threads, thread_idx_reread, thread_idx_x, thread_idx_y, warp_max,
 };
+#[cfg(target_arch = "nvptx64")]
 use crate::device::{Bytes16, Sample, copy_alpha_tile, is_alpha, out_index, resolve, unroll};
-use crate::launch::{
-    Geometry, SPLIT_STAGING_STRIDE, split_block, split_chunks, split_columns, split_lead, split_planes,
-    split_rows, split_stride, split_tile,
-};
+#[cfg(target_arch = "nvptx64")]
 use kernel_macros::kernel;
 
+#[cfg(target_arch = "nvptx64")]
 /// Runs of 4 pixels a gray thread loads before storing any, so their latencies overlap.
 const LOAD_BATCH: usize = 4;
+#[cfg(target_arch = "nvptx64")]
 /// The same for RGB and RGBA threads, which load every channel of a run.
 const COLOUR_BATCH: usize = 2;
 
+#[cfg(target_arch = "nvptx64")]
 /// The `tensor-f32` kernel: an `f32` image convolved on the tensor cores (`mma.sync` m16n8k16,
 /// FP16 × FP16 into `f32`).
 ///
@@ -37,17 +149,17 @@ const COLOUR_BATCH: usize = 2;
 /// 8-column *chunk* of input: K = 16 is the chunk on the input row of filter row `2p`, then the
 /// same chunk on the row of filter row `2p + 1`. A is the input; B is the Toeplitz matrix of the
 /// two filter rows' taps shifted to each output column (zero elsewhere). A window's `8 + 2R`
-/// input columns span [`split_chunks(R)`](crate::launch::split_chunks) chunks; the last filter row
+/// input columns span [`chunks(R)`] chunks; the last filter row
 /// (k is odd) has MMAs of K = 8 to itself. B's fragments are the same for every block and come
 /// from the host, 4 words per lane per pair of filter rows and chunk.
 ///
 /// # Tiling
-/// A block filters [`split_planes(CH, R)`](crate::launch::split_planes) channels: a gray block
+/// A block filters [`planes(CH, R)`] channels: a gray block
 /// its one; an RGB or RGBA block (`CH` = 3, 4) every colour channel of its tile (RGBA's alpha is
-/// copied) up to [`SPLIT_COLOUR_MAX_RADIUS`](crate::launch::SPLIT_COLOUR_MAX_RADIUS), so each
+/// copied) up to [`COLOUR_MAX_RADIUS`], so each
 /// line of the interleaved tile crosses from L2 to the SM once, and beyond it one channel. A block
 /// of one channel has 32 × 8 threads and a 128 × 64 output tile; of three, 32 × 12 threads and a
-/// 128 × 32 tile. It loads the input tile, `128 + 8 · (chunks - 1)` columns from `split_lead(R)`
+/// 128 × 32 tile. It loads the input tile, `128 + 8 · (chunks - 1)` columns from `lead(R)`
 /// (the radius rounded up to a multiple of 4) left of the output tile × the tile's rows + `2R`,
 /// 4 pixels at a time, and stores each filtered channel split, as two planes in shared memory: the
 /// words of the high parts of samples `2i, 2i + 1` of each row, and the words of their low parts.
@@ -73,41 +185,39 @@ const COLOUR_BATCH: usize = 2;
 /// `j`, stored as 8-byte vectors where the output is single-channel with an even width, else
 /// sample by sample; a block of three channels stages them in shared memory and writes whole
 /// pixels ([`store_colour_tile`]; written sample by sample from three warps, RGB at k=3 took
-/// 2.4× as long: BENCHMARKS.md, session 12).
+/// 2.4× as long, measured 2026-11-24).
 ///
-/// `ptx-builder`'s `register_limit` caps `conv_tensor_split_f32_r0` to `_r12` (but `_r1`, which
-/// takes 56 without) at 64 registers (4 blocks per SM), and the RGB and RGBA entries of blocks of
-/// three channels at 80 (2 per SM).
+/// Register limits: [`max_registers`].
 ///
 /// # Safety
-/// With `P = split_planes(CH, R)`: launch with block [`split_block(P)`](crate::launch::split_block),
-/// [`split_shared_bytes(R, P)`](crate::launch::split_shared_bytes) bytes of dynamic shared memory
+/// With `P = planes(CH, R)`: launch with block [`block(P)`],
+/// [`shared_bytes(R, P)`] bytes of dynamic shared memory
 /// and grid `(tiles across · (CH if P = 1 else 1), tiles down, 1)` of
-/// [`split_tile(P)`](crate::launch::split_tile) tiles; `g.channels == CH`; `g.radius == R`;
+/// [`tile(P)`] tiles; `g.channels == CH`; `g.radius == R`;
 /// `input`/`output` as for `constant`, of `f32` samples; `taps` points to the
-/// [`split_words(R)`](crate::launch::split_words) words the host builds for this filter, 16-byte
+/// [`words(R)`] words the host builds for this filter, 16-byte
 /// aligned.
-#[kernel(types(f32), radius(0..=15), consts(CH = 1))]
-#[kernel(name = conv_tensor_split_c3, types(f32), radius(0..=15), consts(CH = 3))]
-#[kernel(name = conv_tensor_split_c4, types(f32), radius(0..=15), consts(CH = 4))]
-pub unsafe fn conv_tensor_split<T: Sample, const R: usize, const CH: usize>(
+#[kernel(types(f32), radius(0..=15), consts(CH = 1), max_registers = max_registers(R, CH))]
+#[kernel(name = conv_tensor_f32_c3, types(f32), radius(0..=15), consts(CH = 3), max_registers = max_registers(R, CH))]
+#[kernel(name = conv_tensor_f32_c4, types(f32), radius(0..=15), consts(CH = 4), max_registers = max_registers(R, CH))]
+pub unsafe fn conv_tensor_f32<T: Sample, const R: usize, const CH: usize>(
     input: *const T,
     output: *mut T,
     g: Geometry,
     taps: *const u32,
 ) {
     /// Chunks of B per window.
-    const C: usize = split_chunks(R as u32) as usize;
+    const C: usize = chunks(R as u32) as usize;
     /// Chunks of input a warp's 8 windows read on each row.
     const Q: usize = 8 + C - 1;
     /// Pairs of filter rows with two rows (the last row is alone).
     const PAIRS: usize = R;
     /// Channels the block filters.
-    const PLANES: usize = split_planes(CH as u32, R as u32) as usize;
+    const PLANES: usize = planes(CH as u32, R as u32) as usize;
     /// Warps of the block, and of each filtered channel.
-    const WARPS: u32 = split_block(PLANES as u32).1;
+    const WARPS: u32 = block(PLANES as u32).1;
     const CHANNEL_WARPS: u32 = WARPS / PLANES as u32;
-    const TILE: (u32, u32) = split_tile(PLANES as u32);
+    const TILE: (u32, u32) = tile(PLANES as u32);
     let (tx, ty) = (thread_idx_x(), thread_idx_y());
     // The block's tile across, and the image channel of its first filtered channel: a colour
     // block that filters one channel is block `tile · CH + channel`.
@@ -119,19 +229,15 @@ pub unsafe fn conv_tensor_split<T: Sample, const R: usize, const CH: usize>(
     let (ox, oy) = (bx * TILE.0, block_idx_y() * TILE.1);
     if CH == 4 && PLANES == 1 && is_alpha(&g, channel) {
         // SAFETY: an RGBA image (launch contract).
-        unsafe { copy_alpha_tile(input, output, &g, (ox, oy), TILE, split_block(1)) };
+        unsafe { copy_alpha_tile(input, output, &g, (ox, oy), TILE, block(1)) };
         return;
     }
     let samples = input.cast::<f32>();
 
     // The input tile: column 0 is input column x0, row 0 is input row y0.
-    let x0 = (ox + g.offset) as i32 - split_lead(R as u32) as i32;
+    let x0 = (ox + g.offset) as i32 - lead(R as u32) as i32;
     let y0 = (oy + g.offset) as i32 - R as i32;
-    let (columns, rows, stride) = (
-        split_columns(R as u32),
-        split_rows(R as u32, PLANES as u32),
-        split_stride(R as u32),
-    );
+    let (columns, rows, stride) = (columns(R as u32), rows(R as u32, PLANES as u32), stride(R as u32));
     let per_row = columns / 4;
     let total = per_row * rows;
     let plane_words = (stride * rows) as usize;
@@ -139,7 +245,7 @@ pub unsafe fn conv_tensor_split<T: Sample, const R: usize, const CH: usize>(
     // shared window's, which costs no register), then each channel's planes: its high parts',
     // then its low parts' (words of two halves, `stride` words a row).
     let maxima = dynamic_shared_mem::<u32>();
-    // SAFETY: inside the dynamic shared memory (`split_shared_bytes`).
+    // SAFETY: inside the dynamic shared memory (`shared_bytes`).
     let planes = unsafe { maxima.add(PLANES * WARPS as usize) };
     let first = ty * 32 + tx;
     let threads = 32 * WARPS;
@@ -320,7 +426,7 @@ pub unsafe fn conv_tensor_split<T: Sample, const R: usize, const CH: usize>(
     let load_b = |pair: usize| -> [[u32; 4]; 5] {
         let mut b = [[0u32; 4]; 5];
         unroll!(K < C; [0, 1, 2, 3, 4] {
-            // SAFETY: inside the `split_words(R)` words (launch contract), 16-byte aligned.
+            // SAFETY: inside the `words(R)` words (launch contract), 16-byte aligned.
             b[K] = unsafe { *fragments.add((pair * C + K) * 32 + tx as usize) }.0;
         });
         b
@@ -400,7 +506,7 @@ pub unsafe fn conv_tensor_split<T: Sample, const R: usize, const CH: usize>(
         products!(mma_f16_k8, high, low, |k| [b[k][0]], [b[k][2]]);
     });
 
-    // SAFETY: the last of the `split_words(R)` words.
+    // SAFETY: the last of the `words(R)` words.
     let unscale_taps = f32::from_bits(unsafe { *taps.add((R + 1) * C * 128) });
     // The lane's outputs, from the thread index read again (nothing derived from it was kept
     // through the MMAs).
@@ -459,19 +565,20 @@ pub unsafe fn conv_tensor_split<T: Sample, const R: usize, const CH: usize>(
     });
 }
 
+#[cfg(target_arch = "nvptx64")]
 /// Writes the outputs of a block that filters every colour channel of an RGB or RGBA (`CH` = 3, 4)
 /// tile at `origin`: thread `thread`, of channel `ch`, puts its accumulators `acc` times `factor`
 /// (its channel's), clamped as `g` says, the first at tile column `col` and row `row` (window `j`
 /// of `acc` 8 columns on, its `[2h + e]` at `8h` rows and `e` columns more), into `staging`
 /// (pixels interleaved, three samples each, rows
-/// [`SPLIT_STAGING_STRIDE`] words apart); then the block writes the tile's rows as 16-byte vectors
+/// [`STAGING_STRIDE`] words apart); then the block writes the tile's rows as 16-byte vectors
 /// (RGB where the output's rows are whole vectors; RGBA a pixel each, its alpha read from
 /// `input`), sample by sample elsewhere, so each sector of the output is written whole once,
 /// not a sample at a time by three warps.
 ///
 /// # Safety
 /// Every thread of the block calls it, after its last read of the planes; `staging` is the
-/// block's planes (16-byte aligned, at least `split_tile(3).1 · SPLIT_STAGING_STRIDE` words);
+/// block's planes (16-byte aligned, at least `tile(3).1 · STAGING_STRIDE` words);
 /// `input` and `output` are the image's interleaved `f32` samples (`g.channels == CH`).
 #[inline(always)]
 unsafe fn store_colour_tile<const CH: usize>(
@@ -483,7 +590,7 @@ unsafe fn store_colour_tile<const CH: usize>(
     (thread, ch, col, row): (u32, u32, u32, u32),
     (acc, factor): (&[[f32; 4]; 8], f32),
 ) {
-    const TILE: (u32, u32) = split_tile(3);
+    const TILE: (u32, u32) = tile(3);
     let clamp = g.clamp != 0;
     sync_threads();
     unroll!(J < 8; [0, 1, 2, 3, 4, 5, 6, 7] {
@@ -492,12 +599,12 @@ unsafe fn store_colour_tile<const CH: usize>(
             unroll!(E < 2; [0, 1] {
                 let v = f32::store(acc[J][2 * H + E] * factor, clamp);
                 // SAFETY: inside the staging area: row < 32, col + E < 128 (caller's contract).
-                unsafe { *staging.add((row * SPLIT_STAGING_STRIDE + 3 * (col + E as u32) + ch) as usize) = v };
+                unsafe { *staging.add((row * STAGING_STRIDE + 3 * (col + E as u32) + ch) as usize) = v };
             });
         });
     });
     sync_threads();
-    let (threads, mut e) = (32 * split_block(3).1, thread);
+    let (threads, mut e) = (32 * block(3).1, thread);
     // The tile's columns inside the output.
     let inside = (g.out_width - ox).min(TILE.0);
     if CH == 3 {
@@ -508,7 +615,7 @@ unsafe fn store_colour_tile<const CH: usize>(
             let (row, f) = (e / 96, 4 * (e % 96));
             if oy + row < g.out_height {
                 let at = ((oy + row) as usize * g.out_width as usize + ox as usize) * 3 + f as usize;
-                let from = (row * SPLIT_STAGING_STRIDE + f) as usize;
+                let from = (row * STAGING_STRIDE + f) as usize;
                 if aligned && f + 4 <= end {
                     // SAFETY: 16 bytes of the staging area and of the output row, 16-aligned (the
                     // stride, f, ox and the width are multiples of 4).
@@ -530,7 +637,7 @@ unsafe fn store_colour_tile<const CH: usize>(
             let (row, col) = (e / TILE.0, e % TILE.0);
             let (x, y) = (ox + col, oy + row);
             if y < g.out_height && col < inside {
-                let from = (row * SPLIT_STAGING_STRIDE + 3 * col) as usize;
+                let from = (row * STAGING_STRIDE + 3 * col) as usize;
                 let pixel = (y + g.offset) as usize * g.in_width as usize + (x + g.offset) as usize;
                 // SAFETY: inside the staging area; the pixel's alpha inside the input (its
                 // output is inside the output); 16 bytes of the output, 16-aligned (RGBA).

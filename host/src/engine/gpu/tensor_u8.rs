@@ -1,7 +1,7 @@
-//! The `tensor` kernel's taps argument: the filter as fixed-point integers split into signed 8-bit
-//! digits, laid out as the B fragments of its MMAs (see `gpu-kernels`' `kernels/tensor.rs`).
+//! The `tensor-u8` kernel's taps argument: the filter as fixed-point integers split into signed 8-bit
+//! digits, laid out as the B fragments of its MMAs (see `gpu-kernels`' `kernels/tensor_u8.rs`).
 
-use gpu_kernels::launch::{TENSOR_DIGITS, TENSOR_WINDOW_LEAD, tensor_pairs, tensor_words};
+use gpu_kernels::kernels::tensor_u8 as kernel;
 
 /// Largest fixed-point tap: with |digit| <= 128, samples <= 255 and at most 81 taps a digit's sum
 /// stays below 2^22, which the kernel's float trick needs; 2^22 keeps 23 significant bits.
@@ -17,37 +17,37 @@ fn scale(taps: &[f32]) -> f64 {
     2f64.powi(TAP_LIMIT.log2() as i32 - largest.log2().ceil() as i32)
 }
 
-/// `t` as [`TENSOR_DIGITS`] balanced base-256 digits, least significant first: each in
+/// `t` as [`kernel::DIGITS`] balanced base-256 digits, least significant first: each in
 /// [-128, 127], with `t = Σ digit_i · 256^i`.
-fn digits(t: i64) -> [i8; TENSOR_DIGITS as usize] {
+fn digits(t: i64) -> [i8; kernel::DIGITS as usize] {
     let mut rest = t;
-    let mut out = [0i8; TENSOR_DIGITS as usize];
+    let mut out = [0i8; kernel::DIGITS as usize];
     for d in &mut out {
         *d = rest as u8 as i8;
         rest = (rest - i64::from(*d)) >> 8;
     }
-    debug_assert_eq!(rest, 0, "tap {t} needs more than {TENSOR_DIGITS} digits");
+    debug_assert_eq!(rest, 0, "tap {t} needs more than {} digits", kernel::DIGITS);
     out
 }
 
-/// The taps argument of the `tensor` kernel for the `k × k` filter `taps` (row-major) of radius
-/// `radius`: [`tensor_words(radius)`](tensor_words) words, the B-fragment word of every lane for
+/// The taps argument of the `tensor-u8` kernel for the `k × k` filter `taps` (row-major) of radius
+/// `radius`: [`words(radius)`](kernel::words) words, the B-fragment word of every lane for
 /// every pair of filter rows, digit and half of K, then the bits of the `f32` factor that turns
 /// the kernel's integer sum into a value in [0, 1].
 pub fn fragments(taps: &[f32], radius: usize) -> Vec<u32> {
     let k = 2 * radius + 1;
     assert_eq!(taps.len(), k * k, "a {k}x{k} filter");
     let s = scale(taps);
-    let fixed: Vec<[i8; TENSOR_DIGITS as usize]> = taps
+    let fixed: Vec<[i8; kernel::DIGITS as usize]> = taps
         .iter()
         .map(|&t| digits((f64::from(t) * s).round() as i64))
         .collect();
     // Per digit, that digit of every tap (row-major), as the byte the kernel multiplies.
-    let planes: Vec<Vec<u8>> = (0..TENSOR_DIGITS as usize)
+    let planes: Vec<Vec<u8>> = (0..kernel::DIGITS as usize)
         .map(|d| fixed.iter().map(|t| t[d] as u8).collect())
         .collect();
-    let mut words = Vec::with_capacity(tensor_words(radius as u32) as usize);
-    for pair in 0..tensor_pairs(radius as u32) as usize {
+    let mut words = Vec::with_capacity(kernel::words(radius as u32) as usize);
+    for pair in 0..kernel::pairs(radius as u32) as usize {
         for plane in &planes {
             for half in 0..2 {
                 for lane in 0..32 {
@@ -55,8 +55,8 @@ pub fn fragments(taps: &[f32], radius: usize) -> Vec<u32> {
                     let row = 2 * pair + half;
                     let word = (0..4).fold(0u32, |w, q| {
                         // K index 16·half + 4t + q meets output column n at tap column j.
-                        let j =
-                            (4 * t + q) as isize - n as isize - TENSOR_WINDOW_LEAD as isize + radius as isize;
+                        let j = (4 * t + q) as isize - n as isize - kernel::WINDOW_LEAD as isize
+                            + radius as isize;
                         let byte = if row < k && (0..k as isize).contains(&j) {
                             plane[row * k + j as usize]
                         } else {
@@ -76,7 +76,6 @@ pub fn fragments(taps: &[f32], radius: usize) -> Vec<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gpu_kernels::launch::TENSOR_STRIDE;
     use rand::rngs::StdRng;
     use rand::{Rng, SeedableRng};
 
@@ -84,14 +83,14 @@ mod tests {
     /// bytes, B from the fragments, one m16n8k32 product per pair and digit summed exactly in
     /// `i64`, digits combined as the kernel does.
     fn emulate(tile: &[u8], stride: usize, radius: usize, words: &[u32], x: usize) -> [[f32; 8]; 16] {
-        let pairs = tensor_pairs(radius as u32) as usize;
+        let pairs = kernel::pairs(radius as u32) as usize;
         let scale = f32::from_bits(*words.last().unwrap());
         let byte = |w: u32, q: usize| (w >> (8 * q)) as u8 as i8;
         let mut out = [[0.0f32; 8]; 16];
         for (m, row_out) in out.iter_mut().enumerate() {
             for (n, value) in row_out.iter_mut().enumerate() {
                 let mut v = 0.0f32;
-                for digit in (0..TENSOR_DIGITS as usize).rev() {
+                for digit in (0..kernel::DIGITS as usize).rev() {
                     let mut sum = 0i64;
                     for pair in 0..pairs {
                         for kk in 0..32 {
@@ -99,7 +98,7 @@ mod tests {
                             let a = tile[(m + 2 * pair + half) * stride + x + col];
                             // B's element (kk, n) is in the word of lane 4n + t, t = col / 4.
                             let lane = 4 * n + col / 4;
-                            let w = words[((pair * TENSOR_DIGITS as usize + digit) * 2 + half) * 32 + lane];
+                            let w = words[((pair * kernel::DIGITS as usize + digit) * 2 + half) * 32 + lane];
                             sum += i64::from(a) * i64::from(byte(w, col % 4));
                         }
                     }
@@ -137,12 +136,12 @@ mod tests {
     #[test]
     fn the_fragments_compute_the_correlation() {
         let mut rng = StdRng::seed_from_u64(0x1234_5678);
-        let stride = TENSOR_STRIDE as usize;
+        let stride = kernel::STRIDE as usize;
         for radius in 0..=4usize {
             let k = 2 * radius + 1;
             let taps: Vec<f32> = (0..k * k).map(|_| rng.random_range(-1.0f32..1.0)).collect();
             let words = fragments(&taps, radius);
-            assert_eq!(words.len(), tensor_words(radius as u32) as usize);
+            assert_eq!(words.len(), kernel::words(radius as u32) as usize);
             let tile: Vec<u8> = (0..stride * 32).map(|_| rng.random()).collect();
             for x in [0, 8, 64] {
                 let got = emulate(&tile, stride, radius, &words, x);
@@ -152,8 +151,8 @@ mod tests {
                         let mut want = 0.0f64;
                         for i in 0..k {
                             for j in 0..k {
-                                let a =
-                                    tile[(m + i) * stride + x + n + TENSOR_WINDOW_LEAD as usize - radius + j];
+                                let a = tile
+                                    [(m + i) * stride + x + n + kernel::WINDOW_LEAD as usize - radius + j];
                                 want += f64::from(a) * f64::from(taps[i * k + j]);
                             }
                         }

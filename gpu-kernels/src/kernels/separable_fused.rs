@@ -1,26 +1,46 @@
 //! The fused separable kernel: row pass into shared memory, then the column pass, in one launch,
 //! so the image is read once and the result written once (no intermediate image in global memory).
 
+use super::blocked::PER_THREAD;
+/// The entry-point base name: `conv_separable_fused_<type>_r<radius>`.
+pub const ENTRY: &str = "conv_separable_fused";
+
+/// Block shape: 32 × 8 threads.
+pub const BLOCK: (u32, u32) = (32, 8);
+/// Output tile of one block: 128 × 32 pixels (4 × 4 per thread).
+pub const TILE: (u32, u32) = (BLOCK.0 * PER_THREAD.0, BLOCK.1 * PER_THREAD.1);
+
+/// Shared memory: the row-filtered `128 × (32 + 2r)` tile.
+pub const fn shared_bytes(radius: u32) -> u32 {
+    TILE.0 * (TILE.1 + 2 * radius) * 4
+}
+
+#[cfg(target_arch = "nvptx64")]
+use super::blocked;
+#[cfg(target_arch = "nvptx64")]
 use crate::device::shared::dynamic_shared_mem;
+#[cfg(target_arch = "nvptx64")]
 use crate::device::thread::{
     block_idx_x, block_idx_y, block_idx_z, sync_threads, thread_idx_x, thread_idx_y,
 };
+#[cfg(target_arch = "nvptx64")]
 use crate::device::{
     F32x4, Global, ParamTaps, Sample, fetch_or_zero, fma, is_alpha, param_taps, store_patch, unroll,
 };
-use crate::launch::{
-    FAST_PER_THREAD, FUSED_BLOCK, FUSED_TILE, Geometry, MAX_FILTER_SIZE, MAX_RADIUS, Taps, fast_halo,
-};
+#[cfg(target_arch = "nvptx64")]
+use crate::launch::{Geometry, MAX_FILTER_SIZE, MAX_RADIUS, Taps};
+#[cfg(target_arch = "nvptx64")]
 use kernel_macros::kernel;
 
+#[cfg(target_arch = "nvptx64")]
 /// # Tiling
-/// A block of [`FUSED_BLOCK`](crate::launch::FUSED_BLOCK) = 32 × 8 threads produces a 128 × 32
+/// A block of [`BLOCK`] = 32 × 8 threads produces a 128 × 32
 /// output tile of one channel. The row pass computes the row-filtered values of the
 /// tile's 128 columns on `32 + 2R` rows (the tile plus the column filter's halo) straight from
 /// global memory, 4 columns per work item: one warp covers one row, and where the block lies
 /// inside a single-channel image each item reads its `4 + 2RA` input pixels with 16-byte vector
 /// loads (neighbouring items' overlap hits L1). The results go to a `128 × (32 + 2R)` `f32` shared
-/// tile ([`fused_shared_bytes`](crate::launch::fused_shared_bytes)). After a barrier, each thread
+/// tile ([`shared_bytes`]). After a barrier, each thread
 /// computes a 4 × 4 patch of outputs from the `4 + 2R` shared rows above and below it, one 16-byte
 /// shared load per row, with the column taps in registers.
 ///
@@ -34,10 +54,10 @@ use kernel_macros::kernel;
 /// `(bx·128 + 4·tx + ox, by·32 + 4·ty + oy)`, `ox, oy < 4`, of channel `c`, where inside the output.
 ///
 /// # Safety
-/// Launch with block `FUSED_BLOCK`, `fused_shared_bytes(R)` bytes of dynamic shared memory and grid
+/// Launch with block `BLOCK`, `shared_bytes(R)` bytes of dynamic shared memory and grid
 /// z = `channels`; `g.radius == R`; `taps` holds the `k` row taps then the `k` column taps.
 #[kernel(types(f32, u8, u16), radius(0..=15))]
-pub unsafe fn conv_sep_fused<T: Sample, const R: usize>(
+pub unsafe fn conv_separable_fused<T: Sample, const R: usize>(
     input: *const T,
     output: *mut T,
     g: Geometry,
@@ -45,39 +65,41 @@ pub unsafe fn conv_sep_fused<T: Sample, const R: usize>(
 ) {
     let taps = param_taps!(taps);
     // SAFETY: the caller follows the launch contract above.
-    unsafe { sep_fused::<T, R>(input, output, &g, taps) }
+    unsafe { separable_fused::<T, R>(input, output, &g, taps) }
 }
 
-/// The body of `conv_sep_fused`.
+#[cfg(target_arch = "nvptx64")]
+/// The body of `conv_separable_fused`.
 ///
 /// # Safety
-/// As for `conv_sep_fused`.
+/// As for `conv_separable_fused`.
 // The unrolled column pass tests `M >= OY` with both constants; for OY = 0 clippy calls it absurd.
+#[cfg(target_arch = "nvptx64")]
 #[allow(clippy::absurd_extreme_comparisons)]
 #[inline(always)]
-unsafe fn sep_fused<T: Sample, const R: usize>(
+unsafe fn separable_fused<T: Sample, const R: usize>(
     input: *const T,
     output: *mut T,
     g: &Geometry,
     taps: ParamTaps,
 ) {
     /// Longest input run a row-pass item reads (its 4 outputs plus the largest aligned halo), in `f32`.
-    const SEGMENT: usize = 4 + 2 * fast_halo(MAX_FILTER_SIZE / 2) as usize;
+    const SEGMENT: usize = 4 + 2 * blocked::halo(MAX_FILTER_SIZE / 2) as usize;
 
     let k = 2 * R + 1;
-    let ra = fast_halo(R as u32) as usize;
+    let ra = blocked::halo(R as u32) as usize;
     let (tx, ty, c) = (thread_idx_x(), thread_idx_y(), block_idx_z());
     let alpha = is_alpha(g, c);
     let src = Global::new(input, g);
     // 16-byte vectors per shared row: the tile's 128 columns.
-    let per_row = FUSED_TILE.0 as usize / 4;
-    let tile_h = FUSED_TILE.1 as usize + 2 * R;
+    let per_row = TILE.0 as usize / 4;
+    let tile_h = TILE.1 as usize + 2 * R;
     // Input column of output column bx·128, and input row of shared row 0.
-    let xc = (block_idx_x() * FUSED_TILE.0 + g.offset) as i32;
-    let y0 = (block_idx_y() * FUSED_TILE.1 + g.offset) as i32 - R as i32;
+    let xc = (block_idx_x() * TILE.0 + g.offset) as i32;
+    let y0 = (block_idx_y() * TILE.1 + g.offset) as i32 - R as i32;
     let interior = xc >= ra as i32
         && y0 >= 0
-        && (xc + (FUSED_TILE.0 as usize + ra) as i32) as u32 <= g.in_width
+        && (xc + (TILE.0 as usize + ra) as i32) as u32 <= g.in_width
         && y0 as u32 + tile_h as u32 <= g.in_height
         && g.channels == 1
         && g.in_width.is_multiple_of(4)
@@ -88,7 +110,7 @@ unsafe fn sep_fused<T: Sample, const R: usize>(
     unroll!(J < k; [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30] {
         row_taps[J] = taps.get(J as u32);
     });
-    let mut e = (ty * FUSED_BLOCK.0 + tx) as usize;
+    let mut e = (ty * BLOCK.0 + tx) as usize;
     // One work item per 16-byte vector of the shared tile: 4 columns.
     while e < tile_h * per_row {
         let (row, q) = (e / per_row, e % per_row);
@@ -120,15 +142,12 @@ unsafe fn sep_fused<T: Sample, const R: usize>(
         // SAFETY: vector (row, q) of the tile: row < tile_h and q < 32 vectors per row, inside
         // the shared size the host allocates for this radius.
         unsafe { *shared.add(row * per_row + q) = F32x4(out) };
-        e += (FUSED_BLOCK.0 * FUSED_BLOCK.1) as usize;
+        e += (BLOCK.0 * BLOCK.1) as usize;
     }
     sync_threads();
 
-    let (px, py) = (FAST_PER_THREAD.0 * tx, FAST_PER_THREAD.1 * ty);
-    let (x, y) = (
-        block_idx_x() * FUSED_TILE.0 + px,
-        block_idx_y() * FUSED_TILE.1 + py,
-    );
+    let (px, py) = (PER_THREAD.0 * tx, PER_THREAD.1 * ty);
+    let (x, y) = (block_idx_x() * TILE.0 + px, block_idx_y() * TILE.1 + py);
     if x >= g.out_width || y >= g.out_height {
         return;
     }

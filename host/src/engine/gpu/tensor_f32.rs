@@ -1,8 +1,8 @@
 //! The `tensor-f32` kernel's taps argument: the filter scaled by a power of two and split into FP16
 //! high and low parts, laid out as the B fragments of its MMAs (see `gpu-kernels`'
-//! `kernels/tensor_split.rs`).
+//! `kernels/tensor_f32.rs`).
 
-use gpu_kernels::launch::{split_chunks, split_lead, split_words};
+use gpu_kernels::kernels::tensor_f32 as kernel;
 use half::f16;
 
 /// `v` as FP16 high and low parts, each rounded to nearest: `v ≈ hi + lo` to 22 significant bits
@@ -23,7 +23,7 @@ fn scale(taps: &[f32]) -> f32 {
 }
 
 /// The taps argument of the `tensor-f32` kernel for the `k × k` filter `taps` (row-major) of
-/// radius `radius`: [`split_words(radius)`](split_words) words. For each pair of filter rows
+/// radius `radius`: [`words(radius)`](kernel::words) words. For each pair of filter rows
 /// (`2p`, `2p + 1`; the last pair has row `2r` alone), chunk `c` and lane `(g, t)`, the words
 /// `[b0, b1]` of the high parts then of the low parts: `b0` holds the taps that input columns
 /// `8c + 2t, +1` of the window meet at output column `g` on filter row `2p`, `b1` on row `2p + 1`.
@@ -32,9 +32,9 @@ pub fn fragments(taps: &[f32], radius: usize) -> Vec<u32> {
     let k = 2 * radius + 1;
     assert_eq!(taps.len(), k * k, "a {k}x{k} filter");
     let s = scale(taps);
-    let chunks = split_chunks(radius as u32) as usize;
+    let chunks = kernel::chunks(radius as u32) as usize;
     // The window's first input column is `shift` columns before the first output's first tap.
-    let shift = (split_lead(radius as u32) as usize - radius) as isize;
+    let shift = (kernel::lead(radius as u32) as usize - radius) as isize;
     // The scaled tap that window column `col` meets at output column `n` on filter row `row`.
     let tap = |row: usize, col: usize, n: usize| -> (f16, f16) {
         let j = col as isize - n as isize - shift;
@@ -45,7 +45,7 @@ pub fn fragments(taps: &[f32], radius: usize) -> Vec<u32> {
         }
     };
     let pack = |a: f16, b: f16| u32::from(a.to_bits()) | u32::from(b.to_bits()) << 16;
-    let mut words = Vec::with_capacity(split_words(radius as u32) as usize);
+    let mut words = Vec::with_capacity(kernel::words(radius as u32) as usize);
     for pair in 0..=radius {
         for chunk in 0..chunks {
             for lane in 0..32 {
@@ -81,7 +81,7 @@ mod tests {
     /// the three products per chunk and pair of filter rows summed exactly (in `f64`), the scale
     /// undone. Output row `m` reads tile rows `m ..`.
     fn emulate(tile: &[f32], stride: usize, radius: usize, words: &[u32], x: usize) -> [[f64; 8]; 16] {
-        let chunks = split_chunks(radius as u32) as usize;
+        let chunks = kernel::chunks(radius as u32) as usize;
         let unscale = f64::from(f32::from_bits(*words.last().unwrap()));
         let mut out = [[0.0f64; 8]; 16];
         for (m, row_out) in out.iter_mut().enumerate() {
@@ -133,12 +133,12 @@ mod tests {
             let k = 2 * radius + 1;
             let taps: Vec<f32> = (0..k * k).map(|_| next() * 3.0).collect();
             let words = fragments(&taps, radius);
-            assert_eq!(words.len(), split_words(radius as u32) as usize);
+            assert_eq!(words.len(), kernel::words(radius as u32) as usize);
             // Samples already scaled into [-2^14, 2^14], as the kernel's tile is.
             let tile: Vec<f32> = (0..stride * (16 + 2 * radius))
                 .map(|_| next() * 16_384.0)
                 .collect();
-            let shift = split_lead(radius as u32) as usize - radius;
+            let shift = kernel::lead(radius as u32) as usize - radius;
             let abs_sum: f64 = taps.iter().map(|&t| f64::from(t).abs()).sum();
             for x in [0, 8, 64] {
                 let got = emulate(&tile, stride, radius, &words, x);

@@ -1,29 +1,102 @@
-//! The `tensor` kernel (`conv_tensor`): 8-bit images on the tensor cores, with exact integer
+//! The `tensor-u8` kernel (`conv_tensor_u8`): 8-bit images on the tensor cores, with exact integer
 //! products of the samples and the taps split into signed 8-bit digits.
 
+use crate::launch::Geometry;
+/// The entry-point base name: `conv_tensor_u8_r<radius>`, and `conv_tensor_u8_c<channels>_r<radius>`
+/// for RGB and RGBA.
+pub const ENTRY: &str = "conv_tensor_u8";
+
+/// Block shape: 8 warps.
+pub const BLOCK: (u32, u32) = (32, 8);
+/// Output tile of one block: 128 × 64 pixels; warp `w` computes the 64 × 16 part at
+/// `(64 · (w % 2), 16 · (w / 2))`.
+pub const TILE: (u32, u32) = (128, 64);
+/// Largest radius: a window of 8 outputs and its `2r` halo fit the 16 columns one half of an
+/// MMA's K = 32 covers.
+pub const MAX_RADIUS: u32 = 4;
+/// Signed 8-bit digits each fixed-point tap is split into (24 bits: f32's precision).
+pub const DIGITS: u32 = 3;
+/// Columns an MMA's window of 16 input columns starts before its first output (the largest
+/// radius, so every window is 4-byte aligned whatever the radius).
+pub const WINDOW_LEAD: u32 = MAX_RADIUS;
+/// Columns of the input tile left of the output tile: 16, so the tile's rows are whole 16-byte
+/// vectors; the tile is 160 columns wide.
+pub const HALO: u32 = 16;
+/// Width of the input tile in bytes: the output tile and a 16-byte vector of halo on each side.
+pub const COLUMNS: u32 = TILE.0 + 2 * HALO;
+/// Row stride of the shared input tile, in bytes: 176 = 44 words, 12 mod 32, so the 8 rows × 4
+/// words of an A fragment fall in 32 different banks, and a multiple of 16.
+pub const STRIDE: u32 = 176;
+/// Row stride of a warp's output staging area (16 rows of 64 bytes), in bytes: 80 = 20 words, so
+/// the 8 rows a warp writes at once fall in different banks, and a multiple of 16.
+pub const OUT_STRIDE: u32 = 80;
+
+/// Pairs of filter rows of the taps argument for radius `radius`: `k = 2r + 1` rows and one of
+/// zero taps. The kernel does one MMA per pair and digit, except for the last pair, whose first
+/// row it multiplies alone (an MMA of half the size).
+pub const fn pairs(radius: u32) -> u32 {
+    radius + 1
+}
+
+/// Rows of the shared tile: the output tile, the halo, and one row more (the last pair's second
+/// row, which has zero taps: loaded, never multiplied).
+pub const fn rows(radius: u32) -> u32 {
+    TILE.1 + 2 * radius + 1
+}
+
+/// Shared memory for images of `channels` channels: the input tile's plane of each channel, then
+/// each warp's output staging area.
+pub const fn shared_bytes(radius: u32, channels: u32) -> u32 {
+    let warps = BLOCK.0 * BLOCK.1 / 32;
+    channels * STRIDE * rows(radius) + warps * 16 * OUT_STRIDE
+}
+
+/// Words of the taps argument: per pair of filter rows, digit and half of K, one B-fragment word
+/// per lane (index `((pair · DIGITS + digit) · 2 + half) · 32 + lane`), then the `f32` bits of the
+/// factor that turns the exact integer sum into a value in [0, 1].
+pub const fn words(radius: u32) -> u32 {
+    pairs(radius) * DIGITS * 2 * 32 + 1
+}
+
+/// Whether `g` runs on an interleaved entry: RGB or RGBA (any width), one block for every channel
+/// of its tile, which splits the interleaved rows into a plane per channel in shared memory.
+pub const fn interleaved(g: &Geometry) -> bool {
+    g.channels == 3 || g.channels == 4
+}
+
+/// The register limit of the entry of radius `radius` for `channels` channels (PTX `.maxnreg`;
+/// 0: none): the gray entry of radius 4 fits in 64.
+pub const fn max_registers(radius: usize, channels: usize) -> u32 {
+    if radius == 4 && channels == 1 { 64 } else { 0 }
+}
+
+#[cfg(target_arch = "nvptx64")]
 use crate::device::mma::{mma_u8_s8, mma_u8_s8_k16};
+#[cfg(target_arch = "nvptx64")]
 use crate::device::shared::dynamic_shared_mem;
+#[cfg(target_arch = "nvptx64")]
 use crate::device::thread::{block_idx_x, block_idx_y, sync_threads, sync_warp, thread_idx_x, thread_idx_y};
+#[cfg(target_arch = "nvptx64")]
 use crate::device::{Bytes16, Sample, byte_perm, fma, out_index, resolve, unroll};
-use crate::launch::{
-    Geometry, TENSOR_BLOCK, TENSOR_COLUMNS, TENSOR_DIGITS, TENSOR_HALO, TENSOR_MAX_RADIUS, TENSOR_OUT_STRIDE,
-    TENSOR_STRIDE, TENSOR_TILE, TENSOR_WINDOW_LEAD, tensor_pairs, tensor_rows,
-};
+#[cfg(target_arch = "nvptx64")]
 use kernel_macros::kernel;
 
+#[cfg(target_arch = "nvptx64")]
 /// `0x4B40_0000` is 1.5 · 2^23 as `f32`: an accumulator started at this bit pattern holds, after
 /// adding any integer |n| < 2^22, the bit pattern of the `f32` 1.5 · 2^23 + n, so the sum becomes
 /// a float by one subtraction instead of a conversion instruction.
 const ACC_START: u32 = 0x4B40_0000;
+#[cfg(target_arch = "nvptx64")]
 /// [`ACC_START`] as `f32`.
 const ACC_BIAS: f32 = 12_582_912.0;
 
-/// The `tensor` kernel: an 8-bit image convolved on the tensor cores (`mma.sync` m16n8k32, u8 × s8
+#[cfg(target_arch = "nvptx64")]
+/// The `tensor-u8` kernel: an 8-bit image convolved on the tensor cores (`mma.sync` m16n8k32, u8 × s8
 /// into `i32`).
 ///
 /// # Method
 /// The host scales the taps to 24-bit integers (by a power of two, so the scale is exact) and
-/// splits each into [`TENSOR_DIGITS`] signed 8-bit digits. Per digit the products of the 8-bit
+/// splits each into [`DIGITS`] signed 8-bit digits. Per digit the products of the 8-bit
 /// samples and the digits are summed exactly in `i32` by the tensor cores; the digit sums are
 /// combined in `f32` at the end, so the result is as accurate as the `f32` kernels'.
 ///
@@ -34,15 +107,15 @@ const ACC_BIAS: f32 = 12_582_912.0;
 /// two filter rows: column `n` holds the taps shifted to output `n`, zero elsewhere. The last
 /// filter row (k is odd) has an MMA of K = 16 (m16n8k16), half the work, to itself. A's fragments
 /// are 32-bit words of the shared tile, read as they are; B's are the same for every block and
-/// come from the host, [`TENSOR_DIGITS`] × 2 words per lane and pair of filter rows, loaded once
+/// come from the host, [`DIGITS`] × 2 words per lane and pair of filter rows, loaded once
 /// into registers.
 ///
 /// # Tiling
-/// A block of [`TENSOR_BLOCK`] = 32 × 8 threads produces a 128 × 64 output tile, every channel
-/// of it (`C` = 1 for `conv_tensor_u8_*`, 3 for `conv_tensor_c3_*` (RGB), 4 for `conv_tensor_c4_*`
-/// (RGBA, whose alpha is copied)). It loads the input tile, [`TENSOR_COLUMNS`] = 160 columns (the
-/// output tile and a 16-byte vector of [`TENSOR_HALO`] each side) × `64 + 2R + 1` rows, into
-/// shared memory as one plane of bytes per channel, rows [`TENSOR_STRIDE`] apart. Where the
+/// A block of [`BLOCK`] = 32 × 8 threads produces a 128 × 64 output tile, every channel
+/// of it (`C` = 1 for `conv_tensor_u8_*`, 3 for `conv_tensor_u8_c3_*` (RGB), 4 for `conv_tensor_u8_c4_*`
+/// (RGBA, whose alpha is copied)). It loads the input tile, [`COLUMNS`] = 160 columns (the
+/// output tile and a 16-byte vector of [`HALO`] each side) × `64 + 2R + 1` rows, into
+/// shared memory as one plane of bytes per channel, rows [`STRIDE`] apart. Where the
 /// image's rows and the tile's first column are whole 16-byte vectors, every run of 16 pixels
 /// inside the image is `C` vector loads, split into the channels' planes by byte permutes and
 /// stored as one vector per plane (a tile wholly inside checks none of them), and only runs
@@ -58,42 +131,41 @@ const ACC_BIAS: f32 = 12_582_912.0;
 /// `(g, t)` = `(tx / 4, tx % 4)` ends with outputs `(8j + 2t + {0, 1}, g + {0, 8})` of window `j`.
 ///
 /// # Safety
-/// Launch with block [`TENSOR_BLOCK`],
-/// [`tensor_shared_bytes(R, C)`](crate::launch::tensor_shared_bytes) bytes of dynamic shared
+/// Launch with block [`BLOCK`],
+/// [`shared_bytes(R, C)`] bytes of dynamic shared
 /// memory and grid `(tiles across, tiles down, 1)`; `g.radius == R`, `g.channels == C`;
 /// `input`/`output` as for `constant`; `taps` points to the
-/// [`tensor_words(R)`](crate::launch::tensor_words) words the host builds for this filter.
-#[kernel(types(u8), radius(0..=4), consts(C = 1))]
-#[kernel(name = conv_tensor_c3, types(u8), radius(0..=4), consts(C = 3))]
-#[kernel(name = conv_tensor_c4, types(u8), radius(0..=4), consts(C = 4))]
-pub unsafe fn conv_tensor<T: Sample, const R: usize, const C: usize>(
+/// [`words(R)`] words the host builds for this filter.
+#[kernel(types(u8), radius(0..=4), consts(C = 1), max_registers = max_registers(R, C))]
+#[kernel(name = conv_tensor_u8_c3, types(u8), radius(0..=4), consts(C = 3), max_registers = max_registers(R, C))]
+#[kernel(name = conv_tensor_u8_c4, types(u8), radius(0..=4), consts(C = 4), max_registers = max_registers(R, C))]
+pub unsafe fn conv_tensor_u8<T: Sample, const R: usize, const C: usize>(
     input: *const T,
     output: *mut T,
     g: Geometry,
     taps: *const u32,
 ) {
-    const P: usize = tensor_pairs(R as u32) as usize;
-    const D: usize = TENSOR_DIGITS as usize;
+    const P: usize = pairs(R as u32) as usize;
+    const D: usize = DIGITS as usize;
     /// Channels filtered (RGBA's alpha is copied).
     const COLOURS: u32 = if C == 4 { 3 } else { C as u32 };
     /// Runs of 16 pixels a thread loads before storing any (the most any radius needs), so their
     /// latencies overlap.
-    const BATCH: usize = ((TENSOR_COLUMNS / 16) * tensor_rows(TENSOR_MAX_RADIUS))
-        .div_ceil(TENSOR_BLOCK.0 * TENSOR_BLOCK.1) as usize;
+    const BATCH: usize = ((COLUMNS / 16) * rows(MAX_RADIUS)).div_ceil(BLOCK.0 * BLOCK.1) as usize;
     const { assert!(BATCH <= 3, "the batch's unrolled copies below") };
     let (tx, ty) = (thread_idx_x(), thread_idx_y());
-    let (ox, oy) = (block_idx_x() * TENSOR_TILE.0, block_idx_y() * TENSOR_TILE.1);
+    let (ox, oy) = (block_idx_x() * TILE.0, block_idx_y() * TILE.1);
     let bytes = input.cast::<u8>();
 
     // The input tile: column 0 is input column x0, row 0 is input row y0. Channel c's plane
     // starts at byte c · plane of the shared memory.
-    let x0 = (ox + g.offset) as i32 - TENSOR_HALO as i32;
+    let x0 = (ox + g.offset) as i32 - HALO as i32;
     let y0 = (oy + g.offset) as i32 - R as i32;
-    let rows = tensor_rows(R as u32);
-    let plane = TENSOR_STRIDE * rows;
+    let rows = rows(R as u32);
+    let plane = STRIDE * rows;
     let shared = dynamic_shared_mem::<u8>();
-    let first = ty * TENSOR_BLOCK.0 + tx;
-    let threads = TENSOR_BLOCK.0 * TENSOR_BLOCK.1;
+    let first = ty * BLOCK.0 + tx;
+    let threads = BLOCK.0 * BLOCK.1;
     // Stores tile pixel (col, row) in the planes: the bytes the border rule reads, or zeros
     // outside the image (the zero border, or (border NONE) a position no output uses).
     let load_pixel = |col: u32, row: u32| {
@@ -108,18 +180,18 @@ pub unsafe fn conv_tensor<T: Sample, const R: usize, const C: usize>(
         unroll!(CH < C; [0, 1, 2, 3] {
             // SAFETY: (xx, yy) is inside the image where read; (col, row) inside the tile.
             unsafe {
-                *shared.add((CH as u32 * plane + row * TENSOR_STRIDE + col) as usize) =
+                *shared.add((CH as u32 * plane + row * STRIDE + col) as usize) =
                     if inside { *bytes.add(at + CH) } else { 0 }
             };
         });
     };
     if (g.in_width * C as u32).is_multiple_of(16) && (x0 * C as i32) % 16 == 0 {
         // Runs of 16 pixels (C vectors) of the tile.
-        let per_row = TENSOR_COLUMNS / 16;
+        let per_row = COLUMNS / 16;
         let total = per_row * rows;
         // Whether run e of the tile lies wholly inside the image (always, in a tile inside).
         let whole =
-            x0 >= 0 && y0 >= 0 && x0 as u32 + TENSOR_COLUMNS <= g.in_width && y0 as u32 + rows <= g.in_height;
+            x0 >= 0 && y0 >= 0 && x0 as u32 + COLUMNS <= g.in_width && y0 as u32 + rows <= g.in_height;
         let inside = |e: u32| -> bool {
             let (gx, gy) = (x0 + 16 * (e % per_row) as i32, y0 + (e / per_row) as i32);
             whole || (gx >= 0 && gy >= 0 && gx as u32 + 16 <= g.in_width && (gy as u32) < g.in_height)
@@ -155,7 +227,7 @@ pub unsafe fn conv_tensor<T: Sample, const R: usize, const C: usize>(
             let e = first + B as u32 * threads;
             if e < total && inside(e) {
                 let planes = deinterleave::<C>(batch[B]);
-                let at = (e / per_row) * TENSOR_STRIDE + 16 * (e % per_row);
+                let at = (e / per_row) * STRIDE + 16 * (e % per_row);
                 unroll!(CH < C; [0, 1, 2, 3] {
                     // SAFETY: inside plane CH (row < rows, 16 columns of the run < stride),
                     // 16-aligned (plane, stride and run multiples of 16).
@@ -165,34 +237,34 @@ pub unsafe fn conv_tensor<T: Sample, const R: usize, const C: usize>(
         });
     } else {
         let mut e = first;
-        while e < TENSOR_COLUMNS * rows {
-            load_pixel(e % TENSOR_COLUMNS, e / TENSOR_COLUMNS);
+        while e < COLUMNS * rows {
+            load_pixel(e % COLUMNS, e / COLUMNS);
             e += threads;
         }
     }
 
     // B fragments: the same for every block, loaded while the tile loads are in flight.
     // Sized for the largest radius, so the unrolled copies past P (which vanish) index inside it.
-    let mut b = [[[0u32; 2]; D]; TENSOR_MAX_RADIUS as usize + 1];
+    let mut b = [[[0u32; 2]; D]; MAX_RADIUS as usize + 1];
     unroll!(I < P; [0, 1, 2, 3, 4] {
         unroll!(J < D; [0, 1, 2] {
             unroll!(H < 2; [0, 1] {
-                // SAFETY: inside the `tensor_words(R)` words (launch contract).
+                // SAFETY: inside the `words(R)` words (launch contract).
                 b[I][J][H] = unsafe { *taps.add(((I * D + J) * 2 + H) * 32 + tx as usize) };
             });
         });
     });
-    // SAFETY: the last of the `tensor_words(R)` words.
+    // SAFETY: the last of the `words(R)` words.
     let scale = f32::from_bits(unsafe { *taps.add(P * D * 64) });
     sync_threads();
 
     let (lane_g, lane_t) = (tx / 4, tx % 4);
     let (wx, wy) = (64 * (ty % 2), 16 * (ty / 2));
     let words = shared.cast::<u32>().cast_const();
-    let stride = TENSOR_STRIDE / 4;
+    let stride = STRIDE / 4;
     // Word of this lane's A fragment in the row of filter row 0 for output row g, window 0, of
-    // plane 0: the window starts TENSOR_WINDOW_LEAD columns before its first output.
-    let lead = TENSOR_HALO - TENSOR_WINDOW_LEAD;
+    // plane 0: the window starts WINDOW_LEAD columns before its first output.
+    let lead = HALO - WINDOW_LEAD;
     let base = (wy + lane_g) * stride + (wx + lead) / 4 + lane_t;
     // The lane's 4 outputs of the window whose A fragment word for filter row 0 is `at`:
     // (2t, g), (2t + 1, g), (2t, g + 8), (2t + 1, g + 8), as values in [0, 1] to store.
@@ -231,10 +303,10 @@ pub unsafe fn conv_tensor<T: Sample, const R: usize, const C: usize>(
             v * scale
         })
     };
-    // This warp's staging area, 16 rows TENSOR_OUT_STRIDE bytes apart, as an offset in the shared
+    // This warp's staging area, 16 rows OUT_STRIDE bytes apart, as an offset in the shared
     // memory (32 bits where a pointer would hold two registers through the loop).
-    let staging_at = C as u32 * plane + ty * 16 * TENSOR_OUT_STRIDE;
-    // SAFETY: inside the dynamic shared memory (`tensor_shared_bytes`).
+    let staging_at = C as u32 * plane + ty * 16 * OUT_STRIDE;
+    // SAFETY: inside the dynamic shared memory (`shared_bytes`).
     let staging = unsafe { shared.add(staging_at as usize) };
     let (x, y) = (ox + wx, oy + wy);
     if C == 1 {
@@ -243,7 +315,7 @@ pub unsafe fn conv_tensor<T: Sample, const R: usize, const C: usize>(
             unroll!(H < 2; [0, 1] {
                 let level = |e: usize| u16::from(u8::store(values[e], true));
                 let pair = level(2 * H) | level(2 * H + 1) << 8;
-                let at = staging_at + (lane_g + 8 * H as u32) * TENSOR_OUT_STRIDE + 8 * j + 2 * lane_t;
+                let at = staging_at + (lane_g + 8 * H as u32) * OUT_STRIDE + 8 * j + 2 * lane_t;
                 // SAFETY: inside this warp's staging area (row < 16, column < 64), 2-aligned.
                 unsafe { *shared.add(at as usize).cast::<u16>() = pair };
             });
@@ -260,7 +332,7 @@ pub unsafe fn conv_tensor<T: Sample, const R: usize, const C: usize>(
                 let values = window(c * plane / 4 + base + 2 * (2 * half + h));
                 unroll!(E < 4; [0, 1, 2, 3] {
                     let (row, col) = (lane_g + 8 * (E as u32 / 2), 8 * h + 2 * lane_t + E as u32 % 2);
-                    let at = staging_at + row * TENSOR_OUT_STRIDE + col * C as u32 + c;
+                    let at = staging_at + row * OUT_STRIDE + col * C as u32 + c;
                     // SAFETY: inside this warp's staging area (row < 16, byte < 16 · C <= 64).
                     unsafe { *shared.add(at as usize) = u8::store(values[E], true) };
                 });
@@ -269,7 +341,7 @@ pub unsafe fn conv_tensor<T: Sample, const R: usize, const C: usize>(
         sync_warp();
         // Column and row of the staged pixels' alpha in the tile (output pixel (x, y) reads input
         // pixel (x + offset, y + offset), tile position (x - ox + HALO, y - oy + R)).
-        let alpha_at = 3 * plane + (R as u32 + wy) * TENSOR_STRIDE + TENSOR_HALO + wx + 16 * half;
+        let alpha_at = 3 * plane + (R as u32 + wy) * STRIDE + HALO + wx + 16 * half;
         let x = x + 16 * half;
         if (g.out_width * C as u32).is_multiple_of(16) {
             // C vectors per row of 16 pixels; lane tx stores vectors tx and tx + 32.
@@ -281,10 +353,10 @@ pub unsafe fn conv_tensor<T: Sample, const R: usize, const C: usize>(
                     // SAFETY: 16 bytes of the staging area, 16-aligned; of the output: inside
                     // (checked: the row's samples are whole vectors) and 16-aligned.
                     unsafe {
-                        let mut v = *staging.add((row * TENSOR_OUT_STRIDE + 16 * q) as usize).cast::<Bytes16>();
+                        let mut v = *staging.add((row * OUT_STRIDE + 16 * q) as usize).cast::<Bytes16>();
                         if C == 4 {
                             // Pixels 4q .. 4q + 3: their alpha, one word of plane 3.
-                            let alpha = *words.add(((alpha_at + row * TENSOR_STRIDE + 4 * q) / 4) as usize);
+                            let alpha = *words.add(((alpha_at + row * STRIDE + 4 * q) / 4) as usize);
                             v.0 = [0, 1, 2, 3].map(|i| byte_perm(v.0[i], alpha, 0x0210 | (4 + i as u32) << 12));
                         }
                         let at = (y + row) as usize * (g.out_width as usize * C) + sample as usize;
@@ -301,9 +373,9 @@ pub unsafe fn conv_tensor<T: Sample, const R: usize, const C: usize>(
                     // SAFETY: inside the staging area or plane 3, and the output (checked).
                     unsafe {
                         let v = if C == 4 && c == 3 {
-                            *shared.add((alpha_at + row * TENSOR_STRIDE + col) as usize)
+                            *shared.add((alpha_at + row * STRIDE + col) as usize)
                         } else {
-                            *staging.add((row * TENSOR_OUT_STRIDE + s) as usize)
+                            *staging.add((row * OUT_STRIDE + s) as usize)
                         };
                         *output.cast::<u8>().add(out_index(&g, x + col, y + row, c)) = v;
                     }
@@ -315,12 +387,13 @@ pub unsafe fn conv_tensor<T: Sample, const R: usize, const C: usize>(
     }
 }
 
+#[cfg(target_arch = "nvptx64")]
 /// Stores a gray warp's 64 × 16 staged outputs at `(x, y)`: as 16-byte vectors where the
 /// output's rows are whole vectors, else byte by byte (at constant address steps where all are
 /// inside the output).
 ///
 /// # Safety
-/// `staging` holds the 16 rows, [`TENSOR_OUT_STRIDE`] apart, 16-aligned; `output` is the output of
+/// `staging` holds the 16 rows, [`OUT_STRIDE`] apart, 16-aligned; `output` is the output of
 /// a one-channel geometry `g`.
 #[inline(always)]
 unsafe fn store_gray(staging: *const u8, output: *mut u8, g: &Geometry, (x, y): (u32, u32)) {
@@ -334,7 +407,7 @@ unsafe fn store_gray(staging: *const u8, output: *mut u8, g: &Geometry, (x, y): 
                 // 16), and of the output: inside (checked) and 16-aligned (x and the width are
                 // multiples of 16).
                 unsafe {
-                    let v = *staging.add((row * TENSOR_OUT_STRIDE + 16 * q) as usize).cast::<Bytes16>();
+                    let v = *staging.add((row * OUT_STRIDE + 16 * q) as usize).cast::<Bytes16>();
                     v.store_global(output.add(out_index(g, x + 16 * q, y + row, 0)));
                 }
             }
@@ -346,7 +419,7 @@ unsafe fn store_gray(staging: *const u8, output: *mut u8, g: &Geometry, (x, y): 
         unroll!(ROW < 16; [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] {
             unroll!(H < 2; [0, 1] {
                 // SAFETY: inside the staging area (row < 16, column < 64) and the output (checked).
-                unsafe { *output.add(at + H * 32) = *staging.add(ROW * TENSOR_OUT_STRIDE as usize + tx as usize + 32 * H) };
+                unsafe { *output.add(at + H * 32) = *staging.add(ROW * OUT_STRIDE as usize + tx as usize + 32 * H) };
             });
             at += g.out_width as usize;
         });
@@ -358,7 +431,7 @@ unsafe fn store_gray(staging: *const u8, output: *mut u8, g: &Geometry, (x, y): 
                 // SAFETY: inside the staging area and the output.
                 unsafe {
                     *output.add(out_index(g, x + col, y + row, 0)) =
-                        *staging.add((row * TENSOR_OUT_STRIDE + col) as usize)
+                        *staging.add((row * OUT_STRIDE + col) as usize)
                 };
             }
             e += 32;
@@ -366,6 +439,7 @@ unsafe fn store_gray(staging: *const u8, output: *mut u8, g: &Geometry, (x, y): 
     }
 }
 
+#[cfg(target_arch = "nvptx64")]
 /// 16 interleaved pixels of `C` channels (the first `C` vectors, little-endian) as one vector per
 /// channel: pixel `p`'s channel `c` becomes byte `p` of vector `c`.
 #[inline(always)]
@@ -384,6 +458,7 @@ fn deinterleave<const C: usize>(v: [[u32; 4]; 4]) -> [[u32; 4]; 4] {
     planes
 }
 
+#[cfg(target_arch = "nvptx64")]
 /// Channel `c`'s bytes of 4 interleaved pixels held in `w` (the first 12 bytes for RGB, all 16 for
 /// RGBA, little-endian), as one word: pixel `p`'s byte `p · channels + c` becomes byte `p`. Two
 /// byte permutes for RGB, three for RGBA (the selectors are constants where `channels` and `c`

@@ -1,20 +1,74 @@
-//! The `stream` kernel (`conv_stream`): 8-bit rows streamed through registers, each warp
+//! The `warp-rows` kernel (`conv_warp_rows`): 8-bit rows streamed through registers, each warp
 //! walking down its own strip of the image with no shared memory and no barrier.
 
+use crate::launch::{Geometry, border};
+/// The entry-point base name: `conv_warp_rows_r<radius>` (8-bit samples only), and
+/// `conv_warp_rows_c<channels>_r<radius>` for RGB and RGBA.
+pub const ENTRY: &str = "conv_warp_rows";
+
+/// Block shape: 4 warps side by side, each streaming down its own strip of 256 bytes (8 per
+/// lane).
+pub const BLOCK: (u32, u32) = (32, 4);
+/// Bytes per lane: one 8-byte load per input row.
+pub const PER_LANE: u32 = 8;
+/// Output rows of one warp (each input row it loads feeds up to `k` of them).
+pub const ROWS: u32 = 8;
+/// Bytes across one warp's strip: 256.
+pub const STRIP: u32 = BLOCK.0 * PER_LANE;
+/// Output tile of one block: 1024 bytes × 8 rows (1024 gray pixels; an RGB or RGBA block's bytes
+/// hold every channel of its pixels).
+pub const TILE: (u32, u32) = (STRIP * BLOCK.1, ROWS);
+/// Largest radius: the accumulators for `k` output rows of 8 pixels stay in registers up to 5 × 5
+/// filters, where it is the fastest 8-bit kernel at k = 3 (larger filters are `tensor-u8`'s).
+pub const MAX_RADIUS: u32 = 2;
+/// Largest radius of the RGB and RGBA entries: a window reaches `channels · r` bytes past a
+/// lane's 8 on each side, at most the 4 bytes of a neighbour's word.
+pub const INTERLEAVED_MAX_RADIUS: u32 = 1;
+
+/// Whether the rows of `g` are whole 8-byte words a lane loads at a time: rows of a multiple of
+/// 8 bytes, not the valid border, and (but for the zero border) no warp whose first lane ends the
+/// row, which would need a word beyond each end of its bytes.
+pub const fn words(g: &Geometry) -> bool {
+    let row = g.in_width * g.channels;
+    row.is_multiple_of(PER_LANE) && g.offset == 0 && (g.border == border::ZERO || row % STRIP != PER_LANE)
+}
+
+/// Whether the kernel streams `g` by words (gray, or RGB and RGBA on their entries); elsewhere
+/// its gray entry computes output by output, correct but never the fastest variant.
+pub const fn by_words(g: &Geometry) -> bool {
+    words(g) && (g.channels == 1 || interleaved(g))
+}
+
+/// Whether `g` runs on an interleaved entry: RGB or RGBA up to [`INTERLEAVED_MAX_RADIUS`] whose
+/// rows are words ([`words`]); other colour images run the gray entry, which computes them pixel
+/// by pixel.
+pub const fn interleaved(g: &Geometry) -> bool {
+    (g.channels == 3 || g.channels == 4) && g.radius <= INTERLEAVED_MAX_RADIUS && words(g)
+}
+
+/// The register limit of the entry of radius `radius` for `channels` channels (PTX `.maxnreg`;
+/// 0: none): the gray entry of radius 1 fits in 56 (128 threads a block: 9 blocks per SM where
+/// ptxas's 62-64 fit 8).
+pub const fn max_registers(radius: usize, channels: usize) -> u32 {
+    if radius == 1 && channels == 1 { 56 } else { 0 }
+}
+
+#[cfg(target_arch = "nvptx64")]
 use crate::device::thread::{
     block_idx_x, block_idx_y, block_idx_z, shfl_down_1, shfl_up_1, thread_idx_x, thread_idx_y,
 };
+#[cfg(target_arch = "nvptx64")]
 use crate::device::{
     Global, ParamTaps, Sample, TapRead, byte_perm, byte_value, copy_alpha_tile, correlate, fma, is_alpha,
     level_bits, param_taps, resolve, store_sample, unroll,
 };
-use crate::launch::{
-    ExactTaps, Geometry, STREAM_BLOCK, STREAM_PER_LANE, STREAM_ROWS, STREAM_STRIP, STREAM_TILE, border,
-    stream_words,
-};
+#[cfg(target_arch = "nvptx64")]
+use crate::launch::ExactTaps;
+#[cfg(target_arch = "nvptx64")]
 use kernel_macros::kernel;
 
-/// The `stream` kernel: an 8-bit image convolved by warps that each load every input row of
+#[cfg(target_arch = "nvptx64")]
+/// The `warp-rows` kernel: an 8-bit image convolved by warps that each load every input row of
 /// their strip once, with the filter radius `R` and the channels `C` of the interleaved rows it
 /// filters as words known at compile time.
 ///
@@ -25,19 +79,19 @@ use kernel_macros::kernel;
 /// feed. Each input row is applied, every tap a constant-bank operand, to the `k` output rows it
 /// feeds; the last tap of an output row saturates it to [0, 1] in the same FMA, and the row is
 /// rounded, packed and stored as one 8-byte word. At k = 3 this is about 19 instructions per
-/// output, where the `tensor` kernel's fixed epilogue alone costs 12. An interleaved row is
+/// output, where the `tensor-u8` kernel's fixed epilogue alone costs 12. An interleaved row is
 /// filtered as a row of bytes whose taps lie `C` bytes apart, so every channel of a pixel is
 /// filtered with its own samples; RGBA's alpha bytes are replaced by the input's.
 ///
 /// # Tiling
-/// A block of [`STREAM_BLOCK`] = 32 × 4 threads produces a [`STREAM_TILE`] = 1024 bytes × 8
-/// rows output tile: warp `w` the [`STREAM_STRIP`] = 256 × 8 bytes at `(256 · w, 0)`, reading the
+/// A block of [`BLOCK`] = 32 × 4 threads produces a [`TILE`] = 1024 bytes × 8
+/// rows output tile: warp `w` the [`STRIP`] = 256 × 8 bytes at `(256 · w, 0)`, reading the
 /// `8 + 2R` input rows they need. Warps share nothing but the caches.
 ///
 /// # Thread mapping
 /// Lane `l` of warp `w` in block `(bx, by)` writes output bytes `x .. x + 8` of rows
 /// `8 · by .. 8 · by + 8`, with `x = 1024 · bx + 256 · w + 8 · l`, where inside the output.
-/// Where the rows are words ([`stream_words`]: whole 8-byte words, not the valid border), a lane
+/// Where the rows are words ([`words`]: whole 8-byte words, not the valid border), a lane
 /// loads its 8 bytes of a row as one word and takes the `C · R` bytes on each side from its
 /// neighbours' words (`shfl.sync`); lanes 0 and 31 load the 4-byte word beyond the strip's end
 /// themselves. At the image's left and right edges that word comes from the edge's own bytes,
@@ -50,35 +104,35 @@ use kernel_macros::kernel;
 /// pixel: correct, not fast.
 ///
 /// # Safety
-/// Launch with block [`STREAM_BLOCK`] and no dynamic shared memory; `g.radius == R`; buffers as
+/// Launch with block [`BLOCK`] and no dynamic shared memory; `g.radius == R`; buffers as
 /// for `constant`, of 8-bit samples; the taps are the filter's divided by 255. The gray entry
-/// (`C` = 1): grid `(tiles across, tiles down, channels)` of [`STREAM_TILE`] in pixels. The RGB
-/// and RGBA entries: only where `stream_interleaved(g)`, `C` = `g.channels`, grid `(tiles
-/// across, tiles down, 1)` of [`STREAM_TILE`] in bytes.
-#[kernel(types(u8), radius(0..=2), consts(C = 1))]
-#[kernel(name = conv_stream_c3, types(u8), radius(0..=1), consts(C = 3))]
-#[kernel(name = conv_stream_c4, types(u8), radius(0..=1), consts(C = 4))]
-pub unsafe fn conv_stream<T: Sample, const R: usize, const C: usize>(
+/// (`C` = 1): grid `(tiles across, tiles down, channels)` of [`TILE`] in pixels. The RGB
+/// and RGBA entries: only where `interleaved(g)`, `C` = `g.channels`, grid `(tiles
+/// across, tiles down, 1)` of [`TILE`] in bytes.
+#[kernel(types(u8), radius(0..=2), consts(C = 1), max_registers = max_registers(R, C))]
+#[kernel(name = conv_warp_rows_c3, types(u8), radius(0..=1), consts(C = 3), max_registers = max_registers(R, C))]
+#[kernel(name = conv_warp_rows_c4, types(u8), radius(0..=1), consts(C = 4), max_registers = max_registers(R, C))]
+pub unsafe fn conv_warp_rows<T: Sample, const R: usize, const C: usize>(
     input: *const T,
     output: *mut T,
     g: Geometry,
     taps: ExactTaps<{ (2 * R + 1) * (2 * R + 1) }>,
 ) {
     let (lane, warp, c) = (thread_idx_x(), thread_idx_y(), block_idx_z());
-    let (ox, oy) = (block_idx_x() * STREAM_TILE.0, block_idx_y() * STREAM_TILE.1);
+    let (ox, oy) = (block_idx_x() * TILE.0, block_idx_y() * TILE.1);
     if is_alpha(&g, c) {
         // SAFETY: an RGBA image on the gray entry (launch contract).
-        unsafe { copy_alpha_tile(input, output, &g, (ox, oy), STREAM_TILE, STREAM_BLOCK) };
+        unsafe { copy_alpha_tile(input, output, &g, (ox, oy), TILE, BLOCK) };
         return;
     }
-    let strip = ox + warp * STREAM_STRIP;
-    if C == 1 && (g.channels != 1 || !stream_words(&g)) {
+    let strip = ox + warp * STRIP;
+    if C == 1 && (g.channels != 1 || !words(&g)) {
         let taps = param_taps!(taps);
         // SAFETY: the launch contract.
         unsafe { per_pixel(input, output, &g, taps, (strip + lane, oy), c) };
         return;
     }
-    let x = strip + lane * STREAM_PER_LANE;
+    let x = strip + lane * PER_LANE;
     let row = g.in_width * C as u32;
     if strip >= row {
         return;
@@ -88,9 +142,9 @@ pub unsafe fn conv_stream<T: Sample, const R: usize, const C: usize>(
     // A strip holding the right edge on a lane other than 31, but for the zero border, runs the
     // loop. Unrolled it is as correct (the edge lane takes the border's bytes from its own word),
     // but ptxas then gives the gray radius-1 entry 48 registers instead of 56, and 8192² k=3 ran
-    // 1.5% slower (session 13, run 11).
-    let strip_unrolled = g.border == border::ZERO || strip + STREAM_STRIP <= row;
-    let rows_inside = oy >= R as u32 && oy + STREAM_ROWS + R as u32 <= g.in_height;
+    // 1.5% slower (measured 2026-11-24).
+    let strip_unrolled = g.border == border::ZERO || strip + STRIP <= row;
+    let rows_inside = oy >= R as u32 && oy + ROWS + R as u32 <= g.in_height;
     // SAFETY: the launch contract.
     unsafe {
         if rows_inside && strip_unrolled {
@@ -101,9 +155,11 @@ pub unsafe fn conv_stream<T: Sample, const R: usize, const C: usize>(
     }
 }
 
+#[cfg(target_arch = "nvptx64")]
 /// `prmt` selector that keeps a word as it is.
 const KEEP: u32 = 0x3210;
 
+#[cfg(target_arch = "nvptx64")]
 /// The `prmt` selector that makes, from a lane's 8 bytes (`low`, `high`) at the left edge of the
 /// image (`LEFT`) or its right edge, the 4 bytes beyond that edge as border `mode` (replicate or
 /// reflect) gives them, for rows of `C` channels. Byte `s` of the result is the row's byte
@@ -137,6 +193,7 @@ const fn edge_selector<const C: usize, const LEFT: bool>(mode: u32) -> u32 {
     sel
 }
 
+#[cfg(target_arch = "nvptx64")]
 /// What a lane loads: its 8 bytes from column `x` (where `own`), and in lanes 0 and 31 (and the
 /// lane at the image's right edge) a `side` word at byte `side_at` (at a replicated or reflected
 /// edge, its own first word), whose bytes and its own high word's `side_sel` permutes into the
@@ -153,11 +210,12 @@ struct Lane {
     right: bool,
 }
 
+#[cfg(target_arch = "nvptx64")]
 impl Lane {
     #[inline(always)]
     fn new<const C: usize>(g: &Geometry, lane: u32, x: u32, row: u32) -> Self {
         let left = lane == 0;
-        let right = !left && (lane == 31 || x + STREAM_PER_LANE == row);
+        let right = !left && (lane == 31 || x + PER_LANE == row);
         // (side, side_at, side_sel) at an edge of the image, given the wrap border's word and the
         // replicate and reflect borders' selectors (of the lane's own words).
         let edge = |wrap_at: u32, replicate: u32, reflect: u32| match g.border {
@@ -168,15 +226,15 @@ impl Lane {
         };
         let (side, side_at, side_sel) = if left && x > 0 {
             (true, x - 4, KEEP)
-        } else if right && x + STREAM_PER_LANE < row {
-            (true, x + STREAM_PER_LANE, KEEP)
+        } else if right && x + PER_LANE < row {
+            (true, x + PER_LANE, KEEP)
         } else if left {
             edge(
                 row - 4,
                 const { edge_selector::<C, true>(border::REPLICATE) },
                 const { edge_selector::<C, true>(border::REFLECT) },
             )
-        } else if right && x + STREAM_PER_LANE == row {
+        } else if right && x + PER_LANE == row {
             edge(
                 0,
                 const { edge_selector::<C, false>(border::REPLICATE) },
@@ -197,6 +255,7 @@ impl Lane {
     }
 }
 
+#[cfg(target_arch = "nvptx64")]
 /// A lane's loads of one input row: its 8 bytes and its side word.
 #[derive(Clone, Copy)]
 struct Words {
@@ -205,6 +264,7 @@ struct Words {
     side: u32,
 }
 
+#[cfg(target_arch = "nvptx64")]
 /// Loads the lane's words of the row starting at byte `row` of `bytes`, or zeros where the row
 /// is outside the image (`inside` false).
 ///
@@ -227,6 +287,7 @@ unsafe fn load_row(bytes: *const u8, row: usize, at: &Lane, inside: bool) -> Wor
     Words { low, high, side }
 }
 
+#[cfg(target_arch = "nvptx64")]
 /// The lane's input bytes `x - C·R .. x + 8 + C·R` of a row as integers 0-255, from its words and
 /// its neighbours' (every lane of the warp calls it together).
 #[inline(always)]
@@ -248,6 +309,7 @@ fn pixels<const R: usize, const C: usize>(w: Words, at: &Lane) -> [f32; 16] {
     v
 }
 
+#[cfg(target_arch = "nvptx64")]
 /// Applies input row `v` with filter row `I` to `acc` (tap `J` reads the bytes `C · J` on),
 /// saturating to [0, 1] in the output's last tap.
 #[inline(always)]
@@ -269,11 +331,12 @@ fn apply_row<const R: usize, const C: usize, const I: usize>(
     });
 }
 
+#[cfg(target_arch = "nvptx64")]
 /// A warp whose rows are all inside the image: every row unrolled, the next row's words loaded
 /// before the current row is applied, no check between the rows.
 ///
 /// # Safety
-/// As for `conv_stream`, rows of words with `oy - R .. oy + 8 + R` inside the image.
+/// As for `conv_warp_rows`, rows of words with `oy - R .. oy + 8 + R` inside the image.
 #[inline(always)]
 unsafe fn interior<const R: usize, const C: usize>(
     bytes: *const u8,
@@ -292,9 +355,9 @@ unsafe fn interior<const R: usize, const C: usize>(
     let mut rows = [(0u32, 0u32); 5];
     // SAFETY: rows inside the image (the caller's contract).
     let mut next = unsafe { load_row(bytes, first, at, true) };
-    unroll!(RW < STREAM_ROWS as usize + 2 * R; [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11] {
+    unroll!(RW < ROWS as usize + 2 * R; [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11] {
         let words = next;
-        if RW + 1 < STREAM_ROWS as usize + 2 * R {
+        if RW + 1 < ROWS as usize + 2 * R {
             // SAFETY: as above.
             next = unsafe { load_row(bytes, first + (RW + 1) * row, at, true) };
         }
@@ -306,7 +369,7 @@ unsafe fn interior<const R: usize, const C: usize>(
         // difference wraps).
         unroll!(I < k; [0, 1, 2, 3, 4] {
             let out_row = RW.wrapping_sub(I);
-            if out_row < STREAM_ROWS as usize {
+            if out_row < ROWS as usize {
                 let acc = &mut ring[out_row % k];
                 if I == 0 {
                     *acc = [0.0; 8];
@@ -322,12 +385,13 @@ unsafe fn interior<const R: usize, const C: usize>(
     });
 }
 
+#[cfg(target_arch = "nvptx64")]
 /// A warp at the top or bottom of the image: a loop over its rows (not unrolled, so its code
 /// stays small), each resolved by the border; at step `rw`, `acc[i]` holds output row `rw - i`
 /// and `rows[i]` input row `rw - i`'s words, and both move down one place per step.
 ///
 /// # Safety
-/// As for `conv_stream`, rows of words.
+/// As for `conv_warp_rows`, rows of words.
 #[inline(always)]
 unsafe fn edge<const R: usize, const C: usize>(
     bytes: *const u8,
@@ -342,7 +406,7 @@ unsafe fn edge<const R: usize, const C: usize>(
     let mut acc = [[0.0f32; 8]; 5];
     let mut rows = [(0u32, 0u32); 5];
     // The trip count from the geometry (`g.radius` is R), so the loop stays a loop.
-    for rw in 0..STREAM_ROWS + 2 * g.radius {
+    for rw in 0..ROWS + 2 * g.radius {
         let yy = resolve(oy as i32 - R as i32 + rw as i32, height as i32, g.border);
         let inside = (yy as u32) < height;
         // SAFETY: the row where `inside`.
@@ -368,6 +432,7 @@ unsafe fn edge<const R: usize, const C: usize>(
     }
 }
 
+#[cfg(target_arch = "nvptx64")]
 /// Rounds the lane's 8 outputs (in [0, 1]) to 8-bit samples and stores them at byte `row` + x
 /// of the output as one 8-byte word, where the lane's bytes are inside; RGBA's alpha bytes (3
 /// and 7) are taken from `centre`, the input row's words the outputs are centred on.
@@ -399,12 +464,13 @@ unsafe fn store_row<const C: usize>(out: *mut u8, row: usize, at: &Lane, acc: &[
     }
 }
 
+#[cfg(target_arch = "nvptx64")]
 /// Every other image: the lane's outputs `x + 32 · p` (`p` < 8, neighbouring lanes on
 /// neighbouring pixels) of rows `oy .. oy + 8`, channel `c`, each correlated on its own with the
 /// border resolved per pixel.
 ///
 /// # Safety
-/// As for `conv_stream`.
+/// As for `conv_warp_rows`.
 #[inline(always)]
 unsafe fn per_pixel<T: Sample>(
     input: *const T,
@@ -415,9 +481,9 @@ unsafe fn per_pixel<T: Sample>(
     c: u32,
 ) {
     let src = Global::new(input, g);
-    for y in oy..(oy + STREAM_ROWS).min(g.out_height) {
-        for p in 0..STREAM_PER_LANE {
-            let xx = x + p * STREAM_BLOCK.0;
+    for y in oy..(oy + ROWS).min(g.out_height) {
+        for p in 0..PER_LANE {
+            let xx = x + p * BLOCK.0;
             if xx < g.out_width {
                 // The taps are divided by 255 and `correlate` reads samples in [0, 1].
                 let v = correlate(g, &src, xx, y, |i| taps.get(i)) * 255.0;
@@ -428,6 +494,7 @@ unsafe fn per_pixel<T: Sample>(
     }
 }
 
+#[cfg(target_arch = "nvptx64")]
 /// `fma.rn.sat.f32`: `a * b + c` rounded once and clamped to [0, 1] (NaN to 0).
 #[inline(always)]
 fn fma_sat(a: f32, b: f32, c: f32) -> f32 {
@@ -439,6 +506,7 @@ fn fma_sat(a: f32, b: f32, c: f32) -> f32 {
     d
 }
 
+#[cfg(target_arch = "nvptx64")]
 /// Two 32-bit words of global memory through the read-only data cache (`ld.global.nc.v2.u32`).
 ///
 /// # Safety
@@ -453,6 +521,7 @@ unsafe fn load_nc_v2(p: *const u8) -> [u32; 2] {
     [a, b]
 }
 
+#[cfg(target_arch = "nvptx64")]
 /// One 32-bit word of global memory through the read-only data cache (`ld.global.nc.u32`).
 ///
 /// # Safety
@@ -467,6 +536,7 @@ unsafe fn load_nc(p: *const u8) -> u32 {
     a
 }
 
+#[cfg(target_arch = "nvptx64")]
 /// Two 32-bit words to global memory (`st.global.v2.u32`).
 ///
 /// # Safety

@@ -1,22 +1,101 @@
-//! The `fast` kernels (`conv_fast`, 4 × 4 outputs per thread, and `conv_fast_4x2`, 4 × 2): register
-//! blocking with the filter radius known at compile time.
+//! The `blocked-4x4` and `blocked-4x2` kernels (`conv_blocked_4x4`, 4 × 4 outputs per thread, and
+//! `conv_blocked_4x2`, 4 × 2): register blocking with the filter radius known at compile time.
 
+use crate::launch::Geometry;
+/// The entry-point base name of `blocked-4x4`: `conv_blocked_4x4_<type>_r<radius>`, and
+/// `conv_blocked_4x4_c<channels>_<type>_r<radius>` for the interleaved entries.
+pub const ENTRY_4X4: &str = "conv_blocked_4x4";
+/// The entry-point base name of `blocked-4x2`, named as [`ENTRY_4X4`]'s.
+pub const ENTRY_4X2: &str = "conv_blocked_4x2";
+
+/// Block shape: 32 × 8 threads.
+pub const BLOCK: (u32, u32) = (32, 8);
+/// Outputs per thread of `blocked-4x4`: a 4 × 4 patch held in registers.
+pub const PER_THREAD: (u32, u32) = (4, 4);
+/// Output rows per thread: 4 (`blocked-4x4`) or 2 (`blocked-4x2`: half the tile, more blocks,
+/// fewer registers).
+pub const ROWS: [u32; 2] = [4, 2];
+/// Output tile of one block with `rows` output rows per thread: 128 × (8 · rows) pixels.
+pub const fn tile(rows: u32) -> (u32, u32) {
+    (BLOCK.0 * PER_THREAD.0, BLOCK.1 * rows)
+}
+/// Output tile of one `blocked-4x4` block: 128 × 32 pixels.
+pub const TILE: (u32, u32) = tile(PER_THREAD.1);
+
+/// The horizontal halo: the radius rounded up to a multiple of 4, so the tile's first column,
+/// every row of it, and every thread's run of pixels are 16-byte aligned.
+pub const fn halo(radius: u32) -> u32 {
+    radius.div_ceil(4) * 4
+}
+
+/// Row stride (in `f32`) of the shared tile: the tile plus its aligned halo.
+pub const fn stride(radius: u32) -> u32 {
+    TILE.0 + 2 * halo(radius)
+}
+
+/// Shared memory with `rows` output rows per thread, for the entries that filter rows of
+/// `channels` interleaved channels as rows of samples (1: one channel per block).
+pub const fn shared_bytes(radius: u32, rows: u32, channels: u32) -> u32 {
+    stride(radius * channels) * (tile(rows).1 + 2 * radius) * 4
+}
+
+/// Largest radius of the interleaved (RGB, RGBA) entries, `<base>_c<channels>_<type>_r<r>`: a
+/// block filters a run of 128 interleaved samples of every channel, each tap `channels` samples
+/// from the next, so RGB and RGBA rows load and store whole 16-byte vectors as gray rows do
+/// (RGBA's alpha is copied).
+pub const INTERLEAVED_MAX_RADIUS: u32 = 4;
+
+/// Whether `g` runs on an interleaved entry: RGB or RGBA, radius up to
+/// [`INTERLEAVED_MAX_RADIUS`], and rows of whole 4-sample vectors from the tile's first column on
+/// (else each channel is its own block, as for other channel counts).
+pub const fn interleaved(g: &Geometry) -> bool {
+    (g.channels == 3 || g.channels == 4)
+        && g.radius <= INTERLEAVED_MAX_RADIUS
+        && (g.in_width * g.channels).is_multiple_of(4)
+        && (g.offset * g.channels).is_multiple_of(4)
+}
+
+/// The register limit of the entry for samples of `sample_bytes` bytes, radius `radius`, `rows`
+/// output rows per thread and `channels` interleaved channels (PTX `.maxnreg`; 0: none). Up to
+/// radius 4 (for `u16` 4 × 4 from radius 2) the gray entries fit in 32 registers without
+/// spilling, which lets 8 blocks share an SM (full occupancy) where ptxas would otherwise take up
+/// to 40 and fit 6 (larger radii measured slower with the limit; 4 × 4 `u16` below radius 2
+/// spills). The interleaved entries are limited to 32 (5-11% faster than without a limit, where
+/// ptxas takes 36-64) except the few ptxas would spill there: RGBA 4 × 4 at radius 4 and RGBA
+/// 4 × 2 `f32` at radius 1 take 36 (40-44 without a limit; at k = 9 6 blocks share an SM instead
+/// of 5, 2-10% faster), RGB 4 × 4 `u8`/`u16` at radius 1 none (they spill up to 40).
+pub const fn max_registers(sample_bytes: usize, radius: usize, rows: usize, channels: usize) -> u32 {
+    if channels == 1 {
+        let smallest = if rows == 4 && sample_bytes == 2 { 2 } else { 0 };
+        return if radius >= smallest && radius <= 4 { 32 } else { 0 };
+    }
+    match (rows, channels, sample_bytes, radius) {
+        (2, 4, 4, 1) | (4, 4, _, 4) => 36,
+        (4, 3, 1 | 2, 1) => 0,
+        _ => 32,
+    }
+}
+
+#[cfg(target_arch = "nvptx64")]
 use crate::device::shared::dynamic_shared_mem;
+#[cfg(target_arch = "nvptx64")]
 use crate::device::thread::{block_idx_x, block_idx_y, sync_threads, thread_idx_x, thread_idx_y};
+#[cfg(target_arch = "nvptx64")]
 use crate::device::{
     F32x4, Global, Sample, TapRead, clamp_keeping_nan, computed_here, fetch_or_zero, fma, is_alpha,
     outside_is_zero, param_taps, store_patch, unroll,
 };
-use crate::launch::{
-    ExactTaps, FAST_BLOCK, FAST_PER_THREAD, Geometry, MAX_FILTER_SIZE, fast_halo, fast_stride, fast_tile,
-};
+#[cfg(target_arch = "nvptx64")]
+use crate::launch::{ExactTaps, MAX_FILTER_SIZE};
+#[cfg(target_arch = "nvptx64")]
 use kernel_macros::kernel;
 
-/// The `fast` kernels: register blocking with the filter radius known at compile time, `R`.
+#[cfg(target_arch = "nvptx64")]
+/// The `blocked` kernels: register blocking with the filter radius known at compile time, `R`.
 ///
 /// # Tiling
-/// A block of [`FAST_BLOCK`](crate::launch::FAST_BLOCK) = 32 × 8 threads produces a 128 × 8·PY
-/// output tile of one channel, where PY (4 for `conv_fast_*`, 2 for `conv_fast_4x2_*`) is the
+/// A block of [`BLOCK`] = 32 × 8 threads produces a 128 × 8·PY
+/// output tile of one channel, where PY (4 for `conv_blocked_4x4_*`, 2 for `conv_blocked_4x2_*`) is the
 /// number of output rows per thread. It first loads the haloed input tile, `(128 + 2RA) × (8·PY +
 /// 2R)` pixels where `RA` is `R` rounded up to a multiple of 4 (so everything stays 16-byte
 /// aligned), into shared memory. In a single-channel image whose width is a multiple of 4 every
@@ -43,7 +122,7 @@ use kernel_macros::kernel;
 /// the output. The channels of one tile are neighbouring blocks.
 ///
 /// # Interleaved channels
-/// The entries `conv_fast[_4x2]_c3_*` and `_c4_*` (`C` = 3 or 4, radius up to 4) filter an RGB or
+/// The entries `conv_blocked_4x4[_4x2]_c3_*` and `_c4_*` (`C` = 3 or 4, radius up to 4) filter an RGB or
 /// RGBA image's rows as rows of `width · C` samples whose taps are `C` samples apart: block
 /// `(bx, by)` produces samples `bx·128 .. bx·128 + 128` of its rows, every channel at once, so its
 /// tile is loaded and its results stored as whole 16-byte vectors, as for gray rows (where one
@@ -52,22 +131,20 @@ use kernel_macros::kernel;
 /// In RGBA the 4th sample of a thread's 4 is alpha, copied from the input.
 ///
 /// # Safety
-/// Launch with block `FAST_BLOCK`, `fast_shared_bytes(R, PY, 1)` bytes of dynamic shared memory and
+/// Launch with block `BLOCK`, `shared_bytes(R, PY, 1)` bytes of dynamic shared memory and
 /// grid `(tiles across · channels, tiles down, 1)`; `g.radius == R`; buffers and taps as for
 /// `constant`. The interleaved entries (`C` = `g.channels` = 3 or 4, where
-/// [`fast_interleaved`](crate::launch::fast_interleaved) holds) take `fast_shared_bytes(R, PY, C)`
+/// [`interleaved`] holds) take `shared_bytes(R, PY, C)`
 /// bytes and grid `(tiles across the row's out_width · C samples, tiles down, 1)`.
 ///
-/// `ptx-builder`'s `register_limit` caps `conv_fast_4x2_<type>_r0` to `_r4`,
-/// `conv_fast_<type>_r0` to `_r4` (`u16` from `_r2`) and most interleaved entries at 32 registers
-/// (`.maxnreg`), by these entry names.
-#[kernel(types(f32, u8, u16), radius(0..=15), consts(PY = 4, C = 1))]
-#[kernel(name = conv_fast_4x2, types(f32, u8, u16), radius(0..=15), consts(PY = 2, C = 1))]
-#[kernel(name = conv_fast_c3, types(f32, u8, u16), radius(0..=4), consts(PY = 4, C = 3))]
-#[kernel(name = conv_fast_c4, types(f32, u8, u16), radius(0..=4), consts(PY = 4, C = 4))]
-#[kernel(name = conv_fast_4x2_c3, types(f32, u8, u16), radius(0..=4), consts(PY = 2, C = 3))]
-#[kernel(name = conv_fast_4x2_c4, types(f32, u8, u16), radius(0..=4), consts(PY = 2, C = 4))]
-pub unsafe fn conv_fast<T: Sample, const R: usize, const PY: usize, const C: usize>(
+/// Register limits: [`max_registers`].
+#[kernel(types(f32, u8, u16), radius(0..=15), consts(PY = 4, C = 1), max_registers = max_registers(core::mem::size_of::<T>(), R, PY, C))]
+#[kernel(name = conv_blocked_4x2, types(f32, u8, u16), radius(0..=15), consts(PY = 2, C = 1), max_registers = max_registers(core::mem::size_of::<T>(), R, PY, C))]
+#[kernel(name = conv_blocked_4x4_c3, types(f32, u8, u16), radius(0..=4), consts(PY = 4, C = 3), max_registers = max_registers(core::mem::size_of::<T>(), R, PY, C))]
+#[kernel(name = conv_blocked_4x4_c4, types(f32, u8, u16), radius(0..=4), consts(PY = 4, C = 4), max_registers = max_registers(core::mem::size_of::<T>(), R, PY, C))]
+#[kernel(name = conv_blocked_4x2_c3, types(f32, u8, u16), radius(0..=4), consts(PY = 2, C = 3), max_registers = max_registers(core::mem::size_of::<T>(), R, PY, C))]
+#[kernel(name = conv_blocked_4x2_c4, types(f32, u8, u16), radius(0..=4), consts(PY = 2, C = 4), max_registers = max_registers(core::mem::size_of::<T>(), R, PY, C))]
+pub unsafe fn conv_blocked_4x4<T: Sample, const R: usize, const PY: usize, const C: usize>(
     input: *const T,
     output: *mut T,
     g: Geometry,
@@ -76,14 +153,15 @@ pub unsafe fn conv_fast<T: Sample, const R: usize, const PY: usize, const C: usi
     if unrolled(R, PY) {
         // Every index is a constant: the taps are read straight from the parameter.
         // SAFETY: the caller follows the launch contract above.
-        unsafe { fast::<T, R, PY, C>(input, output, &g, &taps) }
+        unsafe { blocked::<T, R, PY, C>(input, output, &g, &taps) }
     } else {
         let by_address = param_taps!(taps);
         // SAFETY: the caller follows the launch contract above.
-        unsafe { fast::<T, R, PY, C>(input, output, &g, by_address) }
+        unsafe { blocked::<T, R, PY, C>(input, output, &g, by_address) }
     }
 }
 
+#[cfg(target_arch = "nvptx64")]
 /// Whether the kernel for radius `r` and `rows` output rows per thread is unrolled completely
 /// (input-row-stationary, taps at constant offsets): up to radius 8 for 4 × 2 patches and 7 for
 /// 4 × 4, where the unrolled 4 × 4 kernel needs so many registers that it is slower than the loop.
@@ -92,19 +170,20 @@ const fn unrolled(r: usize, rows: usize) -> bool {
     r <= 8 && (rows == 2 || r <= 7)
 }
 
-/// The body of `conv_fast`, generic over where it reads its taps from.
+#[cfg(target_arch = "nvptx64")]
+/// The body of `conv_blocked_4x4`, generic over where it reads its taps from.
 ///
 /// # Safety
-/// As for `conv_fast`.
+/// As for `conv_blocked_4x4`.
 #[inline(always)]
-unsafe fn fast<T: Sample, const R: usize, const PY: usize, const C: usize>(
+unsafe fn blocked<T: Sample, const R: usize, const PY: usize, const C: usize>(
     input: *const T,
     output: *mut T,
     g: &Geometry,
     taps: impl TapRead,
 ) {
     /// Longest input run a thread reads per row (4 outputs plus the largest aligned halo), in `f32`.
-    const SEGMENT: usize = (FAST_PER_THREAD.0 + 2 * fast_halo(MAX_FILTER_SIZE / 2)) as usize;
+    const SEGMENT: usize = (PER_THREAD.0 + 2 * halo(MAX_FILTER_SIZE / 2)) as usize;
 
     const {
         assert!(
@@ -113,12 +192,12 @@ unsafe fn fast<T: Sample, const R: usize, const PY: usize, const C: usize>(
         )
     };
     let k = 2 * R + 1;
-    let tile = fast_tile(PY as u32);
+    let tile = tile(PY as u32);
     // The filter's reach along a row of samples: R pixels of C samples each.
     let rs = R * C;
     // Columns are loaded with an aligned halo of RA >= RS samples; row reads skip RA - RS of them.
-    let ra = fast_halo(rs as u32) as usize;
-    let stride = fast_stride(rs as u32);
+    let ra = halo(rs as u32) as usize;
+    let stride = stride(rs as u32);
     let (tile_w, tile_h) = (stride, tile.1 + 2 * R as u32);
     let (tx, ty) = (thread_idx_x(), thread_idx_y());
     // With C = 1, the channels of a tile are neighbouring blocks, so they run together and share
@@ -139,8 +218,8 @@ unsafe fn fast<T: Sample, const R: usize, const PY: usize, const C: usize>(
     let y0 = (block_idx_y() * tile.1 + g.offset) as i32 - R as i32;
     let pixels = dynamic_shared_mem::<f32>();
     let vectors = dynamic_shared_mem::<F32x4>();
-    let threads = FAST_BLOCK.0 * FAST_BLOCK.1;
-    let first = ty * FAST_BLOCK.0 + tx;
+    let threads = BLOCK.0 * BLOCK.1;
+    let first = ty * BLOCK.0 + tx;
     // A single-channel image whose rows are whole 16-byte vectors: every 4-pixel vector of the
     // tile that lies inside the image is one vector load, and only the vectors beyond its edges
     // resolve the border pixel by pixel (or are zeros), so blocks at the image's edges stay
@@ -244,7 +323,7 @@ unsafe fn fast<T: Sample, const R: usize, const PY: usize, const C: usize>(
     }
     sync_threads();
 
-    let (px, py) = (FAST_PER_THREAD.0 * tx, PY as u32 * ty);
+    let (px, py) = (PER_THREAD.0 * tx, PY as u32 * ty);
     let (x, y) = (bx * tile.0 + px, block_idx_y() * tile.1 + py);
     if x >= g.out_width * C as u32 || y >= g.out_height {
         return;
@@ -339,6 +418,7 @@ unsafe fn fast<T: Sample, const R: usize, const PY: usize, const C: usize>(
     }
 }
 
+#[cfg(target_arch = "nvptx64")]
 /// Sample `s` of input row `y` after border resolution: with `C` > 1 channels the row's
 /// interleaved samples, pixel `s / C`'s channel `s % C`; with `C` = 1, pixel `s` of `src`'s
 /// channel.
@@ -352,6 +432,7 @@ fn fetch_sample<T: Sample, const C: usize>(g: &Geometry, src: &Global<T>, s: i32
     }
 }
 
+#[cfg(target_arch = "nvptx64")]
 /// One thread's share of a tile loaded by vectors: rows `row_step` apart, one 4-sample vector
 /// column, in batches of up to [`LOAD_BATCH`] loads issued before any is stored so their latencies
 /// overlap.
@@ -372,23 +453,27 @@ struct TileRows {
     tile_h: u32,
 }
 
+#[cfg(target_arch = "nvptx64")]
 /// Most tile vectors a thread loads before storing them to shared memory.
 const LOAD_BATCH: usize = 6;
 
+#[cfg(target_arch = "nvptx64")]
 /// Tile vectors a thread of an entry for `T` and `C` channels loads before storing them:
-/// [`LOAD_BATCH`] for gray `f32`, so one batch covers a `fast` thread's rows up to radius 5; 4 for
+/// [`LOAD_BATCH`] for gray `f32`, so one batch covers a `blocked-4x4` thread's rows up to radius 5; 4 for
 /// 8- and 16-bit samples, which 6 would cost registers (and spills in RGB/RGBA entries), and for
 /// RGB/RGBA `f32` (7% faster at 2048² k=7).
 const fn batch_len<T, const C: usize>() -> usize {
     if gray_f32::<T, C>() { LOAD_BATCH } else { 4 }
 }
 
+#[cfg(target_arch = "nvptx64")]
 /// Whether the entry for `T` and `C` channels is gray `f32`, the one kind whose tiles load in
 /// batches of [`LOAD_BATCH`] and whose edge tiles load in batches too.
 const fn gray_f32<T, const C: usize>() -> bool {
     core::mem::size_of::<T>() == 4 && C == 1
 }
 
+#[cfg(target_arch = "nvptx64")]
 impl TileRows {
     /// Loads the thread's vectors of a tile wholly inside the image into `vectors`: [`Self::load`]
     /// without its range check, in `usize` index arithmetic (the loop of `671cb57`; `load` with
