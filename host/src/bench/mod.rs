@@ -3,3 +3,4 @@
 
 pub mod peers;
 pub mod sweep;
+mod tables;

@@ -1,0 +1,206 @@
+//! Bad input of every kind (missing, unreadable, corrupt, bad filters, unwritable outputs) gets a
+//! one-line error, exit code 1 and no output; and what `info` and `--variant` do without a GPU.
+
+use crate::common::{TempDir, host, run_ok, s, text};
+use crate::{assert_fails, png_header_only, save_with_image_crate};
+use conv::{DType, Image};
+use std::path::PathBuf;
+
+#[test]
+fn info_works_without_a_gpu() {
+    let (out, _) = run_ok(&["info"]);
+    assert!(out.contains("PTX target: sm_"), "{out}");
+    assert!(out.contains("largest filter: 31x31"), "{out}");
+    assert!(out.lines().next().unwrap().starts_with("GPU: "), "{out}");
+}
+
+#[test]
+fn bad_input_gets_a_one_line_error_and_no_output() {
+    let dir = TempDir::new("errors");
+    let good = dir.path("good.png");
+    save_with_image_crate(&Image::random(6, 6, 1, DType::U8, 1).unwrap(), &good);
+    let out = dir.path("out.png");
+    let g = s(&good);
+    let o = s(&out);
+
+    assert_fails(
+        &["-i", s(&dir.path("missing.png")), "-o", o],
+        "does not exist",
+        &out,
+    );
+    assert_fails(
+        &["-i", s(&dir.path("nothing-*.png")), "-o", o],
+        "no file matches",
+        &out,
+    );
+    assert_fails(&["-i", g], "--input needs --output", &out);
+
+    // Unreadable: a file without read permission (or, for root, a file the kernel refuses to read).
+    let locked = dir.path("locked.png");
+    std::fs::copy(&good, &locked).unwrap();
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
+    let unreadable = if std::fs::read(&locked).is_err() {
+        locked.clone()
+    } else {
+        PathBuf::from("/proc/self/mem")
+    };
+    assert_fails(&["-i", s(&unreadable), "-o", o], "cannot read", &out);
+
+    // Corrupt or unsupported images.
+    let png = std::fs::read(&good).unwrap();
+    let truncated = dir.path("truncated.png");
+    std::fs::write(&truncated, &png[..png.len() / 2]).unwrap();
+    assert_fails(
+        &["-i", s(&truncated), "-o", o],
+        "truncated.png: the file is truncated",
+        &out,
+    );
+    let wide = dir.path("wide.pgm");
+    std::fs::write(&wide, b"P5\n300000 4\n255\n0000").unwrap();
+    assert_fails(
+        &["-i", s(&wide), "-o", o],
+        "exceeds limit (at most 262144 pixels per side",
+        &out,
+    );
+    let magic = dir.path("magic.png");
+    std::fs::write(&magic, b"just some text, no image magic").unwrap();
+    assert_fails(&["-i", s(&magic), "-o", o], "Invalid PNG signature", &out);
+    let unknown = dir.path("mystery.dat");
+    std::fs::write(&unknown, b"just some text, no image magic").unwrap();
+    assert_fails(&["-i", s(&unknown), "-o", o], "not a supported image", &out);
+    let pgm = dir.path("header.pgm");
+    std::fs::write(&pgm, b"P5\nabc 4\n255\n0000").unwrap();
+    assert_fails(&["-i", s(&pgm), "-o", o], "header.pgm", &out);
+    let bomb = dir.path("bomb.png");
+    std::fs::write(&bomb, png_header_only(100_000, 100_000)).unwrap();
+    assert_fails(
+        &["-i", s(&bomb), "-o", o, "--max-image-mem", "1G"],
+        "more than the limit",
+        &out,
+    );
+    assert_fails(
+        &["-i", g, "-o", s(&dir.path("out.gif"))],
+        "unknown output extension",
+        &dir.path("out.gif"),
+    );
+    let f32_png = dir.path("f.png");
+    assert_fails(
+        &["-i", g, "-o", s(&f32_png), "--dtype", "f32"],
+        "PNG cannot store f32",
+        &f32_png,
+    );
+    assert_fails(&["-i", s(&dir.path("x.raw")), "-o", o], "does not exist", &out);
+    std::fs::write(dir.path("x.raw"), [0u8; 12]).unwrap();
+    assert_fails(
+        &["-i", s(&dir.path("x.raw")), "-o", o],
+        "needs --width and --height",
+        &out,
+    );
+    assert_fails(
+        &[
+            "-i",
+            s(&dir.path("x.raw")),
+            "-o",
+            o,
+            "--width",
+            "2",
+            "--height",
+            "2",
+        ],
+        "has 12 bytes",
+        &out,
+    );
+
+    // Filters.
+    for (args, needle) in [
+        (&["--mask", "4"][..], "size 4 is not supported"),
+        (&["--mask", "0"][..], "size 0 is not supported"),
+        (&["--mask", "33"][..], "size 33 is not supported"),
+    ] {
+        assert_fails(&[&["-i", g, "-o", o][..], args].concat(), needle, &out);
+    }
+    for (name, content, needle) in [
+        (
+            "ragged.txt",
+            "1 2 3\n4 5\n6 7 8\n",
+            "line 2 has 2 numbers but line 1 has 3",
+        ),
+        ("words.txt", "1 2 3\n4 x 6\n7 8 9\n", "'x' is not a number"),
+        ("nan.txt", "1 2 3\n4 NaN 6\n7 8 9\n", "NaN is not a finite number"),
+        ("inf.txt", "1 2 3\n4 inf 6\n7 8 9\n", "inf is not a finite number"),
+        ("wide.txt", "1 2 3\n4 5 6\n", "not square"),
+        ("even.txt", "1 2\n3 4\n", "size 2 is not supported"),
+    ] {
+        let f = dir.path(name);
+        std::fs::write(&f, content).unwrap();
+        assert_fails(&["-i", g, "-o", o, "--filter-file", s(&f)], needle, &out);
+    }
+
+    // Outputs.
+    let nowhere = dir.path("no-such-folder/out.png");
+    assert_fails(&["-i", g, "-o", s(&nowhere)], "does not exist", &nowhere);
+    let slash = format!("{}/", s(&dir.path("no-such-folder")));
+    assert_fails(&["-i", g, "-o", &slash], "output folder", &nowhere);
+    assert_fails(
+        &["-i", g, "-i", s(&truncated), "-o", s(&dir.path("no-such-folder"))],
+        "does not exist",
+        &nowhere,
+    );
+    let readonly = dir.path("readonly");
+    std::fs::create_dir(&readonly).unwrap();
+    std::fs::set_permissions(&readonly, std::fs::Permissions::from_mode(0o555)).unwrap();
+    let readonly = if std::fs::write(readonly.join("probe"), b"").is_err() {
+        readonly
+    } else {
+        PathBuf::from("/proc") // root writes anywhere it may; nobody creates files in /proc
+    };
+    let blocked = readonly.join("out.png");
+    assert_fails(&["-i", g, "-o", s(&blocked)], "is not writable", &blocked);
+    assert_fails(
+        &["-i", g, "-o", g, "--force"],
+        "refusing to overwrite the input",
+        &out,
+    );
+    std::fs::write(&out, b"keep me").unwrap();
+    let o2 = host(&["-i", g, "-o", o]);
+    assert_eq!(o2.status.code(), Some(1));
+    assert!(text(&o2).1.contains("already exists (use --force"));
+    assert_eq!(std::fs::read(&out).unwrap(), b"keep me");
+    std::fs::remove_file(&out).unwrap();
+
+    // The valid border with a filter larger than the image.
+    assert_fails(
+        &["-i", g, "-o", o, "--border", "valid", "--mask", "7"],
+        "at least as large as the 7x7 filter",
+        &out,
+    );
+    // The separable variant with a filter that is not rank-1.
+    assert_fails(
+        &["-i", g, "-o", o, "--variant", "separable", "--filter", "sharpen"],
+        "rank-1",
+        &out,
+    );
+}
+
+#[test]
+fn asking_for_a_gpu_variant_without_a_gpu_is_an_error() {
+    let (info, _) = run_ok(&["info"]);
+    if !info.starts_with("GPU: none") {
+        eprintln!("SKIPPED: a GPU is present, so --variant tiled runs instead of failing");
+        return;
+    }
+    let dir = TempDir::new("nogpu");
+    let good = dir.path("good.png");
+    save_with_image_crate(&Image::random(6, 6, 1, DType::U8, 1).unwrap(), &good);
+    let out = dir.path("out.png");
+    assert_fails(
+        &["-i", s(&good), "-o", s(&out), "--variant", "tiled"],
+        "--variant tiled needs a usable GPU",
+        &out,
+    );
+    // Without --variant, or with the default auto given, the CPU takes over with a one-line notice
+    // (tests/usage/defaults.rs checks both).
+    let (_, err) = run_ok(&["-i", s(&good), "-o", s(&out)]);
+    assert!(err.starts_with("note: no usable GPU"), "{err}");
+}

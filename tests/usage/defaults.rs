@@ -1,0 +1,95 @@
+//! Documented defaults: an explicit `--variant auto` falls back to the CPU as no `--variant`
+//! does, the Gaussian's taps are OpenCV's, and the main job's CPU rows report their warm-ups.
+
+use crate::common::{TempDir, run_ok, s};
+use crate::{gray, save};
+use conv::model::filter::FilterKind;
+use conv::{Border, DType, Filter, Image};
+
+#[test]
+fn explicit_auto_falls_back_to_the_cpu_as_the_default_does() {
+    let (info, _) = run_ok(&["info"]);
+    if !info.starts_with("GPU: none") {
+        eprintln!("SKIPPED: a GPU is present, so auto picks a GPU variant");
+        return;
+    }
+    let dir = TempDir::new("auto");
+    let input = dir.path("in.png");
+    save(&gray(6, 6, 1), &input);
+    for (n, extra) in [&[][..], &["--variant", "auto"]].iter().enumerate() {
+        let out = dir.path(&format!("out{n}.png"));
+        let (_, err) = run_ok(&[&["-i", s(&input), "-o", s(&out)][..], extra].concat());
+        assert!(err.starts_with("note: no usable GPU"), "{extra:?}: {err}");
+        assert!(out.exists());
+    }
+}
+
+#[test]
+fn gaussian_taps_are_opencvs() {
+    // cv2.getGaussianKernel(k, 0): fixed tables for k <= 7, sigma 0.3((k-1)/2 - 1) + 0.8 above.
+    let opencv: [(usize, &[f64]); 5] = [
+        (1, &[1.0]),
+        (3, &[0.25, 0.5, 0.25]),
+        (5, &[0.0625, 0.25, 0.375, 0.25, 0.0625]),
+        (
+            7,
+            &[0.03125, 0.109375, 0.21875, 0.28125, 0.21875, 0.109375, 0.03125],
+        ),
+        (
+            9,
+            &[
+                0.014_839_453_814_831_46,
+                0.049_817_289_201_016_635,
+                0.118_322_506_186_472_12,
+                0.198_828_996_548_081_98,
+                0.236_383_508_499_195_43,
+                0.198_828_996_548_081_98,
+                0.118_322_506_186_472_12,
+                0.049_817_289_201_016_635,
+                0.014_839_453_814_831_46,
+            ],
+        ),
+    ];
+    for (k, g) in opencv {
+        let taps = Filter::builtin(FilterKind::Gaussian, k, None).unwrap();
+        for (n, &t) in taps.taps().iter().enumerate() {
+            let want = (g[n / k] * g[n % k]) as f32;
+            assert!(
+                (t - want).abs() <= f32::EPSILON * want,
+                "k={k} tap {n}: {t} vs {want}"
+            );
+        }
+    }
+    // With --sigma the formula applies at every size.
+    let sigma1 = Filter::builtin(FilterKind::Gaussian, 3, Some(1.0)).unwrap();
+    let e = (-0.5f64).exp();
+    let centre = 1.0 / (1.0 + 2.0 * e);
+    assert!((f64::from(sigma1.taps()[4]) - centre * centre).abs() < 1e-7);
+}
+
+#[test]
+fn the_main_jobs_cpu_rows_report_their_warmups() {
+    let image = Image::random(24, 20, 1, DType::F32, 3).unwrap();
+    let job = conv::verify::jobs::MainJob {
+        image,
+        filter: Filter::builtin(FilterKind::Box, 3, None).unwrap(),
+        border: Border::Zero,
+        clamp: false,
+        variants: Vec::new(),
+        runs: 1,
+        cpu_runs: 2,
+    };
+    let report = conv::verify::jobs::main_job(&job, None).unwrap();
+    let names: Vec<_> = report.rows.iter().map(|r| r.name).collect();
+    assert_eq!(names, ["cpu-naive", "cpu-seq", "cpu-par"]);
+    for row in &report.rows {
+        assert_eq!(row.warmups, conv::verify::jobs::WARMUP_RUNS, "{}", row.name);
+        assert!(row.warmups >= 1);
+        assert_eq!(row.compute.runs, 2, "{}", row.name);
+    }
+    let (out, _) = run_ok(&["--size", "32", "--cpu-only", "--cpu-runs", "2", "--mask", "3"]);
+    assert!(
+        out.contains("CPU = whole call (2 runs after 3 warm-ups)"),
+        "{out}"
+    );
+}
