@@ -278,7 +278,8 @@ fn every_entry_carries_the_register_limit_its_kernel_declares() {
             limited += usize::from(limit > 0);
         }
     }
-    let single: [(fn(usize, usize) -> u32, Vec<(String, &str)>); 3] = [
+    type MaxRegisters = fn(usize, usize) -> u32;
+    let single: [(MaxRegisters, Vec<(String, &str)>); 3] = [
         (tensor_u8::max_registers, tensor_u8_entries().collect()),
         (tensor_f32::max_registers, tensor_f32_entries().collect()),
         (warp_rows::max_registers, warp_rows_entries().collect()),
