@@ -1,113 +1,11 @@
 //! The `tensor-f32` kernel (`conv_tensor_f32`): `f32` images on the tensor cores, samples and taps
 //! each split into an FP16 high and low part, three products per tap.
 
-use crate::launch::Geometry;
-/// The entry-point base name: `conv_tensor_f32_r<radius>`, and
-/// `conv_tensor_f32_c<channels>_r<radius>` for RGB and RGBA.
-pub const ENTRY: &str = "conv_tensor_f32";
+pub use launch::*;
 
-/// Largest radius at which an RGB or RGBA block filters every colour channel of its tile (RGBA's
-/// alpha is copied), so each line of the interleaved tile crosses from L2 to the SM once: up to it
-/// two such blocks' planes fit an SM's shared memory. Beyond it each block filters one channel,
-/// the channels of a tile in neighbouring blocks, as gray blocks do their one.
-pub const COLOUR_MAX_RADIUS: u32 = 12;
-/// Channels a block filters for an image of `channels` channels and a filter of radius `radius`:
-/// 3 for RGB and RGBA up to [`COLOUR_MAX_RADIUS`], else 1.
-pub const fn planes(channels: u32, radius: u32) -> u32 {
-    if channels == 1 || radius > COLOUR_MAX_RADIUS {
-        1
-    } else {
-        3
-    }
-}
-/// Block shape of the blocks that filter `planes` channels: 8 warps for one, 12 (4 a channel) for
-/// three.
-pub const fn block(planes: u32) -> (u32, u32) {
-    if planes == 1 { (32, 8) } else { (32, 12) }
-}
-/// Output tile of one block that filters `planes` channels: 128 × 64 pixels for one, 128 × 32 for
-/// three (each channel's planes take shared memory). Warp `w` computes the 64 × 16 part at
-/// `(64 · (s % 2), 16 · (s / 2))`, `s = w % 4` for three (its channel is `w / 4`), else `w`, as 8
-/// windows of 8 columns.
-pub const fn tile(planes: u32) -> (u32, u32) {
-    if planes == 1 { (128, 64) } else { (128, 32) }
-}
-/// Row stride, in words, of the area where a block of three channels stages its outputs (128
-/// pixels of three samples, interleaved; plus 4, so the 8 rows of a warp's stores spread over the
-/// banks, and a multiple of 4, so rows stay 16-byte aligned). The area is the block's planes,
-/// which are larger at every radius.
-pub const STAGING_STRIDE: u32 = 3 * tile(3).0 + 4;
-const _: () = assert!(4 * tile(3).1 * STAGING_STRIDE <= shared_bytes(0, 3) - 4 * 3 * block(3).1);
-/// Largest radius (as the other kernels': 31 × 31 filters).
-pub const MAX_RADIUS: u32 = 15;
-/// Smallest radius the variant offers: a 1 × 1 filter's tolerance (one `f32` rounding) is tighter
-/// than the error of the FP16 splits.
-pub const MIN_RADIUS: u32 = 1;
-
-/// Columns of the tile left of the output tile: the radius rounded up to a multiple of 4, so the
-/// tile's rows start 16-byte aligned.
-pub const fn lead(radius: u32) -> u32 {
-    radius.div_ceil(4) * 4
-}
-
-/// 8-column chunks of input a window of 8 outputs spans: its `8 + 2r` columns start
-/// `lead(r) - r` columns into the window's first chunk.
-pub const fn chunks(radius: u32) -> u32 {
-    (8 + 2 * radius + lead(radius) - radius).div_ceil(8)
-}
-
-/// Columns of the input tile: the 16 windows' chunks, `128 + 8 · (chunks - 1)`.
-pub const fn columns(radius: u32) -> u32 {
-    tile(1).0 + 8 * (chunks(radius) - 1)
-}
-
-/// Row stride of each plane of the tile (the samples' FP16 high parts, then their low parts), in
-/// words of two halves: the columns' words, plus 4 where that makes it 4 mod 8, so the A-fragment
-/// loads of 8 rows × 4 lanes fall in 32 different banks; even, so rows stay 8-byte aligned.
-pub const fn stride(radius: u32) -> u32 {
-    let words = columns(radius) / 2;
-    if words.is_multiple_of(8) { words + 4 } else { words }
-}
-
-/// Rows of the input tile: the output tile's and the filter's.
-pub const fn rows(radius: u32, planes: u32) -> u32 {
-    tile(planes).1 + 2 * radius
-}
-
-/// Shared memory of the blocks that filter `planes` channels: one word per warp and channel
-/// (their largest magnitudes), then each channel's two planes of the input tile.
-pub const fn shared_bytes(radius: u32, planes: u32) -> u32 {
-    let plane = stride(radius) * rows(radius, planes);
-    4 * planes * (block(planes).1 + 2 * plane)
-}
-
-/// Words of the taps argument: for each of the `r + 1` pairs of filter rows (the last has one
-/// row) and each chunk, 4 words per lane (`[b0, b1]` of the high parts, then of the low parts;
-/// index `((pair · chunks + chunk) · 32 + lane) · 4`), then the `f32` bits of the factor that
-/// undoes the taps' scale.
-pub const fn words(radius: u32) -> u32 {
-    (radius + 1) * chunks(radius) * 32 * 4 + 1
-}
-
-/// Whether `g` runs on an interleaved entry: RGB or RGBA (any width).
-pub const fn interleaved(g: &Geometry) -> bool {
-    g.channels == 3 || g.channels == 4
-}
-
-/// The register limit of the entry of radius `radius` for `channels` channels (PTX `.maxnreg`;
-/// 0: none). The gray entries up to radius 12 fit in 64 registers, 4 blocks per SM instead of 3
-/// (radius 1 without a limit: it takes 56, and spills with one; radius 2-4 take 55-57 without,
-/// and were 4% slower at k = 7 and 9 so). The RGB and RGBA entries up to [`COLOUR_MAX_RADIUS`]
-/// (blocks of 384 threads) are limited to 80, which keeps 2 blocks on an SM: ptxas takes 64-80
-/// or, after small changes to the code, 96.
-pub const fn max_registers(radius: usize, channels: usize) -> u32 {
-    match (channels, radius) {
-        (1, 1) => 0,
-        (1, r) if r <= COLOUR_MAX_RADIUS as usize => 64,
-        (_, r) if r <= COLOUR_MAX_RADIUS as usize && channels > 1 => 80,
-        _ => 0,
-    }
-}
+/// The launch (entry name, block, tile, shared memory, register limit), larger than the other
+/// kernels': its own file beside this one, compiled for every target.
+mod launch;
 
 #[cfg(target_arch = "nvptx64")]
 use crate::device::mma::{mma_f16, mma_f16_k8, split_f16x2};
@@ -121,6 +19,11 @@ use crate::device::thread::{
 use crate::device::{Bytes16, Sample, copy_alpha_tile, is_alpha, out_index, resolve, unroll};
 #[cfg(target_arch = "nvptx64")]
 use kernel_macros::kernel;
+#[cfg(target_arch = "nvptx64")]
+use store::store_colour_tile;
+
+#[cfg(target_arch = "nvptx64")]
+mod store;
 
 #[cfg(target_arch = "nvptx64")]
 /// Runs of 4 pixels a gray thread loads before storing any, so their latencies overlap.
@@ -563,95 +466,4 @@ pub unsafe fn conv_tensor_f32<T: Sample, const R: usize, const CH: usize>(
             }
         });
     });
-}
-
-#[cfg(target_arch = "nvptx64")]
-/// Writes the outputs of a block that filters every colour channel of an RGB or RGBA (`CH` = 3, 4)
-/// tile at `origin`: thread `thread`, of channel `ch`, puts its accumulators `acc` times `factor`
-/// (its channel's), clamped as `g` says, the first at tile column `col` and row `row` (window `j`
-/// of `acc` 8 columns on, its `[2h + e]` at `8h` rows and `e` columns more), into `staging`
-/// (pixels interleaved, three samples each, rows
-/// [`STAGING_STRIDE`] words apart); then the block writes the tile's rows as 16-byte vectors
-/// (RGB where the output's rows are whole vectors; RGBA a pixel each, its alpha read from
-/// `input`), sample by sample elsewhere, so each sector of the output is written whole once,
-/// not a sample at a time by three warps.
-///
-/// # Safety
-/// Every thread of the block calls it, after its last read of the planes; `staging` is the
-/// block's planes (16-byte aligned, at least `tile(3).1 · STAGING_STRIDE` words);
-/// `input` and `output` are the image's interleaved `f32` samples (`g.channels == CH`).
-#[inline(always)]
-unsafe fn store_colour_tile<const CH: usize>(
-    input: *const f32,
-    output: *mut f32,
-    g: &Geometry,
-    staging: *mut f32,
-    (ox, oy): (u32, u32),
-    (thread, ch, col, row): (u32, u32, u32, u32),
-    (acc, factor): (&[[f32; 4]; 8], f32),
-) {
-    const TILE: (u32, u32) = tile(3);
-    let clamp = g.clamp != 0;
-    sync_threads();
-    unroll!(J < 8; [0, 1, 2, 3, 4, 5, 6, 7] {
-        unroll!(H < 2; [0, 1] {
-            let (col, row) = (col + 8 * J as u32, row + 8 * H as u32);
-            unroll!(E < 2; [0, 1] {
-                let v = f32::store(acc[J][2 * H + E] * factor, clamp);
-                // SAFETY: inside the staging area: row < 32, col + E < 128 (caller's contract).
-                unsafe { *staging.add((row * STAGING_STRIDE + 3 * (col + E as u32) + ch) as usize) = v };
-            });
-        });
-    });
-    sync_threads();
-    let (threads, mut e) = (32 * block(3).1, thread);
-    // The tile's columns inside the output.
-    let inside = (g.out_width - ox).min(TILE.0);
-    if CH == 3 {
-        // Row `row` of the tile is 96 vectors of 4 samples; those of its first `3 · inside`
-        // samples are the output's.
-        let (end, aligned) = (3 * inside, g.out_width.is_multiple_of(4));
-        while e < TILE.1 * 96 {
-            let (row, f) = (e / 96, 4 * (e % 96));
-            if oy + row < g.out_height {
-                let at = ((oy + row) as usize * g.out_width as usize + ox as usize) * 3 + f as usize;
-                let from = (row * STAGING_STRIDE + f) as usize;
-                if aligned && f + 4 <= end {
-                    // SAFETY: 16 bytes of the staging area and of the output row, 16-aligned (the
-                    // stride, f, ox and the width are multiples of 4).
-                    unsafe { (*staging.add(from).cast::<Bytes16>()).store_global(output.add(at).cast()) };
-                } else {
-                    unroll!(I < 4; [0, 1, 2, 3] {
-                        if f + (I as u32) < end {
-                            // SAFETY: inside the staging area and the output row.
-                            unsafe { *output.add(at + I) = *staging.add(from + I) };
-                        }
-                    });
-                }
-            }
-            e += threads;
-        }
-    } else {
-        // One pixel a vector: its three samples from the staging area, its alpha from the input.
-        while e < TILE.1 * TILE.0 {
-            let (row, col) = (e / TILE.0, e % TILE.0);
-            let (x, y) = (ox + col, oy + row);
-            if y < g.out_height && col < inside {
-                let from = (row * STAGING_STRIDE + 3 * col) as usize;
-                let pixel = (y + g.offset) as usize * g.in_width as usize + (x + g.offset) as usize;
-                // SAFETY: inside the staging area; the pixel's alpha inside the input (its
-                // output is inside the output); 16 bytes of the output, 16-aligned (RGBA).
-                unsafe {
-                    let v = [
-                        *staging.add(from),
-                        *staging.add(from + 1),
-                        *staging.add(from + 2),
-                        *input.add(4 * pixel + 3),
-                    ];
-                    Bytes16(v.map(f32::to_bits)).store_global(output.add(out_index(g, x, y, 0)).cast());
-                }
-            }
-            e += threads;
-        }
-    }
 }

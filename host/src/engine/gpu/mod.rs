@@ -5,6 +5,7 @@ pub mod driver;
 mod job;
 mod launch;
 pub mod pipeline;
+mod registry;
 mod select;
 mod shapes;
 mod tensor_f32;
