@@ -82,8 +82,8 @@ use crate::device::shared::dynamic_shared_mem;
 use crate::device::thread::{block_idx_x, block_idx_y, sync_threads, thread_idx_x, thread_idx_y};
 #[cfg(target_arch = "nvptx64")]
 use crate::device::{
-    F32x4, Global, Sample, TapRead, clamp_keeping_nan, computed_here, fetch_or_zero, fma, is_alpha,
-    outside_is_zero, param_taps, store_patch, unroll,
+    F32x4, Global, Sample, TapRead, clamp_keeping_nan, computed_here, fma, is_alpha, outside_is_zero,
+    param_taps, store_patch, unroll,
 };
 #[cfg(target_arch = "nvptx64")]
 use crate::launch::{ExactTaps, MAX_FILTER_SIZE};

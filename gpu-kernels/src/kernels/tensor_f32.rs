@@ -18,6 +18,8 @@ use crate::device::thread::{
 #[cfg(target_arch = "nvptx64")]
 use crate::device::{Bytes16, Sample, copy_alpha_tile, is_alpha, out_index, resolve, unroll};
 #[cfg(target_arch = "nvptx64")]
+use crate::launch::Geometry;
+#[cfg(target_arch = "nvptx64")]
 use kernel_macros::kernel;
 #[cfg(target_arch = "nvptx64")]
 use store::store_colour_tile;

@@ -20,7 +20,7 @@ pub struct SoakArgs {
     /// Side of the large images.
     #[arg(long, default_value_t = 4096)]
     large_side: usize,
-    /// GPU variant (default: fast).
+    /// GPU variant (default: blocked-4x4).
     #[arg(long, value_parser = parse_variant)]
     variant: Option<Variant>,
     /// Run on the CPU engine instead (no device memory check).

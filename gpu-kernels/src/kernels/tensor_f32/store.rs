@@ -3,7 +3,7 @@
 
 use super::{STAGING_STRIDE, block, tile};
 use crate::device::thread::sync_threads;
-use crate::device::{Bytes16, out_index, unroll};
+use crate::device::{Bytes16, Sample, out_index, unroll};
 use crate::launch::Geometry;
 
 /// Writes the outputs of a block that filters every colour channel of an RGB or RGBA (`CH` = 3, 4)

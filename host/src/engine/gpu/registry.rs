@@ -261,7 +261,6 @@ pub static REGISTRY: [Spec; 16] = [
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gpu_kernels::launch;
 
     /// The entry a `blocked-4x4` pass launches: interleaved for RGB and RGBA rows of whole vectors up to
     /// the interleaved radius, else the one-channel-per-block entry of the radius.

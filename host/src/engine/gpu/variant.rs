@@ -96,7 +96,7 @@ pub enum TapsArg {
     /// A rank-1 filter's column taps, by value.
     Column,
     /// A device pointer to the `tensor-u8` kernel's B fragments of the filter's taps split into
-    /// 8-bit digits (built by `engine/gpu/tensor.rs`).
+    /// 8-bit digits (built by `engine/gpu/tensor_u8.rs`).
     TensorU8,
     /// A device pointer to the `tensor-f32` kernel's B fragments of the filter's taps split into
     /// FP16 high and low parts (built by `engine/gpu/tensor_f32.rs`).
