@@ -107,7 +107,7 @@ pub enum TapsArg {
 /// `(input, output, Geometry, taps)`, with `input`/`output` as [`Buffer`]s and taps as [`TapsArg`].
 #[derive(Debug)]
 pub struct Pass {
-    /// Entry-point base name (see [`launch::names`]).
+    /// Entry-point base name: the kernel's `ENTRY` in [`gpu_kernels::kernels`].
     pub entry: &'static str,
     /// One entry point per radius, `<entry>[_<type>]_r<r>`, instead of `<entry>_<type>`.
     pub per_radius: bool,
