@@ -394,7 +394,8 @@ pub fn run(mut args: Args) -> Result<()> {
         )?;
     }
     println!("\n{md}");
-    let dir = ws.join(format!("bench/results/cpu-{}", today()));
+    // Under target/, which git ignores: a report worth keeping is copied into bench/results/.
+    let dir = ws.join("target/cpu-bench").join(today());
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     let path = dir.join("cpu-bench.md");
     std::fs::write(&path, format!("# CPU engine vs OpenCV\n\n{md}"))

@@ -38,7 +38,7 @@ tasks:
                              opencv-python-headless from PyPI under target/tools/opencv-5.0.0.93, skipped
                              when pip cannot install it): 4096x4096 by default, replicate border,
                              median of 3 interleaved rounds of 5 runs per side; prints the table
-                             and writes bench/results/cpu-<date>/cpu-bench.md
+                             and writes target/cpu-bench/<date>/cpu-bench.md
   fuzz [--seconds N]         random fuzzing: each target for N seconds (default 30) from its
                              seeds; a crashing input lands in fuzz/artifacts/<target>/ and belongs
                              in fuzz/seeds/<target>/ and a test once fixed
