@@ -9,6 +9,8 @@ mod fuzz;
 mod host;
 mod plot;
 mod ptx;
+mod sass;
+mod sass_diff;
 mod shell;
 mod tools;
 
@@ -52,6 +54,12 @@ tasks:
                              components and aarch64 target, stable toolchain, cc, python3/pip,
                              ptxas, cargo-fuzz, the PTX build, the CUDA driver) and say how to
                              fix each
+  sass-diff REV              compare the SASS of every kernel entry point built from git revision
+                             REV with the working tree's (renamed kernels paired by name); fails
+                             listing the entries that differ. Each tree's PTX comes from its own
+                             `build-ptx` (REV's in a temporary git worktree, built under
+                             target/sass-diff/); ptxas and nvdisasm are installed under
+                             target/tools/ (nvdisasm from {NVDISASM_WHEEL})
   help, --help, -h           this list";
 
 fn main() {
@@ -79,6 +87,7 @@ fn run() -> Result<()> {
         "fuzz" => fuzz::run(args),
         "ci" => ci::run(args),
         "doctor" => doctor::run(args),
+        "sass-diff" => sass_diff::run(args),
         "help" | "--help" | "-h" => {
             args.finish()?;
             println!("{}", usage());
@@ -92,6 +101,7 @@ fn run() -> Result<()> {
 fn usage() -> String {
     USAGE
         .replace("{NVCC_WHEEL}", tools::NVCC_WHEEL)
+        .replace("{NVDISASM_WHEEL}", tools::NVDISASM_WHEEL)
         .replace("{CARGO_FUZZ_VERSION}", tools::CARGO_FUZZ_VERSION)
         .replace("{CI_FUZZ_RUNS}", &fuzz::CI_FUZZ_RUNS.to_string())
         .replace("{CI_FUZZ_SEED}", &fuzz::CI_FUZZ_SEED.to_string())

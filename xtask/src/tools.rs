@@ -1,5 +1,6 @@
-//! The tools the tasks install under target/tools/ (ptxas from PyPI, cargo-fuzz with
-//! the stable toolchain), their pinned versions, and the `install-ptxas` and `install-tools` tasks.
+//! The tools the tasks install under target/tools/ (ptxas and nvdisasm from PyPI, cargo-fuzz
+//! with the stable toolchain), their pinned versions, and the `install-ptxas` and `install-tools`
+//! tasks.
 
 use crate::args::Args;
 use crate::shell::{first_line, workspace};
@@ -10,6 +11,10 @@ use std::process::Command;
 /// The NVIDIA wheel that provides `ptxas`; pinned to 13.0.x so the PTX it checks matches what
 /// driver 580 (PTX ISA <= 9.0) accepts.
 pub const NVCC_WHEEL: &str = "nvidia-cuda-nvcc==13.0.88";
+/// The NVIDIA wheel that provides `nvdisasm` (for `sass-diff`). PyPI has none of the 13.0 line
+/// (the package starts at 13.2); this is the last release of the oldest line there. It only
+/// reads the SASS that the pinned ptxas makes, so its version does not change what is compared.
+pub const NVDISASM_WHEEL: &str = "nvidia-cuda-nvdisasm==13.2.86";
 
 /// The cargo-fuzz release installed under target/tools/ (with the stable toolchain: its
 /// dependencies do not compile on the pinned nightly).
@@ -79,6 +84,13 @@ pub fn install_ptxas() -> Result<PathBuf> {
         &ws.join("target/tools/nvcc"),
         ptx_builder::installed_ptxas(&ws),
     )
+}
+
+/// Installs the pinned nvdisasm wheel under target/tools/nvdisasm and returns the nvdisasm path.
+pub fn install_nvdisasm() -> Result<PathBuf> {
+    let dest = workspace().join("target/tools/nvdisasm");
+    let program = dest.join("nvidia/cu13/bin/nvdisasm");
+    install_wheel(NVDISASM_WHEEL, &dest, program)
 }
 
 /// The cargo-fuzz binary `install-tools` puts under target/tools/.
