@@ -1,9 +1,12 @@
-//! `cargo xtask cpu-bench`: the CPU engine against OpenCV on the CPU (issue 15's table), both
-//! in-process and warm, compute time only, interleaved rounds; writes the table as markdown too.
+//! `cargo xtask cpu-bench`: the CPU engine against OpenCV on the CPU, both in-process and warm,
+//! compute time only, interleaved rounds; writes the table as markdown too.
 
-use crate::{cargo, workspace};
+use crate::args::Args;
+use crate::shell::{cargo, workspace};
+use crate::tools::pip_install;
 use anyhow::{Context, Result, bail};
 use std::fmt::Write as _;
+use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -95,34 +98,23 @@ struct Options {
     opencv: bool,
 }
 
-fn parse(args: &[String]) -> Result<Options> {
-    let mut o = Options {
-        size: 4096,
-        rounds: 3,
-        runs: 5,
-        opencv: true,
+fn parse(args: &mut Args) -> Result<Options> {
+    let mut number = |name: &str, default: usize| -> Result<usize> {
+        Ok(args
+            .value::<NonZeroUsize>(name)?
+            .map_or(default, NonZeroUsize::get))
     };
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        let mut number = |name: &str| -> Result<usize> {
-            it.next()
-                .with_context(|| format!("{name} needs a value"))?
-                .parse::<usize>()
-                .ok()
-                .filter(|&n| n > 0)
-                .with_context(|| format!("{name} needs a whole number of at least 1"))
-        };
-        match a.as_str() {
-            "--size" => o.size = number("--size")?,
-            "--rounds" => o.rounds = number("--rounds")?,
-            "--runs" => o.runs = number("--runs")?,
-            "--no-opencv" => o.opencv = false,
-            other => {
-                bail!("unknown argument {other} (cpu-bench takes --size, --rounds, --runs, --no-opencv)")
-            }
-        }
-    }
-    Ok(o)
+    let (size, rounds, runs) = (
+        number("--size", 4096)?,
+        number("--rounds", 3)?,
+        number("--runs", 5)?,
+    );
+    Ok(Options {
+        size,
+        rounds,
+        runs,
+        opencv: !args.flag("--no-opencv"),
+    })
 }
 
 /// Installs the pinned OpenCV under target/tools/opencv-5.0.0.93 if needed and returns that folder (for
@@ -140,8 +132,7 @@ fn opencv_path() -> Result<PathBuf, String> {
         return Ok(dest);
     }
     println!("installing {} into {}", OPENCV_WHEELS.join(" "), dest.display());
-    let status =
-        crate::pip_install(&dest, &OPENCV_WHEELS).map_err(|e| format!("cannot run python3 -m pip: {e}"))?;
+    let status = pip_install(&dest, &OPENCV_WHEELS).map_err(|e| format!("cannot run python3 -m pip: {e}"))?;
     if !status.success() {
         return Err(format!(
             "pip could not install {} ({status})",
@@ -232,8 +223,10 @@ fn machine() -> String {
 }
 
 /// `cargo xtask cpu-bench [--size N] [--rounds R] [--runs N] [--no-opencv]`.
-pub fn run(args: &[String]) -> Result<()> {
-    let o = parse(args)?;
+pub fn run(mut args: Args) -> Result<()> {
+    let o = parse(&mut args)?;
+    let given = args.as_given();
+    args.finish()?;
     cargo(&["build", "--release", "--package", "host", "--bin", "host"])?;
     let ws = workspace();
     let host = ws.join("target/release/host");
@@ -356,7 +349,7 @@ pub fn run(args: &[String]) -> Result<()> {
         .ok()
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
         .unwrap_or_default();
-    let command = ["cargo xtask cpu-bench".to_string(), args.join(" ")].join(" ");
+    let command = format!("cargo xtask cpu-bench {given}");
     writeln!(md, "Command: `{}`, revision {rev}.\n", command.trim())?;
     writeln!(
         md,
@@ -401,7 +394,8 @@ pub fn run(args: &[String]) -> Result<()> {
         )?;
     }
     println!("\n{md}");
-    let dir = ws.join(format!("bench/results/cpu-{}", today()));
+    // Under target/, which git ignores: a report worth keeping is copied into bench/results/.
+    let dir = ws.join("target/cpu-bench").join(today());
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     let path = dir.join("cpu-bench.md");
     std::fs::write(&path, format!("# CPU engine vs OpenCV\n\n{md}"))

@@ -1,10 +1,12 @@
 //! `cargo xtask plot DIR`: SVG plots of a `host bench` run from its CSV files (time against image
 //! size, percent of roofline per variant, speed-up over the CPU).
 
+use crate::args::Args;
+use crate::shell::workspace;
 use anyhow::{Context, Result, bail};
 use plotters::prelude::*;
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// One `bench.csv` row, the columns the plots use.
 struct Row {
@@ -129,6 +131,23 @@ where
         .border_style(BLACK)
         .position(SeriesLabelPosition::UpperLeft)
         .draw()?;
+    Ok(())
+}
+
+/// `cargo xtask plot [DIR]` (default target/bench).
+pub fn run(mut args: Args) -> Result<()> {
+    let dir = args
+        .positional::<PathBuf>("DIR")?
+        .unwrap_or_else(|| workspace().join("target/bench"));
+    args.finish()?;
+    write_plots(&dir)
+}
+
+/// Plots the CSV files in `dir` and says which files it wrote.
+pub fn write_plots(dir: &Path) -> Result<()> {
+    for path in plot(dir)? {
+        println!("wrote {path}");
+    }
     Ok(())
 }
 

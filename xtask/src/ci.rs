@@ -1,0 +1,57 @@
+//! `cargo xtask ci`: everything CI checks, in order.
+
+use crate::args::Args;
+use crate::fuzz::{FuzzMode, fuzz};
+use crate::ptx::build_ptx;
+use crate::shell::cargo;
+use crate::tools::{install_cargo_fuzz, install_ptxas};
+use anyhow::Result;
+
+/// The second CPU architecture CI builds the host for (`cargo check`: GH200 hosts are aarch64).
+pub const AARCH64: &str = "aarch64-unknown-linux-gnu";
+
+/// Everything CI runs, in order; stops at the first failure.
+pub fn run(args: Args) -> Result<()> {
+    args.finish()?;
+    // The tools first: every build below then embeds SASS made by the pinned ptxas.
+    let ptxas = install_ptxas()?;
+    // SAFETY: xtask is single-threaded here; no other thread reads the environment.
+    unsafe { std::env::set_var("PTXAS", &ptxas) };
+    install_cargo_fuzz()?;
+    cargo(&["fmt", "--all", "--check"])?;
+    cargo(&["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"])?;
+    cargo(&[
+        "clippy",
+        "--package",
+        "gpu-kernels",
+        "--target",
+        ptx_builder::TARGET,
+        "-Zbuild-std=core",
+        "--target-dir",
+        "target/ptx-clippy",
+        "--",
+        "-D",
+        "warnings",
+    ])?;
+    // The host for aarch64: type-checked and compiled (no link, so no aarch64 C compiler needed).
+    cargo(&["check", "--package", "host", "--target", AARCH64])?;
+    cargo(&["test", "--workspace"])?;
+    // SAFETY: as above, single-threaded.
+    unsafe { std::env::set_var("RUSTDOCFLAGS", "-D warnings") };
+    cargo(&["doc", "--package", "host", "--no-deps"])?;
+    build_ptx(ptx_builder::DEFAULT_ARCH, true)?;
+    cargo(&[
+        "run",
+        "--release",
+        "--package",
+        "host",
+        "--",
+        "--size",
+        "512",
+        "--mask",
+        "5",
+    ])?;
+    fuzz(FuzzMode::Deterministic)?;
+    println!("ci: all checks passed");
+    Ok(())
+}
