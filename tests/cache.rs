@@ -2,8 +2,8 @@
 //! folder): every process's choice survives, and processes tuning the same problem class agree.
 //! Each test starts copies of this test binary that each run [`record_one_choice`].
 
-use conv::Variant;
-use conv::engine::autotune::Tuner;
+use ferroconv::Variant;
+use ferroconv::engine::autotune::Tuner;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::{Command, Stdio};

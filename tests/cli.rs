@@ -2,8 +2,8 @@
 
 mod common;
 use common::{host, text};
-use conv::DType;
-use conv::engine::gpu::Variant;
+use ferroconv::DType;
+use ferroconv::engine::gpu::Variant;
 use std::process::Command;
 
 fn row<'a>(out: &'a str, name: &str) -> &'a str {
@@ -187,7 +187,7 @@ fn soak_on_the_cpu_engine_passes_and_reports_its_numbers() {
 
 #[test]
 fn soak_without_a_gpu_says_skipped() {
-    if conv::engine::gpu::Gpu::new().is_ok() {
+    if ferroconv::engine::gpu::Gpu::new().is_ok() {
         return;
     }
     let o = host(&["soak", "--small", "1", "--large", "0"]);

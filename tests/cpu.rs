@@ -1,11 +1,11 @@
 //! CPU tests: the reference on hand-checked cases (every border mode and filter definition), and
 //! the timed CPU paths against the reference over a ladder of sizes, layouts and borders.
 
-use conv::engine::cpu::{self, Reference};
-use conv::model::filter::{FilterKind, check_size};
-use conv::model::image::Samples;
-use conv::verify::check::{self, compare};
-use conv::{Border, DType, Filter, Image};
+use ferroconv::engine::cpu::{self, Reference};
+use ferroconv::model::filter::{FilterKind, check_size};
+use ferroconv::model::image::Samples;
+use ferroconv::{Border, DType, Filter, Image};
+use host_tools::verify::check::{self, compare};
 
 fn gray(width: usize, height: usize, data: &[f32]) -> Image {
     Image::gray(width, height, data.to_vec()).unwrap()

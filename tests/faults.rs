@@ -6,9 +6,9 @@
 mod common;
 use common::{TempDir, s};
 
-use conv::engine::fault::{Injection, Stage};
-use conv::io::files::{self, RawLayout};
-use conv::{Border, DType, Filter, Image, engine::cpu};
+use ferroconv::engine::fault::{Injection, Stage};
+use ferroconv::io::files::{self, RawLayout};
+use ferroconv::{Border, DType, Filter, Image, engine::cpu};
 use std::process::{Command, Output};
 
 /// Runs `host` on the batch `inputs` -> `outputs` on the CPU engine, with `extra` arguments and
@@ -67,7 +67,7 @@ fn an_injected_compute_fault_stops_the_batch_cleanly() {
         names.len() < images.len() - 1,
         "the batch did not stop: {names:?}"
     );
-    let filter = Filter::builtin(conv::model::filter::FilterKind::Box, 3, None).unwrap();
+    let filter = Filter::builtin(ferroconv::model::filter::FilterKind::Box, 3, None).unwrap();
     for name in &names {
         let n: usize = name
             .trim_start_matches("img")
@@ -122,7 +122,7 @@ fn fault_requests_parse() {
 /// and an injected device fault stops the batch cleanly, without a hang.
 #[test]
 fn several_engines_share_a_batch_and_stop_together_at_a_fault() {
-    use conv::engine::batch::{self, Engine, Settings, Status};
+    use ferroconv::engine::batch::{self, Engine, Settings, Status};
     let inputs = TempDir::new("engines-in");
     let outputs = TempDir::new("engines-out");
     let images: Vec<Image> = (0..12)
@@ -133,7 +133,7 @@ fn several_engines_share_a_batch_and_stop_together_at_a_fault() {
         })
         .collect();
     let paths: Vec<std::path::PathBuf> = (0..12).map(|n| inputs.0.join(format!("img{n:02}.png"))).collect();
-    let items = conv::io::inputs::plan_outputs(&paths, &outputs.0, None, true, |_| true).unwrap();
+    let items = ferroconv::io::inputs::plan_outputs(&paths, &outputs.0, None, true, |_| true).unwrap();
     let filter = Filter::random_normalized(3, 4).unwrap();
     let progress = indicatif::ProgressBar::hidden();
     for fault in [None, Some(Injection::parse("compute:5").unwrap())] {

@@ -10,12 +10,12 @@
 //! module's `COVERED` so that [`the_generated_tests_cover_every_variant_dtype_and_border`] fails
 //! when a variant, sample type or border has no tests.
 
-use conv::engine::cpu::{Reference, reference_parallel};
-use conv::engine::gpu::{Gpu, Variant};
-use conv::model::image::Samples;
-use conv::verify::check;
-use conv::verify::jobs::{self, Case, VerifyPlan};
-use conv::{Border, Convolver, DType, Error, Filter, Image};
+use ferroconv::engine::cpu::{Reference, reference_parallel};
+use ferroconv::engine::gpu::{Gpu, Variant};
+use ferroconv::model::image::Samples;
+use ferroconv::{Border, Convolver, DType, Error, Filter, Image};
+use host_tools::verify::check;
+use host_tools::verify::jobs::{self, Case, VerifyPlan};
 use std::sync::{Mutex, OnceLock, PoisonError};
 
 /// Seed of the random images and filters, the same for every test and `host verify`'s default:

@@ -7,8 +7,8 @@
 mod common;
 use common::{TempDir, s};
 
-use conv::io::files::{self, RawLayout};
-use conv::{DType, Image};
+use ferroconv::io::files::{self, RawLayout};
+use ferroconv::{DType, Image};
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};

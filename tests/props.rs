@@ -2,8 +2,9 @@
 //! types: the fast paths match the `f64` reference, the separable path matches it for rank-1
 //! filters, strips match the whole image bit for bit, and `valid` is a crop of `zero`.
 
-use conv::model::image::Samples;
-use conv::{Border, DType, Filter, Image, engine::cpu, engine::strips, verify::check};
+use ferroconv::model::image::Samples;
+use ferroconv::{Border, DType, Filter, Image, engine::cpu, engine::strips};
+use host_tools::verify::check;
 use proptest::prelude::*;
 
 /// One random problem: image, filter and border, always with a non-empty output.

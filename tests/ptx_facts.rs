@@ -1,6 +1,6 @@
 //! Facts about the embedded PTX that the reference reports are about, checked without a GPU.
 
-use conv::engine::gpu::PTX;
+use ferroconv::engine::gpu::PTX;
 use gpu_kernels::kernels::{
     self, blocked, constant, naive, probe, readonly, separable_cols, separable_fused, separable_rows, spin,
     tensor_f32, tensor_u8, texture, tiled, tiled_cache, tiled_output, warp_rows,

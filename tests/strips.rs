@@ -1,8 +1,8 @@
 //! Strips: the plan fits the budget and covers every output row once, and convolving strip by strip
 //! on the CPU gives exactly the whole-image result for every border, channel count and sample type.
 
-use conv::engine::strips;
-use conv::{Border, DType, Filter, Image, Problem};
+use ferroconv::engine::strips;
+use ferroconv::{Border, DType, Filter, Image, Problem};
 
 fn problem(image: &Image, filter: &Filter, border: Border) -> Problem {
     Problem::of(image, filter, border, false)
@@ -62,7 +62,8 @@ fn strips_give_the_whole_image_result_bit_for_bit_on_the_cpu() {
                     let filter = Filter::random_normalized(k, k as u64).unwrap();
                     let r = filter.radius();
                     for border in Border::ALL {
-                        let Ok(whole) = conv::engine::cpu::sequential(&image, &filter, border, false) else {
+                        let Ok(whole) = ferroconv::engine::cpu::sequential(&image, &filter, border, false)
+                        else {
                             assert_eq!(border, Border::Valid);
                             continue;
                         };
@@ -70,7 +71,7 @@ fn strips_give_the_whole_image_result_bit_for_bit_on_the_cpu() {
                         for height in [1, 2, 5, oh] {
                             let plan = strips::split(oh, oh.div_ceil(height), r, border);
                             let got = strips::run(&image, r, border, &plan, |strip| {
-                                conv::engine::cpu::sequential(strip, &filter, border, false)
+                                ferroconv::engine::cpu::sequential(strip, &filter, border, false)
                             })
                             .unwrap();
                             assert_eq!(
@@ -90,14 +91,14 @@ fn strips_give_the_whole_image_result_bit_for_bit_on_the_cpu() {
 #[test]
 fn planned_strips_match_the_whole_image_for_a_tall_image() {
     let image = Image::random(64, 300, 1, DType::U8, 3).unwrap();
-    let filter = Filter::builtin(conv::model::filter::FilterKind::Gaussian, 9, None).unwrap();
+    let filter = Filter::builtin(ferroconv::model::filter::FilterKind::Gaussian, 9, None).unwrap();
     for border in Border::ALL {
         let p = problem(&image, &filter, border);
         let plan = strips::plan(&p, false, strips::device_bytes(&p, false).unwrap() / 7).unwrap();
         assert!(plan.len() >= 7, "{plan:?}");
-        let whole = conv::engine::cpu::parallel(&image, &filter, border, false).unwrap();
+        let whole = ferroconv::engine::cpu::parallel(&image, &filter, border, false).unwrap();
         let got = strips::run(&image, 4, border, &plan, |s| {
-            conv::engine::cpu::parallel(s, &filter, border, false)
+            ferroconv::engine::cpu::parallel(s, &filter, border, false)
         })
         .unwrap();
         assert_eq!(got, whole, "{border:?}");
@@ -112,7 +113,7 @@ fn strips_spread_over_workers_give_the_whole_image_result() {
     let image = Image::random(45, 61, 3, DType::F32, 5).unwrap();
     let filter = Filter::random(5, 9).unwrap();
     for border in Border::ALL {
-        let whole = conv::engine::cpu::sequential(&image, &filter, border, false).unwrap();
+        let whole = ferroconv::engine::cpu::sequential(&image, &filter, border, false).unwrap();
         let oh = whole.height();
         for (count, workers) in [(1, 2), (2, 2), (7, 2), (7, 3), (oh, 4)] {
             let plan = strips::split(oh, count, 2, border);
@@ -121,7 +122,7 @@ fn strips_spread_over_workers_give_the_whole_image_result() {
                 let mut ws: Vec<(usize, Vec<usize>)> = (0..workers).map(|w| (w, Vec::new())).collect();
                 let got = strips::run_spread(&image, 2, border, &plan, &mut ws, |(_, log), strip| {
                     log.push(strip.height());
-                    conv::engine::cpu::sequential(strip, &filter, border, false)
+                    ferroconv::engine::cpu::sequential(strip, &filter, border, false)
                 })
                 .unwrap();
                 assert_eq!(got, whole, "{border:?} {count} strips over {workers}");
@@ -139,9 +140,9 @@ fn strips_spread_over_workers_give_the_whole_image_result() {
         let mut ws = vec![(); 2];
         let e = strips::run_spread(&image, 2, border, &plan, &mut ws, |_, strip| {
             if strip.height() > 0 {
-                Err(conv::Error::InvalidRequest("a GPU failed".into()))
+                Err(ferroconv::Error::InvalidRequest("a GPU failed".into()))
             } else {
-                conv::engine::cpu::sequential(strip, &filter, border, false)
+                ferroconv::engine::cpu::sequential(strip, &filter, border, false)
             }
         })
         .unwrap_err();

@@ -1,6 +1,6 @@
 //! Compiles the `gpu-kernels` crate to one PTX file with rustc's own `nvptx64-nvidia-cuda` target.
 //!
-//! Shared by `host/build.rs` (which embeds the PTX in the binary) and `cargo xtask build-ptx`, so
+//! Shared by `ferroconv/build.rs` (which embeds the PTX in the binary) and `cargo xtask build-ptx`, so
 //! both use exactly the same recipe: the pinned nightly, `-Zbuild-std=core`, panics compiled to a
 //! trap (`-Cpanic=immediate-abort`), one codegen unit, and `--emit=asm`, which for this target is PTX;
 //! then the register limits declared beside the kernels are applied ([`apply_register_limits`]).

@@ -3,9 +3,9 @@
 
 use crate::common::{TempDir, host, run_ok, s, text};
 use crate::{assert_matches_reference, builtin, save_with_image_crate};
-use conv::io::files::{self, RawLayout};
-use conv::model::filter::FilterKind;
-use conv::{Border, DType, Image};
+use ferroconv::io::files::{self, RawLayout};
+use ferroconv::model::filter::FilterKind;
+use ferroconv::{Border, DType, Image};
 
 #[test]
 fn a_batch_with_one_bad_file_completes_the_others_and_fails() {

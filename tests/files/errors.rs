@@ -3,7 +3,7 @@
 
 use crate::common::{TempDir, host, run_ok, s, text};
 use crate::{assert_fails, png_header_only, save_with_image_crate};
-use conv::{DType, Image};
+use ferroconv::{DType, Image};
 use std::path::PathBuf;
 
 #[test]

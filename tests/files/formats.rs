@@ -3,10 +3,11 @@
 
 use crate::common::{TempDir, run_ok, s};
 use crate::{assert_matches_reference, builtin, save_with_image_crate};
-use conv::io::files::{self, RawLayout};
-use conv::model::filter::FilterKind;
-use conv::model::image::Samples;
-use conv::{Border, DType, Filter, Image, engine::cpu, verify::check};
+use ferroconv::io::files::{self, RawLayout};
+use ferroconv::model::filter::FilterKind;
+use ferroconv::model::image::Samples;
+use ferroconv::{Border, DType, Filter, Image, engine::cpu};
+use host_tools::verify::check;
 use std::path::Path;
 
 /// Writes an `f32` image as TIFF with the `tiff` crate.

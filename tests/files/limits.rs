@@ -3,8 +3,8 @@
 
 use crate::common::{TempDir, s};
 use crate::{assert_fails, png_header_only, save_with_image_crate};
-use conv::io::files::{self, RawLayout};
-use conv::{DType, Image};
+use ferroconv::io::files::{self, RawLayout};
+use ferroconv::{DType, Image};
 
 #[test]
 fn decompression_bombs_are_refused_before_decoding() {

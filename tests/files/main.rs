@@ -15,9 +15,10 @@ mod errors;
 mod formats;
 mod limits;
 
-use conv::io::files::{self, RawLayout};
-use conv::model::filter::FilterKind;
-use conv::{Border, DType, Filter, Image, engine::cpu, verify::check};
+use ferroconv::io::files::{self, RawLayout};
+use ferroconv::model::filter::FilterKind;
+use ferroconv::{Border, DType, Filter, Image, engine::cpu};
+use host_tools::verify::check;
 use std::path::Path;
 
 /// Writes `image` with the `image` crate's own encoders (not the code under test).

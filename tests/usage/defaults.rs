@@ -3,8 +3,8 @@
 
 use crate::common::{TempDir, run_ok, s};
 use crate::{gray, save};
-use conv::model::filter::FilterKind;
-use conv::{Border, DType, Filter, Image};
+use ferroconv::model::filter::FilterKind;
+use ferroconv::{Border, DType, Filter, Image};
 
 #[test]
 fn explicit_auto_falls_back_to_the_cpu_as_the_default_does() {
@@ -70,7 +70,7 @@ fn gaussian_taps_are_opencvs() {
 #[test]
 fn the_main_jobs_cpu_rows_report_their_warmups() {
     let image = Image::random(24, 20, 1, DType::F32, 3).unwrap();
-    let job = conv::verify::jobs::MainJob {
+    let job = host_tools::verify::jobs::MainJob {
         image,
         filter: Filter::builtin(FilterKind::Box, 3, None).unwrap(),
         border: Border::Zero,
@@ -79,11 +79,11 @@ fn the_main_jobs_cpu_rows_report_their_warmups() {
         runs: 1,
         cpu_runs: 2,
     };
-    let report = conv::verify::jobs::main_job(&job, None).unwrap();
+    let report = host_tools::verify::jobs::main_job(&job, None).unwrap();
     let names: Vec<_> = report.rows.iter().map(|r| r.name).collect();
     assert_eq!(names, ["cpu-naive", "cpu-seq", "cpu-par"]);
     for row in &report.rows {
-        assert_eq!(row.warmups, conv::verify::jobs::WARMUP_RUNS, "{}", row.name);
+        assert_eq!(row.warmups, host_tools::verify::jobs::WARMUP_RUNS, "{}", row.name);
         assert!(row.warmups >= 1);
         assert_eq!(row.compute.runs, 2, "{}", row.name);
     }

@@ -4,10 +4,10 @@
 
 use crate::common::{TempDir, host, run_ok, s, text};
 use crate::{fails_with, gray, save};
-use conv::io::files::{self, RawLayout};
-use conv::model::filter::FilterKind;
-use conv::model::image::Samples;
-use conv::{Border, DType, Filter, Image, engine::cpu};
+use ferroconv::io::files::{self, RawLayout};
+use ferroconv::model::filter::FilterKind;
+use ferroconv::model::image::Samples;
+use ferroconv::{Border, DType, Filter, Image, engine::cpu};
 use std::path::Path;
 
 #[test]

@@ -16,7 +16,7 @@ mod defaults;
 mod inputs;
 mod output;
 
-use conv::{DType, Image};
+use ferroconv::{DType, Image};
 use std::path::Path;
 
 /// Runs `host`, expecting exit code `code` and exactly one line on stderr, an `error:` line

@@ -3,7 +3,7 @@
 //! general (non-separable) variant of the benchmark beside the best `g_fast` row, case by case.
 
 use crate::bench::sweep::BenchRow;
-use crate::{DType, Error, Result};
+use ferroconv::{DType, Error, Result};
 use std::fmt::Write as _;
 
 /// One row of `peers.csv` (only the columns the comparison needs).
@@ -193,7 +193,7 @@ pub fn markdown(cases: &[Comparison]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::gpu::Variant;
+    use ferroconv::engine::gpu::Variant;
 
     const CSV: &str = "variant,width,height,k,cache,reps,median_ms,min_ms,gbps,gflops,max_abs_err,floor_ms,frac_of_floor,check
 g_fast_px4py2,2048,2048,5,warm,100,0.0125,0.0120,2680,8000,1e-6,0.011,0.9,ok
@@ -231,7 +231,7 @@ a_naive,2048,2048,3,warm,100,0.0010,0.0010,2600,7900,1e-6,0.011,0.9,ok
             filter_size: k,
             variant,
             cache,
-            timing: crate::stats::Timing {
+            timing: ferroconv::stats::Timing {
                 median: ms,
                 min: ms,
                 runs: 1,

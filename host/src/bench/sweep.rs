@@ -2,10 +2,10 @@
 //! sweep of sizes, filter sizes and sample types against that roofline. The column headers, cells,
 //! CSV and Markdown that write its rows out live in the sibling module `tables`, re-exported here.
 
-use crate::engine::gpu::pipeline::{Pipeline, Timings};
-use crate::engine::gpu::{DeviceJob, Gpu, GpuInfo, Problem, Variant};
-use crate::model::image::Samples;
-use crate::{Border, DType, Filter, Image, Result, model::filter::FilterKind, stats};
+use ferroconv::engine::gpu::pipeline::{Pipeline, Timings};
+use ferroconv::engine::gpu::{DeviceJob, Gpu, GpuInfo, Problem, Variant};
+use ferroconv::model::image::Samples;
+use ferroconv::{Border, DType, Filter, Image, Result, model::filter::FilterKind, stats};
 
 pub use super::tables::{
     E2E_HEADERS, HEADERS, cells, cpu_csv, csv, e2e_cells, e2e_csv, machine_lines, markdown,
@@ -34,7 +34,7 @@ pub struct BenchConfig {
     pub streams: usize,
 }
 
-pub use crate::stats::TimingMethod;
+pub use ferroconv::stats::TimingMethod;
 
 /// The machine the numbers were taken on, and its two ceilings.
 #[derive(Clone, Debug)]
@@ -116,8 +116,8 @@ pub fn run(
         gpu: gpu.info().clone(),
         copy_gbps: gpu.copy_bandwidth(COPY_PROBE_BYTES, 10)?,
         fma_gflops: gpu.fma_peak(10)?,
-        ptx_target: crate::engine::gpu::ptx_directive(".target").to_string(),
-        git_rev: env!("CONV_GIT_REV"),
+        ptx_target: ferroconv::engine::gpu::ptx_directive(".target").to_string(),
+        git_rev: ferroconv::GIT_REV,
     };
     let mut rows = Vec::new();
     for &(width, height) in &config.sizes {
@@ -161,7 +161,7 @@ pub fn run(
     Ok((machine, rows))
 }
 
-/// One pipelined whole-image configuration (see [`crate::engine::gpu::pipeline`]).
+/// One pipelined whole-image configuration (see [`ferroconv::engine::gpu::pipeline`]).
 #[derive(Clone, Debug)]
 pub struct E2eRow {
     pub width: usize,
@@ -193,7 +193,7 @@ pub fn end_to_end(gpu: &Gpu, config: &BenchConfig, mut progress: impl FnMut(&E2e
             gpu.launch(&kernel, &mut job)?;
             let (whole, _) = gpu.download(&mut job)?;
             if pipeline.output()?.samples().as_bytes() != whole.samples().as_bytes() {
-                return Err(crate::Error::WrongResult(format!(
+                return Err(ferroconv::Error::WrongResult(format!(
                     "the pipelined result differs from the single launch at {width}x{height} {}",
                     dtype.suffix()
                 )));
@@ -237,7 +237,7 @@ pub fn cpu_times(config: &BenchConfig) -> Result<Vec<CpuRow>> {
             let filter = Filter::random_normalized(k, k as u64)?;
             let timing = stats::warm_then_repeat(1, 3, || {
                 let t = std::time::Instant::now();
-                crate::engine::cpu::parallel(&image, &filter, Border::Zero, false)?;
+                ferroconv::engine::cpu::parallel(&image, &filter, Border::Zero, false)?;
                 Ok(t.elapsed().as_secs_f64() * 1e3)
             })?;
             let ms = timing.map_or(f64::NAN, |t| t.median);
@@ -276,7 +276,7 @@ fn time_variant(
     if let Samples::F32(v) = out.samples()
         && let Some(i) = v.iter().position(|x| !x.is_finite())
     {
-        return Err(crate::Error::WrongResult(format!(
+        return Err(ferroconv::Error::WrongResult(format!(
             "{} left output sample {i} unwritten",
             variant.name()
         )));

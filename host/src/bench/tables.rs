@@ -172,8 +172,8 @@ pub fn cpu_csv(rows: &[CpuRow]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::gpu::Variant;
-    use crate::{DType, stats};
+    use ferroconv::engine::gpu::Variant;
+    use ferroconv::{DType, stats};
 
     #[test]
     fn cells_give_the_memory_floor_and_the_fp32_roofline_each_as_a_fraction_of_the_time() {

@@ -9,12 +9,12 @@ use super::values::{
 use super::{bench, cpu_time, info, merge, sanitize, scale, soak, verify};
 use anyhow::{Context as _, Result, bail};
 use clap::{Parser, Subcommand};
-use conv::engine::gpu::{GpuSelection, Variant};
-use conv::io::shard::Shard;
-use conv::model::filter::FilterKind;
-use conv::named::Named as _;
-use conv::verify::jobs::SeparableMode;
-use conv::{Border, DType, Filter};
+use ferroconv::engine::gpu::{GpuSelection, Variant};
+use ferroconv::io::shard::Shard;
+use ferroconv::model::filter::FilterKind;
+use ferroconv::named::Named as _;
+use ferroconv::{Border, DType, Filter};
+use host_tools::verify::jobs::SeparableMode;
 use std::path::PathBuf;
 
 /// 2D image convolution on NVIDIA GPUs with kernels written in Rust.

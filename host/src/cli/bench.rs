@@ -5,10 +5,10 @@ use super::names;
 use super::table;
 use super::values::{parse_size, parse_variant};
 use anyhow::{Context as _, Result, bail};
-use conv::DType;
-use conv::bench::peers::{Comparison, PeerRow};
-use conv::bench::sweep::{BenchConfig, TimingMethod};
-use conv::engine::gpu::{Gpu, Variant};
+use ferroconv::DType;
+use ferroconv::engine::gpu::{Gpu, Variant};
+use host_tools::bench::peers::{Comparison, PeerRow};
+use host_tools::bench::sweep::{BenchConfig, TimingMethod};
 use std::path::{Path, PathBuf};
 
 #[derive(clap::Args, Debug)]
@@ -78,27 +78,27 @@ pub fn run(args: BenchArgs) -> Result<()> {
     std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
     let gpu = Gpu::new().context("the benchmark needs a GPU")?;
     let command = std::env::args().collect::<Vec<_>>().join(" ");
-    let (machine, rows) = conv::bench::sweep::run(&gpu, &config, |r| {
-        eprintln!("{}", conv::bench::sweep::cells(r).join("  "));
+    let (machine, rows) = host_tools::bench::sweep::run(&gpu, &config, |r| {
+        eprintln!("{}", host_tools::bench::sweep::cells(r).join("  "));
     })
     .context("running the benchmark")?;
-    for line in conv::bench::sweep::machine_lines(&machine) {
+    for line in host_tools::bench::sweep::machine_lines(&machine) {
         println!("{line}");
     }
-    let table: Vec<Vec<String>> = rows.iter().map(conv::bench::sweep::cells).collect();
-    table::print(&conv::bench::sweep::HEADERS, &table);
-    let comparison = peers.map(|p| conv::bench::peers::compare(&rows, &p));
+    let table: Vec<Vec<String>> = rows.iter().map(host_tools::bench::sweep::cells).collect();
+    table::print(&host_tools::bench::sweep::HEADERS, &table);
+    let comparison = peers.map(|p| host_tools::bench::peers::compare(&rows, &p));
     if let Some(cases) = &comparison {
         print_comparison(cases);
     }
-    let e2e = conv::bench::sweep::end_to_end(&gpu, &config, |r| {
-        eprintln!("{}", conv::bench::sweep::e2e_cells(r).join("  "));
+    let e2e = host_tools::bench::sweep::end_to_end(&gpu, &config, |r| {
+        eprintln!("{}", host_tools::bench::sweep::e2e_cells(r).join("  "));
     })
     .context("running the end-to-end benchmark")?;
     println!();
-    let table: Vec<Vec<String>> = e2e.iter().map(conv::bench::sweep::e2e_cells).collect();
-    table::print(&conv::bench::sweep::E2E_HEADERS, &table);
-    let cpu = conv::bench::sweep::cpu_times(&config).context("timing the CPU")?;
+    let table: Vec<Vec<String>> = e2e.iter().map(host_tools::bench::sweep::e2e_cells).collect();
+    table::print(&host_tools::bench::sweep::E2E_HEADERS, &table);
+    let cpu = host_tools::bench::sweep::cpu_times(&config).context("timing the CPU")?;
     println!(
         "\ncpu-par ({} threads), f32, whole call: {}",
         rayon::current_num_threads(),
@@ -107,15 +107,15 @@ pub fn run(args: BenchArgs) -> Result<()> {
             .collect::<Vec<_>>()
             .join("; ")
     );
-    let mut markdown = conv::bench::sweep::markdown(&machine, &command, config.timing, &rows, &e2e);
+    let mut markdown = host_tools::bench::sweep::markdown(&machine, &command, config.timing, &rows, &e2e);
     let mut files = vec![
-        ("bench.csv", conv::bench::sweep::csv(&rows)),
-        ("bench-cpu.csv", conv::bench::sweep::cpu_csv(&cpu)),
-        ("bench-e2e.csv", conv::bench::sweep::e2e_csv(&e2e)),
+        ("bench.csv", host_tools::bench::sweep::csv(&rows)),
+        ("bench-cpu.csv", host_tools::bench::sweep::cpu_csv(&cpu)),
+        ("bench-e2e.csv", host_tools::bench::sweep::e2e_csv(&e2e)),
     ];
     if let Some(cases) = &comparison {
-        markdown += &conv::bench::peers::markdown(cases);
-        files.push(("peers-ratio.csv", conv::bench::peers::csv(cases)));
+        markdown += &host_tools::bench::peers::markdown(cases);
+        files.push(("peers-ratio.csv", host_tools::bench::peers::csv(cases)));
     }
     files.push(("bench.md", markdown));
     for (name, text) in files {
@@ -129,20 +129,20 @@ pub fn run(args: BenchArgs) -> Result<()> {
 /// Reads a `peers.csv`.
 fn read_peers(path: &Path) -> Result<Vec<PeerRow>> {
     let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    conv::bench::peers::parse(&text).with_context(|| format!("{}", path.display()))
+    host_tools::bench::peers::parse(&text).with_context(|| format!("{}", path.display()))
 }
 
 /// Refuses sizes, filter sizes, strips and streams that cannot run.
 fn check(config: &BenchConfig) -> Result<()> {
     for &(w, h) in &config.sizes {
-        conv::model::image::check_dims(w, h).context("--sizes")?;
+        ferroconv::model::image::check_dims(w, h).context("--sizes")?;
     }
     for &k in &config.filter_sizes {
-        conv::model::filter::check_size(k).context("--filters")?;
+        ferroconv::model::filter::check_size(k).context("--filters")?;
     }
-    conv::model::filter::check_size(config.e2e_filter).context("--e2e-filter")?;
+    ferroconv::model::filter::check_size(config.e2e_filter).context("--e2e-filter")?;
     for &c in &config.channels {
-        conv::model::image::check_channels(c).context("--channels")?;
+        ferroconv::model::image::check_channels(c).context("--channels")?;
     }
     if config.strips == 0 || config.streams == 0 {
         bail!("--strips and --streams must be at least 1");
@@ -153,9 +153,9 @@ fn check(config: &BenchConfig) -> Result<()> {
 /// The table of our fastest variant against the best `g_fast` row, and their geometric mean.
 fn print_comparison(cases: &[Comparison]) {
     println!("\nAgainst the best g_fast row of peers.csv (f32, gray, zero border, warm; below 1 = faster):");
-    let table: Vec<Vec<String>> = cases.iter().map(conv::bench::peers::cells).collect();
-    table::print(&conv::bench::peers::HEADERS, &table);
-    match conv::bench::peers::geomean_ratio(cases) {
+    let table: Vec<Vec<String>> = cases.iter().map(host_tools::bench::peers::cells).collect();
+    table::print(&host_tools::bench::peers::HEADERS, &table);
+    match host_tools::bench::peers::geomean_ratio(cases) {
         Some(g) => println!(
             "geometric mean of ours / g_fast over {} cases: {g:.3}",
             cases.len()

@@ -4,11 +4,11 @@
 use super::names;
 use super::values::{parse_count, parse_filter_size, parse_positive, parse_sigma};
 use anyhow::{Context as _, Result};
-use conv::engine::cpu;
-use conv::model::filter::FilterKind;
-use conv::named::{self, Named as _};
-use conv::stats::WARMUP_RUNS;
-use conv::{Border, DType, Filter, Image};
+use ferroconv::engine::cpu;
+use ferroconv::model::filter::FilterKind;
+use ferroconv::named::{self, Named as _};
+use ferroconv::stats::WARMUP_RUNS;
+use ferroconv::{Border, DType, Filter, Image};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 

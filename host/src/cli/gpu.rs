@@ -1,11 +1,11 @@
 //! Opening the GPU for a command, with the command's own fallback when none is usable.
 
 use anyhow::{Context as _, Result};
-use conv::engine::gpu::{Gpu, GpuSelection};
+use ferroconv::engine::gpu::{Gpu, GpuSelection};
 
 /// Opens the GPU; when none is usable, `fallback` gets the reason and decides: `Ok(())` goes on
 /// without a GPU (`None`), an error stops the command.
-pub fn open_or(fallback: impl FnOnce(conv::Error) -> Result<()>) -> Result<Option<Gpu>> {
+pub fn open_or(fallback: impl FnOnce(ferroconv::Error) -> Result<()>) -> Result<Option<Gpu>> {
     match Gpu::new() {
         Ok(gpu) => Ok(Some(gpu)),
         Err(e) => fallback(e).map(|()| None),
@@ -17,9 +17,9 @@ pub fn open_or(fallback: impl FnOnce(conv::Error) -> Result<()>) -> Result<Optio
 /// meet (`--gpus 4` on a 2-GPU machine, a number that is not there) is an error.
 pub fn open_selected(
     selection: GpuSelection,
-    fallback: impl FnOnce(conv::Error) -> Result<()>,
+    fallback: impl FnOnce(ferroconv::Error) -> Result<()>,
 ) -> Result<Vec<Gpu>> {
-    let count = match conv::engine::gpu::device_count() {
+    let count = match ferroconv::engine::gpu::device_count() {
         Ok(n) => n,
         Err(e) => return fallback(e).map(|()| Vec::new()),
     };

@@ -3,7 +3,7 @@
 
 use super::gpu::{gib, open_selected};
 use anyhow::Result;
-use conv::engine::gpu::GpuSelection;
+use ferroconv::engine::gpu::GpuSelection;
 
 /// Prints the description: every visible GPU (the driver applies `CUDA_VISIBLE_DEVICES`), in
 /// the order `--gpus` numbers them.
@@ -37,7 +37,7 @@ pub fn run() -> Result<()> {
             gpu.module_load_ms()
         );
     }
-    use conv::engine::gpu::{FATBIN, ptx_directive, ptx_entries};
+    use ferroconv::engine::gpu::{FATBIN, ptx_directive, ptx_entries};
     println!(
         "PTX target: {} (PTX ISA {}, {} kernels); SASS: {}",
         ptx_directive(".target"),
@@ -52,7 +52,7 @@ pub fn run() -> Result<()> {
     let k = gpu_kernels::launch::MAX_FILTER_SIZE;
     println!("largest filter: {k}x{k}");
     println!("variants:");
-    for spec in &conv::engine::gpu::variant::REGISTRY {
+    for spec in &ferroconv::engine::gpu::variant::REGISTRY {
         println!("  {:<18} {}", spec.name, spec.summary);
     }
     Ok(())

@@ -3,31 +3,31 @@
 
 use super::json;
 use anyhow::{Context as _, Result};
-use conv::engine::batch::{self, Outcome, Summary};
+use ferroconv::engine::batch::{self, Outcome, Summary};
 use indicatif::ProgressBar;
 
 /// A batch stopped by a signal; the process exits with 128 + its number.
 #[derive(Debug, thiserror::Error)]
-#[error("interrupted by {}", conv::io::interrupt::name(*.0))]
+#[error("interrupted by {}", ferroconv::io::interrupt::name(*.0))]
 pub struct Interrupted(pub i32);
 
-/// Installs the handler ([`conv::io::interrupt::install`]): the first signal says that the batch
+/// Installs the handler ([`ferroconv::io::interrupt::install`]): the first signal says that the batch
 /// stops (above the progress bar), a second one stops at once (with `json`, after printing the
 /// failure document).
 pub fn install(progress: &ProgressBar, json: bool) -> Result<()> {
     let progress = progress.clone();
-    conv::io::interrupt::install(
+    ferroconv::io::interrupt::install(
         move |signal| {
             progress.suspend(|| {
                 eprintln!(
                     "interrupted by {}: no new image is started and the results being written are \
                      discarded; a second Ctrl-C stops at once",
-                    conv::io::interrupt::name(signal)
+                    ferroconv::io::interrupt::name(signal)
                 );
             });
         },
         move |signal| {
-            let name = conv::io::interrupt::name(signal);
+            let name = ferroconv::io::interrupt::name(signal);
             if json {
                 json::print_failure(
                     &format!("interrupted by a second signal ({name}): stopped at once"),
@@ -58,7 +58,7 @@ pub fn stopped(signal: i32, outcomes: &[Outcome], summary: &Summary) -> anyhow::
     eprintln!(
         "interrupted by {}: {} image(s) written whole, {} discarded while being written (nothing left), \
          {} not processed; not written{listed}",
-        conv::io::interrupt::name(signal),
+        ferroconv::io::interrupt::name(signal),
         summary.written,
         summary.discarded,
         summary.not_processed,

@@ -1,8 +1,8 @@
 //! The `--json` document of a files run: exactly one is printed on stdout, the full one or, when
 //! the run fails before (or instead of) processing images, the failure one.
 
-use conv::engine::batch;
-use conv::engine::gpu::GpuInfo;
+use ferroconv::engine::batch;
+use ferroconv::engine::gpu::GpuInfo;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Whether the `--json` document (or the failure document) was printed: exactly one is.
@@ -22,7 +22,7 @@ pub fn print_failure(error: &str, interrupted: Option<i32>) {
     print(&serde_json::json!({
         "schema": batch::JSON_SCHEMA,
         "error": error,
-        "interrupted": interrupted.map(conv::io::interrupt::name),
+        "interrupted": interrupted.map(ferroconv::io::interrupt::name),
         "gpu": null,
         "gpus": [],
         "gpu_unavailable": null,

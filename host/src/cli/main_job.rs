@@ -5,9 +5,9 @@ use super::args::MainArgs;
 use super::usage::Given;
 use super::{gpu, table};
 use anyhow::{Context as _, Result, bail};
-use conv::engine::gpu::Variant;
-use conv::verify::jobs::{self, MainJob, Report};
-use conv::{DType, Image};
+use ferroconv::engine::gpu::Variant;
+use ferroconv::{DType, Image};
+use host_tools::verify::jobs::{self, MainJob, Report};
 
 /// Runs the main job; fails if any variant does not match the reference.
 pub fn run(args: &MainArgs, given: &Given) -> Result<()> {

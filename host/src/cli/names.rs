@@ -1,12 +1,12 @@
-//! clap's parsers of the library's named enums ([`conv::named::Named`]): their names, aliases and
+//! clap's parsers of the library's named enums ([`ferroconv::named::Named`]): their names, aliases and
 //! the help `--help` prints for each value.
 
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
-use conv::bench::sweep::TimingMethod;
-use conv::model::filter::FilterKind;
-use conv::named::{self, Named};
-use conv::verify::jobs::SeparableMode;
-use conv::{Border, DType};
+use ferroconv::model::filter::FilterKind;
+use ferroconv::named::{self, Named};
+use ferroconv::{Border, DType};
+use host_tools::bench::sweep::TimingMethod;
+use host_tools::verify::jobs::SeparableMode;
 
 /// The parser of a [`Named`] enum, offering its names (and aliases) with `help` for each.
 fn parser<T: Named + Send + Sync>(help: fn(T) -> &'static str) -> impl TypedValueParser<Value = T> {

@@ -1,5 +1,5 @@
 //! `host sanitize`: re-runs this binary's `verify` under each compute-sanitizer tool (see
-//! [`conv::verify::sanitize::verify_runs`] for the cases), one PASS/FAIL line per tool and case set.
+//! [`host_tools::verify::sanitize::verify_runs`] for the cases), one PASS/FAIL line per tool and case set.
 
 use super::values::parse_size;
 use anyhow::{Context as _, Result, bail};
@@ -10,10 +10,10 @@ use std::time::Instant;
 pub struct SanitizeArgs {
     /// Tools to run, comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "memcheck,racecheck,synccheck,initcheck",
-          value_parser = clap::builder::PossibleValuesParser::new(conv::verify::sanitize::TOOLS))]
+          value_parser = clap::builder::PossibleValuesParser::new(host_tools::verify::sanitize::TOOLS))]
     tools: Vec<String>,
     /// Image sizes every tool checks, as WIDTHxHEIGHT, comma-separated.
-    #[arg(long, default_value = conv::verify::sanitize::SIZES)]
+    #[arg(long, default_value = host_tools::verify::sanitize::SIZES)]
     sizes: String,
 }
 
@@ -24,11 +24,11 @@ pub fn run(args: &SanitizeArgs) -> Result<()> {
         .split(',')
         .map(|size| {
             let (w, h) = parse_size(size).map_err(anyhow::Error::msg).context("--sizes")?;
-            conv::model::image::check_dims(w, h).context("--sizes")?;
+            ferroconv::model::image::check_dims(w, h).context("--sizes")?;
             Ok((w, h))
         })
         .collect::<Result<Vec<_>>>()?;
-    let Some(sanitizer) = conv::verify::sanitize::find_sanitizer() else {
+    let Some(sanitizer) = host_tools::verify::sanitize::find_sanitizer() else {
         bail!(
             "compute-sanitizer not found (set COMPUTE_SANITIZER, put it on PATH, or install the CUDA toolkit)"
         );
@@ -36,7 +36,7 @@ pub fn run(args: &SanitizeArgs) -> Result<()> {
     let exe = std::env::current_exe().context("locating this binary")?;
     let mut failed = Vec::new();
     for tool in &args.tools {
-        for verify_args in conv::verify::sanitize::verify_runs(&sizes) {
+        for verify_args in host_tools::verify::sanitize::verify_runs(&sizes) {
             if !run_one(&sanitizer, &exe, tool, &verify_args)? {
                 failed.push(tool.as_str());
             }
@@ -67,7 +67,7 @@ fn run_one(sanitizer: &Path, exe: &Path, tool: &str, verify_args: &[String]) -> 
     if text.contains("GPU variants skipped") {
         bail!("{tool}: the GPU variants were skipped under compute-sanitizer: no usable GPU");
     }
-    let errors = conv::verify::sanitize::error_count(&text);
+    let errors = host_tools::verify::sanitize::error_count(&text);
     let pass = output.status.success() && errors == Some(0);
     let cases = text
         .lines()

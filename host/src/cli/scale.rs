@@ -5,10 +5,10 @@
 use super::names;
 use super::values::{parse_count, parse_variant};
 use anyhow::{Context as _, Result, bail};
-use conv::engine::batch::{Choice, ComputeTimes, Engine, Settings};
-use conv::engine::gpu::{Gpu, Variant};
-use conv::io::shard::fnv1a;
-use conv::{Border, DType, Filter, Image};
+use ferroconv::engine::batch::{Choice, ComputeTimes, Engine, Settings};
+use ferroconv::engine::gpu::{Gpu, Variant};
+use ferroconv::io::shard::fnv1a;
+use ferroconv::{Border, DType, Filter, Image};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
@@ -50,7 +50,7 @@ struct Row {
 }
 
 pub fn run(args: &ScaleArgs) -> Result<()> {
-    let visible = conv::engine::gpu::device_count().context("host scale needs GPUs")?;
+    let visible = ferroconv::engine::gpu::device_count().context("host scale needs GPUs")?;
     if let Some(&n) = args.gpus.iter().find(|&&n| n == 0 || n > visible) {
         bail!("--gpus {n}: between 1 and the {visible} visible GPU(s)");
     }
@@ -58,7 +58,7 @@ pub fn run(args: &ScaleArgs) -> Result<()> {
     let settings = Settings::in_memory(filter, Border::Zero);
     let batch: Vec<Image> = (0..4)
         .map(|seed| Image::random(args.size, args.size, 1, args.dtype, seed))
-        .collect::<conv::Result<_>>()?;
+        .collect::<ferroconv::Result<_>>()?;
     let big = (args.big > 0)
         .then(|| Image::random(args.big, args.big, 1, args.dtype, 99))
         .transpose()?;
@@ -72,7 +72,7 @@ pub fn run(args: &ScaleArgs) -> Result<()> {
     );
     let mut rows = Vec::new();
     for &n in &args.gpus {
-        let gpus = (0..n).map(Gpu::open).collect::<conv::Result<Vec<_>>>()?;
+        let gpus = (0..n).map(Gpu::open).collect::<ferroconv::Result<Vec<_>>>()?;
         gpus[0].make_current()?;
         let mut engines: Vec<Engine> = gpus
             .iter()
@@ -110,7 +110,7 @@ fn time_batch(engines: &mut [Engine<'_>], batch: &[Image], images: usize, s: &Se
     let n = engines.len();
     let next = AtomicUsize::new(0);
     // Each GPU once first, to allocate and pin its buffers.
-    let work = |engine: &mut Engine<'_>, warm: bool| -> conv::Result<(f64, f64, f64)> {
+    let work = |engine: &mut Engine<'_>, warm: bool| -> ferroconv::Result<(f64, f64, f64)> {
         if let Engine::Gpu { gpu, .. } = engine {
             gpu.make_current()?;
         }
@@ -129,7 +129,7 @@ fn time_batch(engines: &mut [Engine<'_>], batch: &[Image], images: usize, s: &Se
             sum = (sum.0 + h2d, sum.1 + kernel, sum.2 + d2h);
         }
     };
-    let run_all = |engines: &mut [Engine<'_>], warm: bool| -> conv::Result<Vec<(f64, f64, f64)>> {
+    let run_all = |engines: &mut [Engine<'_>], warm: bool| -> ferroconv::Result<Vec<(f64, f64, f64)>> {
         std::thread::scope(|scope| {
             let handles: Vec<_> = engines
                 .iter_mut()

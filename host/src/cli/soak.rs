@@ -3,11 +3,11 @@
 
 use super::values::parse_variant;
 use anyhow::{Result, bail};
-use conv::engine::batch;
-use conv::engine::gpu::Variant;
-use conv::io::files::RawLayout;
-use conv::verify::soak::{SoakConfig, SoakReport};
-use conv::{Border, Filter};
+use ferroconv::engine::batch;
+use ferroconv::engine::gpu::Variant;
+use ferroconv::io::files::RawLayout;
+use ferroconv::{Border, Filter};
+use host_tools::verify::soak::{SoakConfig, SoakReport};
 
 #[derive(clap::Args, Debug)]
 pub struct SoakArgs {
@@ -45,7 +45,7 @@ pub fn run(args: &SoakArgs) -> Result<()> {
     if variant.needs_rank1() && filter.rank1().is_none() {
         bail!("the soak's 5x5 filter is not rank-1: use another --variant");
     }
-    if let Some(e) = conv::DType::ALL
+    if let Some(e) = ferroconv::DType::ALL
         .into_iter()
         .find_map(|d| variant.check_supports(d, filter.radius()).err())
     {
@@ -73,7 +73,7 @@ pub fn run(args: &SoakArgs) -> Result<()> {
         clamp: false,
         dtype: None,
         raw: RawLayout::default(),
-        max_image_bytes: conv::io::files::default_max_image_bytes(),
+        max_image_bytes: ferroconv::io::files::default_max_image_bytes(),
         max_mem: None,
         inject: None,
     };
@@ -88,8 +88,8 @@ pub fn run(args: &SoakArgs) -> Result<()> {
             .map_or("the CPU".to_string(), |g| g.info().name.clone())
     );
     let free =
-        || -> conv::Result<Option<usize>> { gpu.as_ref().map(|g| g.memory().map(|m| m.0)).transpose() };
-    let report = conv::verify::soak::run(&mut engine, &settings, &config, &free, |done, total| {
+        || -> ferroconv::Result<Option<usize>> { gpu.as_ref().map(|g| g.memory().map(|m| m.0)).transpose() };
+    let report = host_tools::verify::soak::run(&mut engine, &settings, &config, &free, |done, total| {
         if done % 500 == 0 || done == total {
             println!("  {done}/{total} images");
         }
@@ -108,14 +108,14 @@ fn print_report(report: &SoakReport) {
     let decay = report.decay.map_or(
         format!(
             "throughput decay not checked (fewer than {} small images)",
-            10 * conv::verify::soak::DECAY_MIN_PER_TENTH
+            10 * host_tools::verify::soak::DECAY_MIN_PER_TENTH
         ),
         |d| {
             format!(
                 "small-image throughput first tenth {:.1} MP/s, last tenth {:.1} MP/s (limit {}x decay)",
                 d.first_tenth_mpx_s,
                 d.last_tenth_mpx_s,
-                conv::verify::soak::DECAY_FACTOR
+                host_tools::verify::soak::DECAY_FACTOR
             )
         },
     );
@@ -127,7 +127,7 @@ fn print_report(report: &SoakReport) {
         report.rechecked,
         mib(report.memory_before),
         mib(report.memory_after),
-        conv::verify::soak::MEMORY_SLACK >> 20,
+        host_tools::verify::soak::MEMORY_SLACK >> 20,
     );
     for p in &report.problems {
         println!("FAIL {p}");

@@ -76,10 +76,10 @@ pub fn exit_code(outcome: Result<()>) -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             // One line, even when a cause (such as a JIT log) spans several.
-            eprintln!("error: {}", conv::io::files::one_line(&format!("{e:#}")));
+            eprintln!("error: {}", ferroconv::io::files::one_line(&format!("{e:#}")));
             match e.downcast_ref::<Interrupted>() {
                 Some(Interrupted(signal)) => {
-                    ExitCode::from(conv::io::interrupt::exit_code(*signal).clamp(1, 255) as u8)
+                    ExitCode::from(ferroconv::io::interrupt::exit_code(*signal).clamp(1, 255) as u8)
                 }
                 None => ExitCode::FAILURE,
             }

@@ -2,8 +2,8 @@
 //! returns the message clap prints after `invalid value '...' for '--option':`.
 
 use super::args::{FileVariant, ShardChoice};
-use conv::engine::gpu::{GpuSelection, Variant};
-use conv::io::shard::Shard;
+use ferroconv::engine::gpu::{GpuSelection, Variant};
+use ferroconv::io::shard::Shard;
 
 /// Parses a whole number of at least 0, saying what is wrong with a negative or fractional one.
 pub fn parse_count(s: &str) -> Result<usize, String> {
@@ -113,6 +113,6 @@ pub fn parse_positive(s: &str) -> Result<usize, String> {
 /// Parses a filter's side: odd, from 1 to the largest the kernels take.
 pub fn parse_filter_size(s: &str) -> Result<usize, String> {
     let k = parse_count(s)?;
-    conv::model::filter::check_size(k).map_err(|e| e.to_string())?;
+    ferroconv::model::filter::check_size(k).map_err(|e| e.to_string())?;
     Ok(k)
 }

@@ -4,9 +4,9 @@
 use super::names;
 use super::values::{parse_size, parse_variant};
 use anyhow::{Context as _, Result, bail};
-use conv::engine::gpu::Variant;
-use conv::verify::jobs::{self, Case, VerifyPlan};
-use conv::{Border, DType};
+use ferroconv::engine::gpu::Variant;
+use ferroconv::{Border, DType};
+use host_tools::verify::jobs::{self, Case, VerifyPlan};
 
 #[derive(clap::Args, Debug)]
 pub struct VerifyArgs {
@@ -84,13 +84,13 @@ pub fn run(args: VerifyArgs) -> Result<()> {
 /// not given takes its widest value).
 fn plans(args: &VerifyArgs) -> Result<Vec<VerifyPlan>> {
     for &(w, h) in args.sizes.iter().flatten() {
-        conv::model::image::check_dims(w, h).context("--sizes")?;
+        ferroconv::model::image::check_dims(w, h).context("--sizes")?;
     }
     for &k in args.filters.iter().flatten() {
-        conv::model::filter::check_size(k).context("--filters")?;
+        ferroconv::model::filter::check_size(k).context("--filters")?;
     }
     for &c in args.channels.iter().flatten() {
-        conv::model::image::check_channels(c).context("--channels")?;
+        ferroconv::model::image::check_channels(c).context("--channels")?;
     }
     let given = [
         args.sizes.is_some(),

@@ -1,8 +1,8 @@
 //! Compares a result with the `f64` reference under a stated tolerance.
 
-use crate::engine::cpu::{Reference, is_alpha};
-use crate::model::image::{Image, Samples};
-use crate::{Filter, model::filter::Separable};
+use ferroconv::engine::cpu::{Reference, is_alpha};
+use ferroconv::model::image::{Image, Samples};
+use ferroconv::{Filter, model::filter::Separable};
 use std::fmt;
 
 /// Unit roundoff of `f32` (2⁻²⁴).

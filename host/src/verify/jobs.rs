@@ -2,18 +2,18 @@
 //! verification ladder (every variant against the reference over many sizes, borders, channel
 //! counts, sample types and filters).
 
-use crate::engine::cpu::{self, Reference};
-use crate::engine::gpu::{DeviceJob, Gpu, Kernel, Problem, Variant};
-use crate::named::{Named, impl_from_str};
-use crate::stats::{self, Timing};
 use crate::verify::check::{self, Comparison};
-use crate::{Border, DType, Error, Filter, Image, Result};
+use ferroconv::engine::cpu::{self, Reference};
+use ferroconv::engine::gpu::{DeviceJob, Gpu, Kernel, Problem, Variant};
+use ferroconv::named::{self, Named};
+use ferroconv::stats::{self, Timing};
+use ferroconv::{Border, DType, Error, Filter, Image, Result};
 use std::time::Instant;
 
 /// Untimed runs of every row before timing starts: GPU kernel launches (module JIT, caches and
 /// clocks settle) and whole CPU calls (the thread pool wakes, the allocator keeps its pages, the
 /// caches fill), so that no row's times include a cold start.
-pub use crate::stats::WARMUP_RUNS;
+pub use ferroconv::stats::WARMUP_RUNS;
 
 /// Whether runs include the separable variant.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,7 +39,13 @@ impl Named for SeparableMode {
     }
 }
 
-impl_from_str!(SeparableMode);
+impl std::str::FromStr for SeparableMode {
+    type Err = named::UnknownName;
+
+    fn from_str(s: &str) -> std::result::Result<Self, Self::Err> {
+        named::parse(s)
+    }
+}
 
 /// The GPU variants to run for `filter`: `requested` without `separable` unless `mode` and the
 /// filter allow it.

@@ -8,11 +8,11 @@ use super::interrupt::{self, Interrupted};
 use super::json;
 use super::usage::Given;
 use anyhow::{Context as _, Result, bail};
-use conv::engine::gpu::{Gpu, GpuSelection};
-use conv::io::files::{Format, RawLayout};
-use conv::io::inputs;
-use conv::io::shard::{Shard, ShardSource};
-use conv::{Filter, engine::batch};
+use ferroconv::engine::gpu::{Gpu, GpuSelection};
+use ferroconv::io::files::{Format, RawLayout};
+use ferroconv::io::inputs;
+use ferroconv::io::shard::{Shard, ShardSource};
+use ferroconv::{Filter, engine::batch};
 use indicatif::{ProgressBar, ProgressDrawTarget};
 use report::Sharding;
 use std::io::IsTerminal as _;
@@ -27,14 +27,14 @@ pub fn run(args: &MainArgs, given: &Given) -> Result<()> {
         && let Err(e) = &result
     {
         let interrupted = e.downcast_ref::<Interrupted>().map(|i| i.0);
-        json::print_failure(&conv::io::files::one_line(&format!("{e:#}")), interrupted);
+        json::print_failure(&ferroconv::io::files::one_line(&format!("{e:#}")), interrupted);
     }
     result
 }
 
 /// Processes image files: one line per failure on stderr as it happens (and with `-v` one per
 /// image written), a summary unless `--quiet`, a JSON document with `--json`; fails if any image
-/// failed. SIGINT or SIGTERM stops the batch cleanly ([`conv::io::interrupt`]): exit code 130 or 143.
+/// failed. SIGINT or SIGTERM stops the batch cleanly ([`ferroconv::io::interrupt`]): exit code 130 or 143.
 fn process(args: &MainArgs, given: &Given) -> Result<()> {
     let f = &args.files;
     check_options(args, given)?;
@@ -55,7 +55,7 @@ fn process(args: &MainArgs, given: &Given) -> Result<()> {
     if let Some(note) = &gpu_note
         && !f.quiet
     {
-        let note = conv::io::files::one_line(note);
+        let note = ferroconv::io::files::one_line(note);
         eprintln!("note: no usable GPU ({note}); processing on the CPU (cpu-par)");
     }
     let mut engines: Vec<batch::Engine> = gpus
@@ -64,7 +64,7 @@ fn process(args: &MainArgs, given: &Given) -> Result<()> {
             gpu,
             choice: match variant {
                 Some(FileVariant::Gpu(v)) => batch::Choice::Fixed(v),
-                _ => batch::Choice::Auto(conv::engine::autotune::Tuner::load()),
+                _ => batch::Choice::Auto(ferroconv::engine::autotune::Tuner::load()),
             },
             cached: None,
         })
@@ -261,8 +261,8 @@ fn settings(args: &MainArgs, filter: Filter) -> Result<batch::Settings> {
         max_image_bytes: args
             .files
             .max_image_mem
-            .map_or_else(conv::io::files::default_max_image_bytes, |b| b as u64),
+            .map_or_else(ferroconv::io::files::default_max_image_bytes, |b| b as u64),
         max_mem: args.files.max_gpu_mem,
-        inject: conv::engine::fault::Injection::from_env()?,
+        inject: ferroconv::engine::fault::Injection::from_env()?,
     })
 }

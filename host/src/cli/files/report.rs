@@ -4,9 +4,9 @@
 use crate::cli::args::MainArgs;
 use crate::cli::{interrupt, json};
 use anyhow::{Result, bail};
-use conv::engine::batch::{self, Engine, Outcome, Settings, Status, Summary};
-use conv::engine::gpu::Gpu;
-use conv::io::shard::{Shard, ShardSource};
+use ferroconv::engine::batch::{self, Engine, Outcome, Settings, Status, Summary};
+use ferroconv::engine::gpu::Gpu;
+use ferroconv::io::shard::{Shard, ShardSource};
 
 /// Which lines are printed as images finish.
 pub struct Lines {
@@ -94,7 +94,7 @@ impl Sharding {
 pub fn finish(b: &Batch) -> Result<()> {
     let f = &b.args.files;
     let summary = b.summary;
-    let interrupted = conv::io::interrupt::signal();
+    let interrupted = ferroconv::io::interrupt::signal();
     let auto_choices: Vec<String> = match b.engine {
         Engine::Gpu {
             choice: batch::Choice::Auto(tuner),
@@ -140,7 +140,7 @@ fn print_document(b: &Batch, interrupted: Option<i32>, auto_choices: &[String]) 
     json::print(&serde_json::json!({
         "schema": batch::JSON_SCHEMA,
         "error": null,
-        "interrupted": interrupted.map(conv::io::interrupt::name),
+        "interrupted": interrupted.map(ferroconv::io::interrupt::name),
         "gpu": b.gpus.first().map(|g| json::gpu(g.info())),
         "gpus": b.gpus.iter().map(|g| json::gpu(g.info())).collect::<Vec<_>>(),
         "gpu_unavailable": b.gpu_note,

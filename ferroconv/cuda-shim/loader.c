@@ -1,4 +1,4 @@
-/* Run-time loader of the CUDA driver for the link-time shim built by host/build.rs.
+/* Run-time loader of the CUDA driver for the link-time shim built by ferroconv/build.rs.
  *
  * The host binary is linked against a static `libcuda.a` made of one trampoline per driver entry
  * point (generated from symbols.txt), each jumping through `conv_cuda_table`. Until

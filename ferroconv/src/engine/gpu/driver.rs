@@ -1,6 +1,6 @@
 //! Loads the real CUDA driver (`libcuda.so.1`) at run time through the link-time shim.
 //!
-//! `host/build.rs` links every binary against a static shim instead of the driver, so binaries
+//! `ferroconv/build.rs` links every binary against a static shim instead of the driver, so binaries
 //! start on machines with no GPU. [`load`] must succeed before any `cust` call; until then every
 //! driver entry point answers `CUDA_ERROR_STUB_LIBRARY`.
 
