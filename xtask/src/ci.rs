@@ -38,7 +38,7 @@ pub fn run(args: Args) -> Result<()> {
     cargo(&["test", "--workspace"])?;
     // SAFETY: as above, single-threaded.
     unsafe { std::env::set_var("RUSTDOCFLAGS", "-D warnings") };
-    cargo(&["doc", "--package", "host", "--no-deps"])?;
+    cargo(&["doc", "--package", "ferroconv", "--package", "host", "--no-deps"])?;
     build_ptx(ptx_builder::DEFAULT_ARCH, true)?;
     cargo(&[
         "run",

@@ -353,7 +353,7 @@ pub fn run(mut args: Args) -> Result<()> {
     writeln!(md, "Command: `{}`, revision {rev}.\n", command.trim())?;
     writeln!(
         md,
-        "Machine: {}. Host: `host cpu-time` (`conv::engine::cpu::parallel_into`, {host_threads} rayon \
+        "Machine: {}. Host: `host cpu-time` (`ferroconv::engine::cpu::parallel_into`, {host_threads} rayon \
          thread(s), {} warm-up(s) per process).",
         machine(),
         WARMUPS
