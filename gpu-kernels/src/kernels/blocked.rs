@@ -77,20 +77,17 @@ pub const fn max_registers(sample_bytes: usize, radius: usize, rows: usize, chan
 }
 
 #[cfg(target_arch = "nvptx64")]
-use crate::device::shared::dynamic_shared_mem;
-#[cfg(target_arch = "nvptx64")]
-use crate::device::thread::{block_idx_x, block_idx_y, sync_threads, thread_idx_x, thread_idx_y};
-#[cfg(target_arch = "nvptx64")]
-use crate::device::{
-    F32x4, Global, Sample, TapRead, clamp_keeping_nan, computed_here, fma, is_alpha, outside_is_zero,
-    param_taps, store_patch, unroll,
+use {
+    crate::device::shared::dynamic_shared_mem,
+    crate::device::thread::{block_idx_x, block_idx_y, sync_threads, thread_idx_x, thread_idx_y},
+    crate::device::{
+        F32x4, Global, Sample, TapRead, clamp_keeping_nan, computed_here, fma, is_alpha, outside_is_zero,
+        param_taps, store_patch, unroll,
+    },
+    crate::launch::{ExactTaps, MAX_FILTER_SIZE},
+    kernel_macros::kernel,
+    load::{TileRows, fetch_sample, gray_f32},
 };
-#[cfg(target_arch = "nvptx64")]
-use crate::launch::{ExactTaps, MAX_FILTER_SIZE};
-#[cfg(target_arch = "nvptx64")]
-use kernel_macros::kernel;
-#[cfg(target_arch = "nvptx64")]
-use load::{TileRows, fetch_sample, gray_f32};
 
 #[cfg(target_arch = "nvptx64")]
 mod load;

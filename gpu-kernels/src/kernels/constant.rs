@@ -4,11 +4,11 @@
 pub const ENTRY: &str = "conv_constant";
 
 #[cfg(target_arch = "nvptx64")]
-use crate::device::{Global, Sample, param_taps, per_sample};
-#[cfg(target_arch = "nvptx64")]
-use crate::launch::{Geometry, Taps};
-#[cfg(target_arch = "nvptx64")]
-use kernel_macros::kernel;
+use {
+    crate::device::{Global, Sample, param_taps, per_sample},
+    crate::launch::{Geometry, Taps},
+    kernel_macros::kernel,
+};
 
 #[cfg(target_arch = "nvptx64")]
 /// The taps arrive by value as a kernel parameter, which the GPU keeps in its constant bank: all

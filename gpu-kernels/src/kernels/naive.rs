@@ -4,11 +4,11 @@
 pub const ENTRY: &str = "conv_naive";
 
 #[cfg(target_arch = "nvptx64")]
-use crate::device::{Global, Sample, per_sample};
-#[cfg(target_arch = "nvptx64")]
-use crate::launch::Geometry;
-#[cfg(target_arch = "nvptx64")]
-use kernel_macros::kernel;
+use {
+    crate::device::{Global, Sample, per_sample},
+    crate::launch::Geometry,
+    kernel_macros::kernel,
+};
 
 #[cfg(target_arch = "nvptx64")]
 /// Every tap costs two global loads (pixel and filter weight), the starting point of the textbook:

@@ -4,11 +4,7 @@
 pub const ENTRY: &str = "fma_probe";
 
 #[cfg(target_arch = "nvptx64")]
-use crate::device::fma;
-#[cfg(target_arch = "nvptx64")]
-use crate::device::thread::index_1d;
-#[cfg(target_arch = "nvptx64")]
-use kernel_macros::kernel;
+use {crate::device::fma, crate::device::thread::index_1d, kernel_macros::kernel};
 
 #[cfg(target_arch = "nvptx64")]
 /// Each thread runs 8 independent FMA chains of `iters` steps (enough independent work to hide

@@ -4,11 +4,11 @@
 pub const ENTRY: &str = "conv_readonly";
 
 #[cfg(target_arch = "nvptx64")]
-use crate::device::{Global, ReadOnly, Sample, param_taps, per_sample};
-#[cfg(target_arch = "nvptx64")]
-use crate::launch::{Geometry, Taps};
-#[cfg(target_arch = "nvptx64")]
-use kernel_macros::kernel;
+use {
+    crate::device::{Global, ReadOnly, Sample, param_taps, per_sample},
+    crate::launch::{Geometry, Taps},
+    kernel_macros::kernel,
+};
 
 #[cfg(target_arch = "nvptx64")]
 /// Identical to `constant` except that every input load is `ld.global.nc` (CUDA's `__ldg`): the

@@ -16,21 +16,18 @@ pub const fn shared_bytes(radius: u32) -> u32 {
 }
 
 #[cfg(target_arch = "nvptx64")]
-use super::blocked;
-#[cfg(target_arch = "nvptx64")]
-use crate::device::shared::dynamic_shared_mem;
-#[cfg(target_arch = "nvptx64")]
-use crate::device::thread::{
-    block_idx_x, block_idx_y, block_idx_z, sync_threads, thread_idx_x, thread_idx_y,
+use {
+    super::blocked,
+    crate::device::shared::dynamic_shared_mem,
+    crate::device::thread::{
+        block_idx_x, block_idx_y, block_idx_z, sync_threads, thread_idx_x, thread_idx_y,
+    },
+    crate::device::{
+        F32x4, Global, ParamTaps, Sample, fetch_or_zero, fma, is_alpha, param_taps, store_patch, unroll,
+    },
+    crate::launch::{Geometry, MAX_FILTER_SIZE, MAX_RADIUS, Taps},
+    kernel_macros::kernel,
 };
-#[cfg(target_arch = "nvptx64")]
-use crate::device::{
-    F32x4, Global, ParamTaps, Sample, fetch_or_zero, fma, is_alpha, param_taps, store_patch, unroll,
-};
-#[cfg(target_arch = "nvptx64")]
-use crate::launch::{Geometry, MAX_FILTER_SIZE, MAX_RADIUS, Taps};
-#[cfg(target_arch = "nvptx64")]
-use kernel_macros::kernel;
 
 #[cfg(target_arch = "nvptx64")]
 /// # Tiling

@@ -4,9 +4,7 @@
 pub const ENTRY: &str = "gpu_spin";
 
 #[cfg(target_arch = "nvptx64")]
-use crate::device::thread::global_timer;
-#[cfg(target_arch = "nvptx64")]
-use kernel_macros::kernel;
+use {crate::device::thread::global_timer, kernel_macros::kernel};
 
 #[cfg(target_arch = "nvptx64")]
 /// The benchmark queues it ahead of its timed launches: while it spins, the host enqueues every

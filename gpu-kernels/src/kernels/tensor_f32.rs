@@ -8,21 +8,17 @@ pub use launch::*;
 mod launch;
 
 #[cfg(target_arch = "nvptx64")]
-use crate::device::mma::{mma_f16, mma_f16_k8, split_f16x2};
-#[cfg(target_arch = "nvptx64")]
-use crate::device::shared::dynamic_shared_mem;
-#[cfg(target_arch = "nvptx64")]
-use crate::device::thread::{
-    block_idx_x, block_idx_y, sync_threads, thread_idx_reread, thread_idx_x, thread_idx_y, warp_max,
+use {
+    crate::device::mma::{mma_f16, mma_f16_k8, split_f16x2},
+    crate::device::shared::dynamic_shared_mem,
+    crate::device::thread::{
+        block_idx_x, block_idx_y, sync_threads, thread_idx_reread, thread_idx_x, thread_idx_y, warp_max,
+    },
+    crate::device::{Bytes16, Sample, copy_alpha_tile, is_alpha, out_index, resolve, unroll},
+    crate::launch::Geometry,
+    kernel_macros::kernel,
+    store::store_colour_tile,
 };
-#[cfg(target_arch = "nvptx64")]
-use crate::device::{Bytes16, Sample, copy_alpha_tile, is_alpha, out_index, resolve, unroll};
-#[cfg(target_arch = "nvptx64")]
-use crate::launch::Geometry;
-#[cfg(target_arch = "nvptx64")]
-use kernel_macros::kernel;
-#[cfg(target_arch = "nvptx64")]
-use store::store_colour_tile;
 
 #[cfg(target_arch = "nvptx64")]
 mod store;

@@ -71,15 +71,13 @@ pub const fn max_registers(radius: usize, channels: usize) -> u32 {
 }
 
 #[cfg(target_arch = "nvptx64")]
-use crate::device::mma::{mma_u8_s8, mma_u8_s8_k16};
-#[cfg(target_arch = "nvptx64")]
-use crate::device::shared::dynamic_shared_mem;
-#[cfg(target_arch = "nvptx64")]
-use crate::device::thread::{block_idx_x, block_idx_y, sync_threads, sync_warp, thread_idx_x, thread_idx_y};
-#[cfg(target_arch = "nvptx64")]
-use crate::device::{Bytes16, Sample, byte_perm, fma, out_index, resolve, unroll};
-#[cfg(target_arch = "nvptx64")]
-use kernel_macros::kernel;
+use {
+    crate::device::mma::{mma_u8_s8, mma_u8_s8_k16},
+    crate::device::shared::dynamic_shared_mem,
+    crate::device::thread::{block_idx_x, block_idx_y, sync_threads, sync_warp, thread_idx_x, thread_idx_y},
+    crate::device::{Bytes16, Sample, byte_perm, fma, out_index, resolve, unroll},
+    kernel_macros::kernel,
+};
 
 #[cfg(target_arch = "nvptx64")]
 /// `0x4B40_0000` is 1.5 · 2^23 as `f32`: an accumulator started at this bit pattern holds, after

@@ -4,13 +4,12 @@
 pub const ENTRY: &str = "conv_texture";
 
 #[cfg(target_arch = "nvptx64")]
-use crate::device::thread::block_idx_z;
-#[cfg(target_arch = "nvptx64")]
-use crate::device::{Sample, Texture, param_taps, per_sample};
-#[cfg(target_arch = "nvptx64")]
-use crate::launch::{Geometry, Taps};
-#[cfg(target_arch = "nvptx64")]
-use kernel_macros::kernel;
+use {
+    crate::device::thread::block_idx_z,
+    crate::device::{Sample, Texture, param_taps, per_sample},
+    crate::launch::{Geometry, Taps},
+    kernel_macros::kernel,
+};
 
 #[cfg(target_arch = "nvptx64")]
 /// The host binds the input to a one-channel texture whose rows are the image's interleaved sample

@@ -12,17 +12,16 @@ pub const fn shared_bytes(block: (u32, u32), radius: u32) -> u32 {
 }
 
 #[cfg(target_arch = "nvptx64")]
-use crate::device::shared::dynamic_shared_mem;
-#[cfg(target_arch = "nvptx64")]
-use crate::device::thread::{
-    block_dim_x, block_dim_y, block_idx_x, block_idx_y, block_idx_z, sync_threads, thread_idx_x, thread_idx_y,
+use {
+    crate::device::shared::dynamic_shared_mem,
+    crate::device::thread::{
+        block_dim_x, block_dim_y, block_idx_x, block_idx_y, block_idx_z, sync_threads, thread_idx_x,
+        thread_idx_y,
+    },
+    crate::device::{Global, Sample, correlate_tile, fetch_or_zero, is_alpha, param_taps, store_sample},
+    crate::launch::{Geometry, Taps},
+    kernel_macros::kernel,
 };
-#[cfg(target_arch = "nvptx64")]
-use crate::device::{Global, Sample, correlate_tile, fetch_or_zero, is_alpha, param_taps, store_sample};
-#[cfg(target_arch = "nvptx64")]
-use crate::launch::{Geometry, Taps};
-#[cfg(target_arch = "nvptx64")]
-use kernel_macros::kernel;
 
 #[cfg(target_arch = "nvptx64")]
 /// # Tiling

@@ -54,20 +54,18 @@ pub const fn max_registers(radius: usize, channels: usize) -> u32 {
 }
 
 #[cfg(target_arch = "nvptx64")]
-use crate::device::thread::{
-    block_idx_x, block_idx_y, block_idx_z, shfl_down_1, shfl_up_1, thread_idx_x, thread_idx_y,
+use {
+    crate::device::thread::{
+        block_idx_x, block_idx_y, block_idx_z, shfl_down_1, shfl_up_1, thread_idx_x, thread_idx_y,
+    },
+    crate::device::{
+        Global, ParamTaps, Sample, TapRead, byte_perm, byte_value, copy_alpha_tile, correlate, fma, is_alpha,
+        level_bits, param_taps, resolve, store_sample, unroll,
+    },
+    crate::launch::ExactTaps,
+    kernel_macros::kernel,
+    ptx::{edge_selector, fma_sat, load_nc, load_nc_v2, store_v2},
 };
-#[cfg(target_arch = "nvptx64")]
-use crate::device::{
-    Global, ParamTaps, Sample, TapRead, byte_perm, byte_value, copy_alpha_tile, correlate, fma, is_alpha,
-    level_bits, param_taps, resolve, store_sample, unroll,
-};
-#[cfg(target_arch = "nvptx64")]
-use crate::launch::ExactTaps;
-#[cfg(target_arch = "nvptx64")]
-use kernel_macros::kernel;
-#[cfg(target_arch = "nvptx64")]
-use ptx::{edge_selector, fma_sat, load_nc, load_nc_v2, store_v2};
 
 #[cfg(target_arch = "nvptx64")]
 mod ptx;
