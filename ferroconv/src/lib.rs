@@ -33,6 +33,7 @@ pub mod error;
 pub mod io;
 pub mod model;
 pub mod named;
+pub mod plan;
 pub mod stats;
 
 pub use convolver::Convolver;
@@ -42,6 +43,7 @@ pub use model::border::Border;
 pub use model::filter::Filter;
 pub use model::image::{DType, Image};
 pub use model::problem::Problem;
+pub use plan::{DeviceImage, Filter2D, ImageView, ImageViewMut, RawImage, StreamRef};
 
 /// The revision of the repository this library was built from (`git describe`), or `unknown`:
 /// reports record which revision produced their numbers.

@@ -6,7 +6,7 @@ use super::values::{
     parse_bytes, parse_count, parse_file_variant, parse_gpus, parse_seed, parse_shard, parse_sigma,
     parse_variant,
 };
-use super::{bench, cpu_time, info, merge, sanitize, scale, soak, verify};
+use super::{api_bench, bench, cpu_time, info, merge, sanitize, scale, soak, verify};
 use anyhow::{Context as _, Result, bail};
 use clap::{Parser, Subcommand};
 use ferroconv::engine::gpu::{GpuSelection, Variant};
@@ -242,6 +242,10 @@ pub enum Command {
     /// The GPU stage (copy in, kernel, copy out; images in host memory) on 1, 2, ... GPUs: a batch
     /// of images and one large image in strips over the GPUs; speed-ups and bit-identity.
     Scale(scale::ScaleArgs),
+    /// Time the library's plan API against its references on this GPU: host memory in and out
+    /// against pageable and pinned copies, device memory against direct launches, a batch, and
+    /// the CPU engine into the caller's buffer; one table per goal with each row's verdict.
+    ApiBench(api_bench::ApiBenchArgs),
 }
 
 impl Command {
@@ -256,6 +260,7 @@ impl Command {
             Command::CpuTime(args) => cpu_time::run(&args),
             Command::Report(args) => merge::run(&args),
             Command::Scale(args) => scale::run(&args),
+            Command::ApiBench(args) => api_bench::run(&args),
         }
     }
 }

@@ -2,6 +2,7 @@
 //! the pieces they share (value parsers, tables, JSON output, usage errors and exit codes,
 //! interruption). clap is used here only, not in the library.
 
+pub mod api_bench;
 pub mod args;
 pub mod bench;
 pub mod cpu_time;

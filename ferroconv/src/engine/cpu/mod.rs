@@ -21,7 +21,8 @@ use crate::model::filter::Separable;
 use crate::model::image::Samples;
 use crate::{Border, Error, Filter, Image, Result};
 use rayon::prelude::*;
-use simd::{BLOCK, Sample, correlate, correlate_pair, store_fence};
+pub(crate) use simd::Sample;
+use simd::{BLOCK, correlate, correlate_pair, store_fence};
 use std::cell::RefCell;
 
 /// Whether sample `c` of a `channels`-channel image is RGBA's alpha, which is copied unfiltered.
@@ -411,4 +412,47 @@ pub fn parallel_into(
     out: &mut Image,
 ) -> Result<()> {
     auto_into(image, filter, border, clamp, true, out)
+}
+
+/// [`parallel`] on the caller's packed samples: `src` holds a `w × h` image of `ch` interleaved
+/// samples, `out` its `border.output_size` result (checked). Allocates nothing.
+pub(crate) fn parallel_slices<T: Sample>(
+    src: &[T],
+    (w, h, ch): (usize, usize, usize),
+    filter: &Filter,
+    border: Border,
+    out: &mut [T],
+) -> Result<()> {
+    let (ow, oh) = border.output_size(w, h, filter.radius())?;
+    if src.len() != w * h * ch || out.len() != ow * oh * ch {
+        return Err(Error::Mismatch(format!(
+            "{} input and {} output samples for a {w}x{h}x{ch} image and its {ow}x{oh} result",
+            src.len(),
+            out.len()
+        )));
+    }
+    let dims = (w, h, ch);
+    match separable_form(filter) {
+        Some(sep) => convolve(
+            src,
+            dims,
+            Method::Separable(&sep),
+            border,
+            false,
+            (ow, oh),
+            true,
+            out,
+        ),
+        None => convolve(
+            src,
+            dims,
+            Method::Direct(filter),
+            border,
+            false,
+            (ow, oh),
+            true,
+            out,
+        ),
+    }
+    Ok(())
 }

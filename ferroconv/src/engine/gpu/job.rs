@@ -99,13 +99,20 @@ impl Gpu {
     /// Allocates (uninitialized) device buffers for `problem` as `variant` needs them, and uploads
     /// the filter (a few hundred bytes) for a kernel that reads it from global memory.
     pub fn alloc(&self, variant: Variant, problem: &Problem) -> Result<DeviceJob> {
+        self.alloc_job(variant, problem, true)
+    }
+
+    /// [`Gpu::alloc`], with input and output buffers only where `io` (a plan that reads and writes
+    /// its caller's buffers needs only the taps and the intermediate).
+    pub(crate) fn alloc_job(&self, variant: Variant, problem: &Problem, io: bool) -> Result<DeviceJob> {
         crate::model::image::check_dims(problem.width, problem.height)?;
         variant.check_supports(problem.dtype, problem.filter.radius())?;
         let mut geometry = problem.geometry()?;
         let (ow, oh) = problem.output_size()?;
         let size = problem.dtype.size();
-        let in_bytes = problem.width * problem.height * problem.channels * size;
-        let out_bytes = ow * oh * problem.channels * size;
+        let io = usize::from(io);
+        let in_bytes = problem.width * problem.height * problem.channels * size * io;
+        let out_bytes = ow * oh * problem.channels * size * io;
         let input = if variant.spec().input == InputKind::Texture {
             let tex = TextureInput::new(
                 problem.width,
@@ -119,7 +126,8 @@ impl Gpu {
             }
             Input::Texture(tex)
         } else {
-            // SAFETY: the buffer is written by an upload before any kernel reads it.
+            // SAFETY: the buffer is written by an upload before any kernel reads it (none is
+            // allocated for zero bytes).
             Input::Linear(
                 unsafe { DeviceBuffer::uninitialized(in_bytes) }.map_err(cuda("allocate the input"))?,
             )

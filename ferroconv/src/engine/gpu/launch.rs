@@ -8,7 +8,7 @@ use crate::error::check;
 use crate::model::image::DType;
 use crate::{Error, Result};
 use cust::function::Function;
-use cust::stream::Stream;
+use cust::sys::CUstream;
 use gpu_kernels::launch::{Geometry, Taps};
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -54,8 +54,9 @@ struct ConvArgs<'a> {
 }
 
 impl ConvArgs<'_> {
-    /// Queues `entry` with these arguments.
-    fn launch(&self, stream: &Stream, entry: &Entry<'_>, config: LaunchConfig) -> Result<()> {
+    /// Queues `entry` with these arguments on `stream` (a handle of this GPU's context: the
+    /// engine's own streams, or a caller's).
+    fn launch(&self, stream: CUstream, entry: &Entry<'_>, config: LaunchConfig) -> Result<()> {
         if config.grid.1 > 65_535 {
             return Err(Error::Launch(format!(
                 "the image is too tall for this kernel ({} block rows, at most 65535)",
@@ -80,15 +81,31 @@ impl ConvArgs<'_> {
             check("allow a kernel more than 48 KiB of shared memory", status)?;
             entry.shared_allowed.store(config.shared_bytes, Ordering::Relaxed);
         }
-        let args = [arg(&self.input), arg(&self.output), arg(&self.geometry), last];
-        let block = (config.block.0, config.block.1, 1);
+        let mut args = [arg(&self.input), arg(&self.output), arg(&self.geometry), last];
+        let (grid, block) = (config.grid, config.block);
         // SAFETY: every convolution kernel in gpu-kernels takes `(input: *const T or a texture
         // object, output: *mut T or *mut f32, g: Geometry, taps: *const f32 or a by-value Taps
-        // prefix)`, which these four arguments are; the buffers were sized from the job's
-        // Geometry, of which `geometry` covers at most as many rows; block and shared memory
-        // come from the variant's registered launch shape.
-        unsafe { stream.launch(function, config.grid, block, config.shared_bytes, &args) }
-            .map_err(cuda("launch a kernel"))
+        // prefix)`, which these four arguments are, each pointing at a value that lives until
+        // the call returns (the driver copies them); the buffers hold at least what `geometry`
+        // covers (the job's own, sized from its Geometry, or a caller's, checked by the plan);
+        // block and shared memory come from the variant's registered launch shape; `stream`
+        // belongs to the current context.
+        let status = unsafe {
+            cust::sys::cuLaunchKernel(
+                function.to_raw(),
+                grid.0,
+                grid.1,
+                grid.2,
+                block.0,
+                block.1,
+                1,
+                config.shared_bytes,
+                stream,
+                args.as_mut_ptr(),
+                std::ptr::null_mut(),
+            )
+        };
+        check("launch a kernel", status)
     }
 }
 
@@ -131,17 +148,17 @@ impl Gpu {
 
     /// Queues `kernel` on the job (does not wait).
     pub fn launch(&self, kernel: &Kernel<'_>, job: &mut DeviceJob) -> Result<()> {
-        self.launch_on(kernel, job, job.geometry, &self.stream)
+        self.launch_on(kernel, job, job.geometry, self.stream.as_inner(), None)
     }
 
-    /// Queues `kernel` on `warp-rows` over the job's first `in_height` input rows, as if the image
+    /// Queues `kernel` on `stream` over the job's first `in_height` input rows, as if the image
     /// were that tall (the output shrinks to match); for strips of a larger image.
     pub(crate) fn launch_rows(
         &self,
         kernel: &Kernel<'_>,
         job: &DeviceJob,
         in_height: usize,
-        stream: &Stream,
+        stream: CUstream,
     ) -> Result<()> {
         let mut g = job.geometry;
         let rows = u32::try_from(in_height)
@@ -155,24 +172,35 @@ impl Gpu {
         };
         g.in_height = rows;
         g.out_height = rows - 2 * g.offset;
-        self.launch_on(kernel, job, g, stream)
+        self.launch_on(kernel, job, g, stream, None)
     }
 
-    /// Queues every pass of the job's variant over geometry `g`.
-    fn launch_on(&self, kernel: &Kernel<'_>, job: &DeviceJob, g: Geometry, stream: &Stream) -> Result<()> {
+    /// Queues every pass of the job's variant over geometry `g` on `stream`, reading and writing
+    /// `io` (device addresses of packed images of `g`'s sizes) instead of the job's own input and
+    /// output where given; the job then contributes its taps and intermediate buffer only.
+    pub(crate) fn launch_on(
+        &self,
+        kernel: &Kernel<'_>,
+        job: &DeviceJob,
+        g: Geometry,
+        stream: CUstream,
+        io: Option<(u64, u64)>,
+    ) -> Result<()> {
         if (kernel.variant, kernel.dtype) != (job.variant, job.dtype) {
             return Err(Error::Mismatch(
                 "kernel and job are for different variants or sample types".into(),
             ));
         }
         let address = |buffer: Buffer| -> Result<u64> {
-            Ok(match buffer {
-                Buffer::Input => match &job.input {
+            Ok(match (buffer, io) {
+                (Buffer::Input, Some((input, _))) => input,
+                (Buffer::Output, Some((_, output))) => output,
+                (Buffer::Input, None) => match &job.input {
                     Input::Linear(buf) => buf.as_device_ptr().as_raw(),
                     Input::Texture(tex) => tex.object(),
                 },
-                Buffer::Output => job.output.as_device_ptr().as_raw(),
-                Buffer::Intermediate => job
+                (Buffer::Output, None) => job.output.as_device_ptr().as_raw(),
+                (Buffer::Intermediate, _) => job
                     .intermediate
                     .as_ref()
                     .ok_or_else(|| Error::Mismatch("the job has no intermediate buffer".into()))?

@@ -19,7 +19,7 @@ pub use launch::Kernel;
 pub use select::GpuSelection;
 pub use variant::{LaunchConfig, Variant};
 
-use crate::error::cuda;
+use crate::error::{check, cuda};
 use crate::{Error, Result, stats};
 use cust::context::Context;
 use cust::device::{Device, DeviceAttribute};
@@ -191,6 +191,22 @@ impl Gpu {
         cust::context::CurrentContext::set_current(&self.context).map_err(cuda("make the context current"))
     }
 
+    /// The GPU's own stream (non-blocking), for plans' device calls.
+    pub fn stream(&self) -> crate::plan::StreamRef {
+        // SAFETY: a stream of this GPU's context, alive while `self` is.
+        unsafe { crate::plan::StreamRef::from_raw(self.stream.as_inner()) }
+    }
+
+    /// Makes this GPU's context current on the calling thread until the guard is dropped, when
+    /// the context that was current before (the caller's, or none) is current again.
+    pub(crate) fn enter(&self) -> Result<Entered> {
+        // SAFETY: the context is the retained primary context of this GPU, alive while `self` is.
+        check("make the GPU's context current", unsafe {
+            cust::sys::cuCtxPushCurrent_v2(self.context.as_raw())
+        })?;
+        Ok(Entered(std::marker::PhantomData))
+    }
+
     /// Time the driver took to load the kernels (and JIT-compile them, for PTX), in ms.
     pub fn module_load_ms(&self) -> f64 {
         self.module_load_ms
@@ -301,8 +317,20 @@ impl Gpu {
     }
 }
 
-/// Runs `work` (which queues GPU work ending on `warp-rows`) between two events recorded on
-/// `warp-rows`, waits, and returns the GPU time between the events in ms: the one CUDA-event timer.
+/// This GPU's context pushed on the calling thread's context stack ([`Gpu::enter`]); popped
+/// when dropped, on the same thread (the guard cannot be sent).
+pub(crate) struct Entered(std::marker::PhantomData<*const ()>);
+
+impl Drop for Entered {
+    fn drop(&mut self) {
+        let mut popped = std::ptr::null_mut();
+        // SAFETY: pops the context `enter` pushed on this thread; nothing else is freed.
+        unsafe { cust::sys::cuCtxPopCurrent_v2(&mut popped) };
+    }
+}
+
+/// Runs `work` (which queues GPU work ending on `stream`) between two events recorded on
+/// `stream`, waits, and returns the GPU time between the events in ms: the one CUDA-event timer.
 pub(crate) fn time_on(stream: &Stream, work: impl FnOnce() -> Result<()>) -> Result<f64> {
     let start = Event::new(EventFlags::DEFAULT).map_err(cuda("create an event"))?;
     let stop = Event::new(EventFlags::DEFAULT).map_err(cuda("create an event"))?;

@@ -138,7 +138,7 @@ impl Pipeline {
                 // which rows `skip..skip + rows` are kept.
                 let rows = strip.clipped(in_height);
                 copy_in(input, &host_in[rows.start * in_row..rows.end * in_row], stream)?;
-                gpu.launch_rows(kernel, job, rows.len(), stream)?;
+                gpu.launch_rows(kernel, job, rows.len(), stream.as_inner())?;
                 let dst = &mut host_out[strip.rows.start * out_row..strip.rows.end * out_row];
                 copy_out(dst, output + (strip.skip_clipped() * out_row) as u64, stream)?;
             }
@@ -222,7 +222,7 @@ fn across(streams: &[Stream], work: impl FnOnce(&[Stream]) -> Result<()>) -> Res
     })
 }
 
-/// Queues a copy of pinned `src` to device address `dst` on `warp-rows`.
+/// Queues a copy of pinned `src` to device address `dst` on `stream`.
 ///
 /// Callers keep `src` alive and unmodified, and `dst` valid for `src.len()` bytes, until the
 /// stream is synchronized ([`across`] does before it returns).
@@ -233,7 +233,7 @@ fn copy_in(dst: u64, src: &[u8], stream: &Stream) -> Result<()> {
     })
 }
 
-/// Queues a copy from device address `src` to pinned `dst` on `warp-rows`; the contract of
+/// Queues a copy from device address `src` to pinned `dst` on `stream`; the contract of
 /// [`copy_in`], the other way.
 fn copy_out(dst: &mut [u8], src: u64, stream: &Stream) -> Result<()> {
     // SAFETY: the caller's contract of `copy_in`.

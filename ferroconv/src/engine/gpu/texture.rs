@@ -106,10 +106,10 @@ impl TextureInput {
         self.object
     }
 
-    /// Queues a copy of `image` into the pitched memory on `warp-rows`.
+    /// Queues a copy of `image` into the pitched memory on `stream`.
     ///
     /// # Safety
-    /// `image` must stay alive and unchanged until the copy has finished on `warp-rows`.
+    /// `image` must stay alive and unchanged until the copy has finished on `stream`.
     pub unsafe fn queue_upload(&self, image: &Image, stream: &Stream) -> Result<()> {
         let bytes = image.samples().as_bytes();
         if bytes.len() != self.row_bytes * self.height {

@@ -1,0 +1,299 @@
+//! Images in device memory: [`DeviceImage`] (owned, allocated on one GPU), [`RawImage`] (a
+//! caller's device pointer, for interop) and [`StreamRef`] (a CUDA stream the plan queues on
+//! without owning it).
+
+use super::view::{ImageView, ImageViewMut, Pixel};
+use crate::engine::gpu::Gpu;
+use crate::error::check;
+use crate::model::image::DType;
+use crate::{Error, Result};
+use cust::sys::CUstream;
+
+/// A CUDA stream of the GPU's context, borrowed: the plan queues work on it and never
+/// synchronizes or destroys it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StreamRef(CUstream);
+
+// SAFETY: a CUstream is a driver handle, usable from any thread whose current context owns it
+// (the plan makes its GPU's context current for every call).
+unsafe impl Send for StreamRef {}
+// SAFETY: as above; the handle is only passed to the driver, never dereferenced.
+unsafe impl Sync for StreamRef {}
+
+impl StreamRef {
+    /// The legacy default stream (`0`): work on it waits for, and is waited for by, every
+    /// blocking stream of the context.
+    pub const LEGACY: StreamRef = StreamRef(std::ptr::null_mut());
+    /// The per-thread default stream (`CU_STREAM_PER_THREAD`).
+    pub const PER_THREAD: StreamRef = StreamRef(2 as CUstream);
+
+    /// Wraps a raw `CUstream` (or `cudaStream_t`: the same handle), such as
+    /// `torch.cuda.current_stream().cuda_stream` or `cupy.cuda.get_current_stream().ptr`.
+    ///
+    /// # Safety
+    /// `stream` must be a stream of the primary context of the GPU the plan runs on (or one of
+    /// the two special handles above), and must stay valid while work the plan queued on it
+    /// has not finished.
+    pub unsafe fn from_raw(stream: CUstream) -> Self {
+        StreamRef(stream)
+    }
+
+    /// The raw handle.
+    pub fn as_raw(&self) -> CUstream {
+        self.0
+    }
+
+    /// Waits until the work queued on this stream has finished; reports a kernel's fault.
+    pub fn synchronize(&self, gpu: &Gpu) -> Result<()> {
+        let _current = gpu.enter()?;
+        // SAFETY: `from_raw`'s contract makes the handle a stream of this context.
+        check("wait for the stream", unsafe {
+            cust::sys::cuStreamSynchronize(self.0)
+        })
+    }
+}
+
+/// An image in device memory that the caller owns: a device address, its row pitch, shape and
+/// sample type (what DLPack and `__cuda_array_interface__` describe).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RawImage {
+    /// Device address of the first sample.
+    pub ptr: u64,
+    /// Bytes from one row to the next (at least `width · channels · size`; a multiple of the
+    /// sample size).
+    pub pitch: usize,
+    /// Pixels per row.
+    pub width: usize,
+    /// Rows.
+    pub height: usize,
+    /// Interleaved samples per pixel (1, 3 or 4).
+    pub channels: usize,
+    /// The sample type.
+    pub dtype: DType,
+}
+
+impl RawImage {
+    /// Bytes of one row without padding.
+    pub fn row_bytes(&self) -> usize {
+        self.width * self.channels * self.dtype.size()
+    }
+
+    /// Whether rows follow each other without padding (the kernels' layout).
+    pub fn is_packed(&self) -> bool {
+        self.pitch == self.row_bytes()
+    }
+
+    /// Checks the description (not the memory, which only the caller can vouch for).
+    pub(crate) fn check(&self) -> Result<()> {
+        crate::model::image::check_dims(self.width, self.height)?;
+        crate::model::image::check_channels(self.channels)?;
+        if self.pitch < self.row_bytes() || !self.pitch.is_multiple_of(self.dtype.size()) {
+            return Err(Error::Image(format!(
+                "a row pitch of {} bytes does not fit rows of {} bytes of {} samples",
+                self.pitch,
+                self.row_bytes(),
+                self.dtype.suffix()
+            )));
+        }
+        if self.ptr == 0 || !self.ptr.is_multiple_of(self.dtype.size() as u64) {
+            return Err(Error::Image(format!(
+                "device address {:#x} is null or not aligned to its {} samples",
+                self.ptr,
+                self.dtype.suffix()
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// A packed image in the device memory of one GPU, freed when dropped.
+pub struct DeviceImage<'g> {
+    gpu: &'g Gpu,
+    raw: RawImage,
+}
+
+impl<'g> DeviceImage<'g> {
+    /// Allocates an uninitialized `width × height` image of `channels` samples of `dtype` on `gpu`.
+    pub fn new(gpu: &'g Gpu, width: usize, height: usize, channels: usize, dtype: DType) -> Result<Self> {
+        let mut raw = RawImage {
+            ptr: 0,
+            pitch: width * channels * dtype.size(),
+            width,
+            height,
+            channels,
+            dtype,
+        };
+        crate::model::image::check_dims(width, height)?;
+        crate::model::image::check_channels(channels)?;
+        let _current = gpu.enter()?;
+        // SAFETY: cuMemAlloc writes the address of a fresh allocation of the size asked for.
+        check("allocate a device image", unsafe {
+            cust::sys::cuMemAlloc_v2(&mut raw.ptr, raw.pitch * height)
+        })?;
+        Ok(Self { gpu, raw })
+    }
+
+    /// A device copy of a host image (waits for the copy).
+    pub fn upload<T: Pixel>(gpu: &'g Gpu, image: &ImageView<'_, T>) -> Result<Self> {
+        let l = image.layout();
+        let mut dev = Self::new(gpu, l.width, l.height, l.channels, T::DTYPE)?;
+        dev.copy_from(image)?;
+        Ok(dev)
+    }
+
+    /// Copies a host image of this shape into this one (waits for the copy).
+    pub fn copy_from<T: Pixel>(&mut self, image: &ImageView<'_, T>) -> Result<()> {
+        self.check_host(image.layout(), T::DTYPE)?;
+        let bytes = std::mem::size_of::<T>();
+        let _current = self.gpu.enter()?;
+        if let Some(samples) = image.packed() {
+            // SAFETY: the source is the borrowed slice, of exactly this allocation's size; the
+            // copy is synchronous.
+            return check("copy an image to the GPU", unsafe {
+                cust::sys::cuMemcpyHtoD_v2(self.raw.ptr, samples.as_ptr().cast(), size_of_val(samples))
+            });
+        }
+        // SAFETY: the source rows are `stride` samples apart inside the borrowed slice (checked
+        // when the view was made); the destination is this allocation, of the same shape;
+        // the copy is synchronous.
+        unsafe {
+            copy_2d(
+                Place::Host(image.rows(0..image.layout().height).as_ptr().cast()),
+                image.layout().stride * bytes,
+                Place::Device(self.raw.ptr),
+                self.raw.pitch,
+                self.raw.row_bytes(),
+                self.raw.height,
+                None,
+            )
+        }
+    }
+
+    /// Copies this image into a host image of its shape (waits for the copy).
+    pub fn copy_to<T: Pixel>(&self, image: &mut ImageViewMut<'_, T>) -> Result<()> {
+        self.check_host(image.layout(), T::DTYPE)?;
+        let bytes = std::mem::size_of::<T>();
+        let stride = image.layout().stride * bytes;
+        let height = image.layout().height;
+        let _current = self.gpu.enter()?;
+        if let Some(samples) = image.packed_mut() {
+            // SAFETY: as in `copy_from`, the other way; the destination is borrowed mutably.
+            return check("copy an image from the GPU", unsafe {
+                cust::sys::cuMemcpyDtoH_v2(samples.as_mut_ptr().cast(), self.raw.ptr, size_of_val(samples))
+            });
+        }
+        // SAFETY: as in `copy_from`, the other way; the destination is borrowed mutably.
+        unsafe {
+            copy_2d(
+                Place::Device(self.raw.ptr),
+                self.raw.pitch,
+                Place::HostMut(image.rows_mut(0..height).as_mut_ptr().cast()),
+                stride,
+                self.raw.row_bytes(),
+                self.raw.height,
+                None,
+            )
+        }
+    }
+
+    fn check_host(&self, l: super::view::Layout, dtype: DType) -> Result<()> {
+        let r = &self.raw;
+        if (l.width, l.height, l.channels, dtype) != (r.width, r.height, r.channels, r.dtype) {
+            return Err(Error::Mismatch(format!(
+                "a {}x{}x{} {} host image and a {}x{}x{} {} device image",
+                l.width,
+                l.height,
+                l.channels,
+                dtype.suffix(),
+                r.width,
+                r.height,
+                r.channels,
+                r.dtype.suffix()
+            )));
+        }
+        Ok(())
+    }
+
+    /// Its address, pitch and shape.
+    pub fn raw(&self) -> RawImage {
+        self.raw
+    }
+
+    /// The GPU it lives on.
+    pub fn gpu(&self) -> &'g Gpu {
+        self.gpu
+    }
+}
+
+impl Drop for DeviceImage<'_> {
+    fn drop(&mut self) {
+        if let Ok(_current) = self.gpu.enter() {
+            // SAFETY: the allocation came from cuMemAlloc in `new` and is freed once; the driver
+            // waits for queued work that uses it only for device-wide syncs, so callers keep the
+            // image alive until their queued work has finished (as with any CUDA buffer).
+            unsafe { cust::sys::cuMemFree_v2(self.raw.ptr) };
+        }
+    }
+}
+
+/// One side of a 2D copy.
+pub(crate) enum Place {
+    Host(*const std::ffi::c_void),
+    HostMut(*mut std::ffi::c_void),
+    Device(u64),
+}
+
+/// Copies `height` rows of `row_bytes` bytes from `src` (rows `src_pitch` apart) to `dst` (rows
+/// `dst_pitch` apart): queued on `stream`, or synchronous when `stream` is `None`.
+///
+/// # Safety
+/// Both sides must hold `height` rows at their pitch; host memory must stay valid (and, for an
+/// asynchronous copy, unchanged) until the copy has finished; device memory must belong to the
+/// current context.
+pub(crate) unsafe fn copy_2d(
+    src: Place,
+    src_pitch: usize,
+    dst: Place,
+    dst_pitch: usize,
+    row_bytes: usize,
+    height: usize,
+    stream: Option<CUstream>,
+) -> Result<()> {
+    use cust::sys::CUmemorytype_enum::{CU_MEMORYTYPE_DEVICE, CU_MEMORYTYPE_HOST};
+    let (src_type, src_host, src_device) = match src {
+        Place::Host(p) => (CU_MEMORYTYPE_HOST, p, 0),
+        Place::HostMut(p) => (CU_MEMORYTYPE_HOST, p.cast_const(), 0),
+        Place::Device(p) => (CU_MEMORYTYPE_DEVICE, std::ptr::null(), p),
+    };
+    let (dst_type, dst_host, dst_device) = match dst {
+        Place::HostMut(p) => (CU_MEMORYTYPE_HOST, p, 0),
+        Place::Host(_) => return Err(Error::Mismatch("a copy into read-only host memory".into())),
+        Place::Device(p) => (CU_MEMORYTYPE_DEVICE, std::ptr::null_mut(), p),
+    };
+    let copy = cust::sys::CUDA_MEMCPY2D {
+        srcXInBytes: 0,
+        srcY: 0,
+        srcMemoryType: src_type,
+        srcHost: src_host,
+        srcDevice: src_device,
+        srcArray: std::ptr::null_mut(),
+        srcPitch: src_pitch,
+        dstXInBytes: 0,
+        dstY: 0,
+        dstMemoryType: dst_type,
+        dstHost: dst_host,
+        dstDevice: dst_device,
+        dstArray: std::ptr::null_mut(),
+        dstPitch: dst_pitch,
+        WidthInBytes: row_bytes,
+        Height: height,
+    };
+    // SAFETY: the caller's contract above; the descriptor lives until the call returns.
+    let status = unsafe {
+        match stream {
+            Some(s) => cust::sys::cuMemcpy2DAsync_v2(&copy, s),
+            None => cust::sys::cuMemcpy2D_v2(&copy),
+        }
+    };
+    check("copy an image", status)
+}

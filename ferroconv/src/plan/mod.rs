@@ -1,0 +1,415 @@
+//! Plans: a filter and a border, built once for one device and run many times on the caller's
+//! images: host memory in and out, or device memory on the caller's stream.
+//!
+//! A [`Filter2D`] resolves its kernels, chooses its variant and allocates its buffers on the
+//! first run of each image shape (the choice `--variant auto` makes, from the autotune cache or
+//! measured once; [`Filter2D::prepare`] does it ahead of time), and keeps them for the next run
+//! of that shape. A run on another shape chooses and allocates again.
+//!
+//! ```
+//! use ferroconv::plan::{Filter2D, ImageView, ImageViewMut};
+//! use ferroconv::{Border, Filter};
+//! use ferroconv::model::filter::FilterKind;
+//!
+//! let (w, h) = (640, 480);
+//! let src = vec![0.5f32; w * h];
+//! let mut dst = vec![0.0f32; w * h];
+//! let blur = Filter::builtin(FilterKind::Gaussian, 5, None)?;
+//! // The first GPU, or the CPU where there is none.
+//! let mut plan = Filter2D::auto(&blur, Border::Reflect)?;
+//! for _ in 0..3 {
+//!     plan.run(&ImageView::new(&src, w, h, 1)?, &mut ImageViewMut::new(&mut dst, w, h, 1)?)?;
+//! }
+//! assert!((dst[w * h / 2] - 0.5).abs() < 1e-6);
+//! # Ok::<(), ferroconv::Error>(())
+//! ```
+//!
+//! # Threads and streams
+//! A plan is `Send`: build it on one thread, run it on another. Its calls take `&mut self`, so
+//! one thread runs it at a time. Each call makes the plan's GPU context current for its duration
+//! and restores the caller's context before it returns. Device calls are queued on the stream
+//! the caller passes and return without waiting; a plan's calls must stay ordered (one stream
+//! per plan, or the caller orders the streams), because they share the plan's taps and scratch
+//! buffers.
+
+mod device;
+mod host;
+mod view;
+
+pub use device::{DeviceImage, RawImage, StreamRef};
+pub use view::{ImageView, ImageViewMut, Layout, Pixel};
+
+use crate::engine::autotune::Tuner;
+use crate::engine::cpu;
+use crate::engine::gpu::variant::InputKind;
+use crate::engine::gpu::{DeviceJob, Gpu, Kernel, Problem, Variant};
+use crate::model::image::DType;
+use crate::{Border, Error, Filter, Result};
+use device::{Place, copy_2d};
+use host::{HostPath, mismatch};
+use std::time::Instant;
+
+/// A 2D filter planned for one device (a GPU, or the CPU), run many times.
+pub struct Filter2D<'g> {
+    filter: Filter,
+    border: Border,
+    engine: Engine<'g>,
+}
+
+enum Engine<'g> {
+    Cpu,
+    Gpu(Box<GpuPlan<'g>>),
+}
+
+/// How the GPU variant is chosen.
+enum Choice {
+    Fixed(Variant),
+    /// The autotune cache, loaded on the first choice.
+    Auto(Option<Tuner>),
+}
+
+/// What a plan keeps for the last image shape it ran.
+struct Ready<'g> {
+    shape: (usize, usize, usize, DType),
+    variant: Variant,
+    kernel: Kernel<'g>,
+    /// The taps (and the intermediate of two-pass variants); no input or output buffers.
+    job: DeviceJob,
+}
+
+struct GpuPlan<'g> {
+    gpu: &'g Gpu,
+    choice: Choice,
+    ready: Option<Ready<'g>>,
+    /// Created by the first host call.
+    host: Option<HostPath>,
+    /// Packed copies of pitched device images, grown on demand.
+    repack: [cust::memory::DeviceBuffer<u8>; 2],
+    /// Time the last [`Filter2D::prepare`] that chose a variant spent choosing, in ms.
+    choose_ms: f64,
+}
+
+impl<'g> Filter2D<'g> {
+    /// A plan on `gpu` that runs the variant `--variant auto` picks for each image shape.
+    pub fn new(gpu: &'g Gpu, filter: &Filter, border: Border) -> Result<Self> {
+        Ok(Self {
+            filter: filter.clone(),
+            border,
+            engine: Engine::Gpu(Box::new(GpuPlan {
+                gpu,
+                choice: Choice::Auto(None),
+                ready: None,
+                host: None,
+                repack: [host::empty(), host::empty()],
+                choose_ms: 0.0,
+            })),
+        })
+    }
+
+    /// A plan on the CPU (all cores), with the same results as on a GPU.
+    pub fn cpu(filter: &Filter, border: Border) -> Self {
+        Self {
+            filter: filter.clone(),
+            border,
+            engine: Engine::Cpu,
+        }
+    }
+
+    /// A plan on the first GPU, opened once per process and shared, or on the CPU where the
+    /// machine has no usable GPU (no driver, no device); any other GPU failure is an error.
+    pub fn auto(filter: &Filter, border: Border) -> Result<Filter2D<'static>> {
+        static FIRST: std::sync::OnceLock<std::result::Result<Gpu, String>> = std::sync::OnceLock::new();
+        match FIRST.get_or_init(|| Gpu::open(0).map_err(|e| e.to_string())) {
+            Ok(gpu) => Filter2D::new(gpu, filter, border),
+            Err(_) => Ok(Filter2D::cpu(filter, border)),
+        }
+    }
+
+    /// Runs `variant` on the GPU instead of the automatic choice (no effect on the CPU). The
+    /// `texture` variant reads a texture of its own and cannot run on the caller's buffers.
+    pub fn with_variant(mut self, variant: Variant) -> Result<Self> {
+        if variant.spec().input == InputKind::Texture {
+            return Err(Error::InvalidRequest(format!(
+                "the {} variant cannot run in a plan (it copies the image into a texture)",
+                variant.name()
+            )));
+        }
+        if let Engine::Gpu(plan) = &mut self.engine {
+            plan.choice = Choice::Fixed(variant);
+            plan.ready = None;
+        }
+        Ok(self)
+    }
+
+    /// The GPU the plan runs on (`None`: the CPU).
+    pub fn gpu(&self) -> Option<&'g Gpu> {
+        match &self.engine {
+            Engine::Gpu(plan) => Some(plan.gpu),
+            Engine::Cpu => None,
+        }
+    }
+
+    /// The variant chosen for the last shape prepared (`None` on the CPU or before any run).
+    pub fn variant(&self) -> Option<Variant> {
+        match &self.engine {
+            Engine::Gpu(plan) => plan.ready.as_ref().map(|r| r.variant),
+            Engine::Cpu => None,
+        }
+    }
+
+    /// Time the last change of shape spent choosing the variant, in ms: reading the autotune
+    /// cache, or timing the candidates on a cold cache.
+    pub fn choose_ms(&self) -> f64 {
+        match &self.engine {
+            Engine::Gpu(plan) => plan.choose_ms,
+            Engine::Cpu => 0.0,
+        }
+    }
+
+    /// The size of the result for a `width × height` input: the input's, or smaller by the
+    /// filter's radius on each side for [`Border::Valid`].
+    pub fn output_size(&self, width: usize, height: usize) -> Result<(usize, usize)> {
+        self.border.output_size(width, height, self.filter.radius())
+    }
+
+    /// Chooses the variant and allocates the buffers for images of this shape now, instead of
+    /// in the first run; returns the variant (`None` on the CPU).
+    pub fn prepare(
+        &mut self,
+        width: usize,
+        height: usize,
+        channels: usize,
+        dtype: DType,
+    ) -> Result<Option<Variant>> {
+        let problem = self.problem((width, height, channels, dtype))?;
+        match &mut self.engine {
+            Engine::Cpu => Ok(None),
+            Engine::Gpu(plan) => {
+                let _current = plan.gpu.enter()?;
+                plan.prepare(&problem)?;
+                Ok(plan.ready.as_ref().map(|r| r.variant))
+            }
+        }
+    }
+
+    fn problem(&self, (width, height, channels, dtype): (usize, usize, usize, DType)) -> Result<Problem> {
+        crate::model::image::check_dims(width, height)?;
+        crate::model::image::check_channels(channels)?;
+        Ok(Problem {
+            width,
+            height,
+            channels,
+            dtype,
+            filter: self.filter.clone(),
+            border: self.border,
+            clamp: false,
+        })
+    }
+
+    /// Checks that `dst` has the shape of `src`'s result.
+    fn check_output(&self, src: Layout, dst: Layout) -> Result<()> {
+        let (ow, oh) = self.output_size(src.width, src.height)?;
+        let found = (dst.width, dst.height, dst.channels);
+        if found != (ow, oh, src.channels) {
+            return Err(mismatch("output", found, (ow, oh, src.channels)));
+        }
+        Ok(())
+    }
+
+    /// Filters `src` into `dst` (the result's size: see [`output_size`](Self::output_size)), both
+    /// in host memory; returns when `dst` holds the result. On a GPU the rows travel through the
+    /// plan's page-locked staging, the copies overlapping each other.
+    pub fn run<T: Pixel>(&mut self, src: &ImageView<'_, T>, dst: &mut ImageViewMut<'_, T>) -> Result<()> {
+        let (s, d) = (src.layout(), dst.layout());
+        self.check_output(s, d)?;
+        let problem = self.problem((s.width, s.height, s.channels, T::DTYPE))?;
+        let (filter, border) = (&self.filter, self.border);
+        let plan = match &mut self.engine {
+            Engine::Cpu => return cpu_run(filter, border, src, dst),
+            Engine::Gpu(plan) => plan,
+        };
+        let _current = plan.gpu.enter()?;
+        let size = size_of::<T>();
+        let (in_bytes, out_bytes) = (s.height * s.row_len() * size, d.height * d.row_len() * size);
+        if plan.host.is_none() {
+            plan.host = Some(HostPath::new()?);
+        }
+        plan.prepare(&problem)?;
+        let (ready, host) = (plan.ready.as_ref(), plan.host.as_mut());
+        let (Some(ready), Some(host)) = (ready, host) else {
+            return Err(Error::Mismatch("the plan lost its buffers".into()));
+        };
+        let (input, output) = host.reserve(in_bytes, out_bytes, s.row_len().max(d.row_len()) * size)?;
+        host.upload(src, input)?;
+        let stream = host.stream().as_inner();
+        plan.gpu.launch_on(
+            &ready.kernel,
+            &ready.job,
+            problem.geometry()?,
+            stream,
+            Some((input, output)),
+        )?;
+        host.download(output, dst)
+    }
+
+    /// Queues the filter of `src` into `dst`, both on the plan's GPU, on `stream`; returns
+    /// without waiting (synchronize the stream, or queue more work after it).
+    pub fn run_device(
+        &mut self,
+        src: &DeviceImage<'_>,
+        dst: &mut DeviceImage<'_>,
+        stream: StreamRef,
+    ) -> Result<()> {
+        let gpu = self
+            .gpu()
+            .ok_or_else(|| Error::InvalidRequest("a CPU plan cannot run on device images".into()))?;
+        if !std::ptr::eq(src.gpu(), gpu) || !std::ptr::eq(dst.gpu(), gpu) {
+            return Err(Error::InvalidRequest(
+                "the device images belong to another GPU than the plan".into(),
+            ));
+        }
+        // SAFETY: both images are live allocations of the plan's GPU of the shapes they describe;
+        // the caller keeps them alive until the stream has run the work (as `DeviceImage`
+        // documents) and the stream satisfies `StreamRef::from_raw`.
+        unsafe { self.run_raw(src.raw(), dst.raw(), stream) }
+    }
+
+    /// Queues the filter of the caller's device image `src` into `dst` on `stream`, returning
+    /// without waiting: the entry for interop (DLPack, `__cuda_array_interface__`). Pitched
+    /// images (rows longer than their pixels) are copied to packed scratch on the device first
+    /// (and the result back), since the kernels read packed rows.
+    ///
+    /// # Safety
+    /// `src` and `dst` must describe device memory of the plan's GPU (allocated in its primary
+    /// context) that holds `height` rows at the given pitch, `dst` must not overlap `src`, and
+    /// both must stay allocated, and `src` unchanged, until the work queued here has run on
+    /// `stream`. `stream` must be a stream of that context (see [`StreamRef::from_raw`]).
+    pub unsafe fn run_raw(&mut self, src: RawImage, dst: RawImage, stream: StreamRef) -> Result<()> {
+        src.check()?;
+        dst.check()?;
+        if src.dtype != dst.dtype {
+            return Err(Error::Mismatch(format!(
+                "a {} input and a {} output",
+                src.dtype.suffix(),
+                dst.dtype.suffix()
+            )));
+        }
+        let layout = |r: &RawImage| Layout {
+            width: r.width,
+            height: r.height,
+            channels: r.channels,
+            stride: r.width * r.channels,
+        };
+        self.check_output(layout(&src), layout(&dst))?;
+        let problem = self.problem((src.width, src.height, src.channels, src.dtype))?;
+        let Engine::Gpu(plan) = &mut self.engine else {
+            return Err(Error::InvalidRequest(
+                "a CPU plan cannot run on device images".into(),
+            ));
+        };
+        let _current = plan.gpu.enter()?;
+        plan.prepare(&problem)?;
+        let s = stream.as_raw();
+        let [scratch_in, scratch_out] = &mut plan.repack;
+        let input = if src.is_packed() {
+            src.ptr
+        } else {
+            let packed = host::grow_device(scratch_in, src.row_bytes() * src.height)?;
+            // SAFETY: the caller's contract covers `src`; `packed` holds the packed image.
+            unsafe {
+                copy_2d(
+                    Place::Device(src.ptr),
+                    src.pitch,
+                    Place::Device(packed),
+                    src.row_bytes(),
+                    src.row_bytes(),
+                    src.height,
+                    Some(s),
+                )?
+            };
+            packed
+        };
+        let output = if dst.is_packed() {
+            dst.ptr
+        } else {
+            host::grow_device(scratch_out, dst.row_bytes() * dst.height)?
+        };
+        let Some(ready) = &plan.ready else {
+            return Err(Error::Mismatch("the plan lost its kernels".into()));
+        };
+        plan.gpu.launch_on(
+            &ready.kernel,
+            &ready.job,
+            problem.geometry()?,
+            s,
+            Some((input, output)),
+        )?;
+        if output != dst.ptr {
+            // SAFETY: as above, the other way.
+            unsafe {
+                copy_2d(
+                    Place::Device(output),
+                    dst.row_bytes(),
+                    Place::Device(dst.ptr),
+                    dst.pitch,
+                    dst.row_bytes(),
+                    dst.height,
+                    Some(s),
+                )?
+            };
+        }
+        Ok(())
+    }
+}
+
+impl<'g> GpuPlan<'g> {
+    /// The kernels, variant and taps for `problem`'s shape: kept from the last call when the
+    /// shape is the same, else chosen and allocated now. The context must be current.
+    fn prepare(&mut self, problem: &Problem) -> Result<()> {
+        let shape = (problem.width, problem.height, problem.channels, problem.dtype);
+        if self.ready.as_ref().is_none_or(|r| r.shape != shape) {
+            self.ready = None;
+            let started = Instant::now();
+            let variant = match &mut self.choice {
+                Choice::Fixed(v) => *v,
+                Choice::Auto(tuner) => tuner.get_or_insert_with(Tuner::load).choose(self.gpu, problem)?.0,
+            };
+            self.choose_ms = started.elapsed().as_secs_f64() * 1e3;
+            self.ready = Some(Ready {
+                shape,
+                variant,
+                kernel: self.gpu.kernel(variant, problem.dtype)?,
+                job: self.gpu.alloc_job(variant, problem, false)?,
+            });
+        }
+        Ok(())
+    }
+}
+
+/// The CPU engine on host views: packed views directly, others through packed copies.
+fn cpu_run<T: Pixel>(
+    filter: &Filter,
+    border: Border,
+    src: &ImageView<'_, T>,
+    dst: &mut ImageViewMut<'_, T>,
+) -> Result<()> {
+    let s = src.layout();
+    let dims = (s.width, s.height, s.channels);
+    let packed_src: std::borrow::Cow<'_, [T]> = match src.packed() {
+        Some(samples) => samples.into(),
+        None => (0..s.height)
+            .flat_map(|y| src.row(y).iter().copied())
+            .collect::<Vec<_>>()
+            .into(),
+    };
+    if let Some(out) = dst.packed_mut() {
+        return cpu::parallel_slices(&packed_src, dims, filter, border, out);
+    }
+    let d = dst.layout();
+    let mut out = vec![T::default(); d.height * d.row_len()];
+    cpu::parallel_slices(&packed_src, dims, filter, border, &mut out)?;
+    for (y, row) in out.chunks_exact(d.row_len()).enumerate() {
+        dst.row_mut(y).copy_from_slice(row);
+    }
+    Ok(())
+}

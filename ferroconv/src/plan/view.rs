@@ -1,0 +1,231 @@
+//! Borrowed views of the caller's images: [`ImageView`] and [`ImageViewMut`] over `&[T]` and
+//! `&mut [T]`, with a row stride, so a region of a larger image is filtered in place.
+
+use crate::model::image::{DType, Image, Samples};
+use crate::{Error, Result};
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for u8 {}
+    impl Sealed for u16 {}
+    impl Sealed for f32 {}
+}
+
+/// A sample type the kernels take: `u8`, `u16` or `f32`.
+pub trait Pixel: sealed::Sealed + crate::engine::cpu::Sample + bytemuck::Pod {
+    /// The run-time name of this type.
+    const DTYPE: DType;
+}
+
+impl Pixel for u8 {
+    const DTYPE: DType = DType::U8;
+}
+impl Pixel for u16 {
+    const DTYPE: DType = DType::U16;
+}
+impl Pixel for f32 {
+    const DTYPE: DType = DType::F32;
+}
+
+/// The shape of a view: `width × height` pixels of `channels` interleaved samples, rows
+/// `stride` samples apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Layout {
+    /// Pixels per row.
+    pub width: usize,
+    /// Rows.
+    pub height: usize,
+    /// Interleaved samples per pixel (1 to 4).
+    pub channels: usize,
+    /// Samples from the start of one row to the start of the next (at least `width · channels`).
+    pub stride: usize,
+}
+
+impl Layout {
+    /// Checks the layout against a slice of `len` samples.
+    fn check(self, len: usize) -> Result<Self> {
+        crate::model::image::check_dims(self.width, self.height)?;
+        crate::model::image::check_channels(self.channels)?;
+        let row = self.width * self.channels;
+        if self.stride < row {
+            return Err(Error::Image(format!(
+                "a row stride of {} samples is shorter than a row ({} pixels x {} channels)",
+                self.stride, self.width, self.channels
+            )));
+        }
+        let needed = (self.height - 1) * self.stride + row;
+        if len < needed {
+            return Err(Error::Image(format!(
+                "a {}x{}x{} view with a stride of {} needs {needed} samples, the slice has {len}",
+                self.width, self.height, self.channels, self.stride
+            )));
+        }
+        Ok(self)
+    }
+
+    /// Samples of one row (without the padding up to the stride).
+    pub fn row_len(&self) -> usize {
+        self.width * self.channels
+    }
+
+    /// Whether rows follow each other without padding.
+    pub fn is_packed(&self) -> bool {
+        self.stride == self.row_len()
+    }
+}
+
+/// A read-only view of an image in the caller's memory.
+#[derive(Clone, Copy, Debug)]
+pub struct ImageView<'a, T: Pixel> {
+    data: &'a [T],
+    layout: Layout,
+}
+
+/// A writable view of an image in the caller's memory (a convolution's output).
+#[derive(Debug)]
+pub struct ImageViewMut<'a, T: Pixel> {
+    data: &'a mut [T],
+    layout: Layout,
+}
+
+impl<'a, T: Pixel> ImageView<'a, T> {
+    /// A packed `width × height` image of `channels` interleaved samples.
+    pub fn new(data: &'a [T], width: usize, height: usize, channels: usize) -> Result<Self> {
+        Self::with_stride(data, width, height, channels, width * channels)
+    }
+
+    /// An image whose rows start `stride` samples apart: a region of a larger image starts at
+    /// its first sample and keeps the larger image's stride.
+    pub fn with_stride(
+        data: &'a [T],
+        width: usize,
+        height: usize,
+        channels: usize,
+        stride: usize,
+    ) -> Result<Self> {
+        let layout = Layout {
+            width,
+            height,
+            channels,
+            stride,
+        }
+        .check(data.len())?;
+        Ok(Self { data, layout })
+    }
+
+    /// Its shape.
+    pub fn layout(&self) -> Layout {
+        self.layout
+    }
+
+    /// Row `y`, without padding.
+    pub fn row(&self, y: usize) -> &'a [T] {
+        &self.data[y * self.layout.stride..][..self.layout.row_len()]
+    }
+
+    /// The samples when rows are packed.
+    pub(crate) fn packed(&self) -> Option<&'a [T]> {
+        let l = self.layout;
+        l.is_packed().then(|| &self.data[..l.height * l.row_len()])
+    }
+}
+
+impl<'a, T: Pixel> ImageViewMut<'a, T> {
+    /// A packed `width × height` image of `channels` interleaved samples.
+    pub fn new(data: &'a mut [T], width: usize, height: usize, channels: usize) -> Result<Self> {
+        Self::with_stride(data, width, height, channels, width * channels)
+    }
+
+    /// An image whose rows start `stride` samples apart (see [`ImageView::with_stride`]).
+    pub fn with_stride(
+        data: &'a mut [T],
+        width: usize,
+        height: usize,
+        channels: usize,
+        stride: usize,
+    ) -> Result<Self> {
+        let layout = Layout {
+            width,
+            height,
+            channels,
+            stride,
+        }
+        .check(data.len())?;
+        Ok(Self { data, layout })
+    }
+
+    /// Its shape.
+    pub fn layout(&self) -> Layout {
+        self.layout
+    }
+
+    /// Row `y`, without padding, writable.
+    pub fn row_mut(&mut self, y: usize) -> &mut [T] {
+        let (stride, len) = (self.layout.stride, self.layout.row_len());
+        &mut self.data[y * stride..][..len]
+    }
+
+    /// A read-only view of the same image.
+    pub fn as_view(&self) -> ImageView<'_, T> {
+        ImageView {
+            data: self.data,
+            layout: self.layout,
+        }
+    }
+
+    /// The samples when rows are packed.
+    pub(crate) fn packed_mut(&mut self) -> Option<&mut [T]> {
+        let l = self.layout;
+        l.is_packed().then(|| &mut self.data[..l.height * l.row_len()])
+    }
+
+    /// Rows `rows` as one slice of `rows.len() · stride` samples (the last row without its
+    /// padding) and the layout's stride, for copies of a band of rows.
+    pub(crate) fn rows_mut(&mut self, rows: std::ops::Range<usize>) -> &mut [T] {
+        let l = self.layout;
+        let end = (rows.end - 1) * l.stride + l.row_len();
+        &mut self.data[rows.start * l.stride..end]
+    }
+}
+
+impl<T: Pixel> ImageView<'_, T> {
+    /// Rows `rows` as one slice (see [`ImageViewMut::rows_mut`]).
+    pub(crate) fn rows(&self, rows: std::ops::Range<usize>) -> &[T] {
+        let l = self.layout;
+        let end = (rows.end - 1) * l.stride + l.row_len();
+        &self.data[rows.start * l.stride..end]
+    }
+}
+
+/// The samples of an owned image as a slice of `T`, if `T` is its sample type.
+fn samples<T: Pixel>(samples: &Samples) -> Result<&[T]> {
+    let found = samples.dtype();
+    if found != T::DTYPE {
+        return Err(Error::Mismatch(format!(
+            "the image holds {} samples, the view asks for {}",
+            found.suffix(),
+            T::DTYPE.suffix()
+        )));
+    }
+    Ok(bytemuck::cast_slice(samples.as_bytes()))
+}
+
+impl Image {
+    /// A view of this image's samples, which must be of type `T`.
+    pub fn view<T: Pixel>(&self) -> Result<ImageView<'_, T>> {
+        ImageView::new(
+            samples(self.samples())?,
+            self.width(),
+            self.height(),
+            self.channels(),
+        )
+    }
+
+    /// A writable view of this image's samples, which must be of type `T`.
+    pub fn view_mut<T: Pixel>(&mut self) -> Result<ImageViewMut<'_, T>> {
+        samples::<T>(self.samples())?;
+        let (w, h, c) = (self.width(), self.height(), self.channels());
+        let data = bytemuck::cast_slice_mut(self.samples_mut().as_bytes_mut());
+        ImageViewMut::new(data, w, h, c)
+    }
+}
