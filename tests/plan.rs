@@ -40,14 +40,18 @@ fn gpu(test: &str) -> Option<&'static Gpu> {
 trait Poison: Pixel {
     const POISON: Self;
     /// Bitwise equality with the poison (a NaN poison equals itself).
-    fn is_poison(&self) -> bool;
+    fn is_poison(&self) -> bool {
+        self.to_bits_eq(&Self::POISON)
+    }
+    /// Bitwise equality.
+    fn to_bits_eq(&self, other: &Self) -> bool;
     fn samples(s: &Samples) -> &[Self];
     fn wrap(v: Vec<Self>) -> Samples;
 }
 impl Poison for u8 {
     const POISON: u8 = 0xAB;
-    fn is_poison(&self) -> bool {
-        *self == Self::POISON
+    fn to_bits_eq(&self, other: &Self) -> bool {
+        self == other
     }
     fn samples(s: &Samples) -> &[u8] {
         let Samples::U8(v) = s else {
@@ -61,8 +65,8 @@ impl Poison for u8 {
 }
 impl Poison for u16 {
     const POISON: u16 = 0xABCD;
-    fn is_poison(&self) -> bool {
-        *self == Self::POISON
+    fn to_bits_eq(&self, other: &Self) -> bool {
+        self == other
     }
     fn samples(s: &Samples) -> &[u16] {
         let Samples::U16(v) = s else {
@@ -76,8 +80,8 @@ impl Poison for u16 {
 }
 impl Poison for f32 {
     const POISON: f32 = f32::NAN;
-    fn is_poison(&self) -> bool {
-        self.to_bits() == Self::POISON.to_bits()
+    fn to_bits_eq(&self, other: &Self) -> bool {
+        self.to_bits() == other.to_bits()
     }
     fn samples(s: &Samples) -> &[f32] {
         let Samples::F32(v) = s else {
@@ -305,4 +309,109 @@ fn plans_follow_shapes_and_refuse_mismatches() {
     );
     fn send<T: Send>(_: &T) {}
     send(&plan);
+}
+
+/// One batch of `n` images through `variant` in one call: each image's result equals, bit for
+/// bit, the same plan on that image alone, and the reference within tolerance.
+fn batch_case<T: Poison>(
+    gpu: &'static Gpu,
+    variant: Variant,
+    (w, h, c): (usize, usize, usize),
+    filter: &Filter,
+    border: Border,
+) -> usize {
+    let n = 5;
+    let mut plan = Filter2D::new(gpu, filter, border)
+        .unwrap()
+        .with_variant(variant)
+        .unwrap();
+    let Ok((ow, oh)) = plan.output_size(w, h) else {
+        return 0;
+    };
+    let images: Vec<Image> = (0..n)
+        .map(|i| Image::random(w, h, c, T::DTYPE, SEED + i as u64).unwrap())
+        .collect();
+    let all: Vec<T> = images
+        .iter()
+        .flat_map(|i| T::samples(i.samples()).iter().copied())
+        .collect();
+    let input = DeviceImage::upload_batch(gpu, n, &ImageView::new(&all, w, h * n, c).unwrap()).unwrap();
+    let poison = vec![T::POISON; ow * oh * c * n];
+    let mut output =
+        DeviceImage::upload_batch(gpu, n, &ImageView::new(&poison, ow, oh * n, c).unwrap()).unwrap();
+    plan.run_device(&input, &mut output, gpu.stream()).unwrap();
+    gpu.stream().synchronize(gpu).unwrap();
+    let mut batch = poison.clone();
+    output
+        .copy_to(&mut ImageViewMut::new(&mut batch, ow, oh * n, c).unwrap())
+        .unwrap();
+    let what = format!(
+        "{} {w}x{h}x{c} {} k={} {}",
+        variant.name(),
+        T::DTYPE.suffix(),
+        filter.size(),
+        border.name()
+    );
+    for (i, image) in images.iter().enumerate() {
+        let (single, _) = run::<T>(&mut plan, image, Path::Packed);
+        let got = &batch[i * ow * oh * c..][..ow * oh * c];
+        assert!(
+            got.iter()
+                .zip(T::samples(single.samples()))
+                .all(|(a, b)| a.to_bits_eq(b)),
+            "{what}: image {i} of the batch differs from the image alone"
+        );
+        let expected = reference_parallel(image, filter, border).unwrap();
+        let result = compare(&single, &expected, tolerance(image, filter, None), false);
+        assert!(result.passed(), "{what}: image {i}: {result}");
+    }
+    1
+}
+
+#[test]
+fn gpu_batches_match_single_images() {
+    let test = "plan::gpu_batches_match_single_images";
+    let Some(gpu) = gpu(test) else { return };
+    let mut cases = 0;
+    for variant in [
+        Variant::Blocked4x4,
+        Variant::Blocked4x2,
+        Variant::TensorU8,
+        Variant::TensorF32,
+        Variant::WarpRows,
+        Variant::TiledOutput(0),
+        Variant::TiledOutput(2),
+        Variant::SeparableFused,
+        Variant::Separable,
+    ] {
+        let rank1 = variant.spec().rank1_only;
+        for dtype in [DType::U8, DType::U16, DType::F32] {
+            for (w, c, k) in [
+                (37, 1, 5),
+                (64, 1, 3),
+                (64, 3, 3),
+                (37, 3, 5),
+                (64, 4, 3),
+                (19, 4, 9),
+            ] {
+                if !variant.supports(dtype, k / 2) {
+                    continue;
+                }
+                let filter = if rank1 {
+                    Filter::builtin(ferroconv::model::filter::FilterKind::Gaussian, k, None).unwrap()
+                } else {
+                    Filter::random(k, SEED + k as u64).unwrap()
+                };
+                for border in Border::ALL {
+                    let shape = (w, 23, c);
+                    cases += match dtype {
+                        DType::U8 => batch_case::<u8>(gpu, variant, shape, &filter, border),
+                        DType::U16 => batch_case::<u16>(gpu, variant, shape, &filter, border),
+                        DType::F32 => batch_case::<f32>(gpu, variant, shape, &filter, border),
+                    };
+                }
+            }
+        }
+    }
+    assert!(cases > 200, "{test}: only {cases} cases ran");
 }

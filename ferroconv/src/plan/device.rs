@@ -70,12 +70,20 @@ pub struct RawImage {
     pub channels: usize,
     /// The sample type.
     pub dtype: DType,
+    /// Images of this shape, one after another (`height · pitch` bytes apart): a batch, filtered
+    /// in one launch where the variant allows. At least 1.
+    pub images: usize,
 }
 
 impl RawImage {
     /// Bytes of one row without padding.
     pub fn row_bytes(&self) -> usize {
         self.width * self.channels * self.dtype.size()
+    }
+
+    /// Rows of every image together.
+    pub fn rows(&self) -> usize {
+        self.height * self.images
     }
 
     /// Whether rows follow each other without padding (the kernels' layout).
@@ -87,6 +95,9 @@ impl RawImage {
     pub(crate) fn check(&self) -> Result<()> {
         crate::model::image::check_dims(self.width, self.height)?;
         crate::model::image::check_channels(self.channels)?;
+        if self.images == 0 {
+            return Err(Error::Image("a batch of no images".into()));
+        }
         if self.pitch < self.row_bytes() || !self.pitch.is_multiple_of(self.dtype.size()) {
             return Err(Error::Image(format!(
                 "a row pitch of {} bytes does not fit rows of {} bytes of {} samples",
@@ -115,6 +126,20 @@ pub struct DeviceImage<'g> {
 impl<'g> DeviceImage<'g> {
     /// Allocates an uninitialized `width × height` image of `channels` samples of `dtype` on `gpu`.
     pub fn new(gpu: &'g Gpu, width: usize, height: usize, channels: usize, dtype: DType) -> Result<Self> {
+        Self::new_batch(gpu, 1, width, height, channels, dtype)
+    }
+
+    /// Allocates a batch of `images` uninitialized images of one shape, one after another, which
+    /// a plan filters in one launch where its variant allows. On the host side a batch is one
+    /// view `images × height` rows tall.
+    pub fn new_batch(
+        gpu: &'g Gpu,
+        images: usize,
+        width: usize,
+        height: usize,
+        channels: usize,
+        dtype: DType,
+    ) -> Result<Self> {
         let mut raw = RawImage {
             ptr: 0,
             pitch: width * channels * dtype.size(),
@@ -122,22 +147,38 @@ impl<'g> DeviceImage<'g> {
             height,
             channels,
             dtype,
+            images,
         };
         crate::model::image::check_dims(width, height)?;
         crate::model::image::check_channels(channels)?;
+        if images == 0 {
+            return Err(Error::Image("a batch of no images".into()));
+        }
         let _current = gpu.enter()?;
         // SAFETY: cuMemAlloc writes the address of a fresh allocation of the size asked for.
         check("allocate a device image", unsafe {
-            cust::sys::cuMemAlloc_v2(&mut raw.ptr, raw.pitch * height)
+            cust::sys::cuMemAlloc_v2(&mut raw.ptr, raw.pitch * raw.rows())
         })?;
         Ok(Self { gpu, raw })
     }
 
     /// A device copy of a host image (waits for the copy).
     pub fn upload<T: Pixel>(gpu: &'g Gpu, image: &ImageView<'_, T>) -> Result<Self> {
-        let l = image.layout();
-        let mut dev = Self::new(gpu, l.width, l.height, l.channels, T::DTYPE)?;
-        dev.copy_from(image)?;
+        Self::upload_batch(gpu, 1, image)
+    }
+
+    /// A device copy of a batch of `images` host images stacked in one view (`images × height`
+    /// rows; waits for the copy).
+    pub fn upload_batch<T: Pixel>(gpu: &'g Gpu, images: usize, batch: &ImageView<'_, T>) -> Result<Self> {
+        let l = batch.layout();
+        if images == 0 || !l.height.is_multiple_of(images) {
+            return Err(Error::Image(format!(
+                "{} rows do not split into {images} images",
+                l.height
+            )));
+        }
+        let mut dev = Self::new_batch(gpu, images, l.width, l.height / images, l.channels, T::DTYPE)?;
+        dev.copy_from(batch)?;
         Ok(dev)
     }
 
@@ -163,7 +204,7 @@ impl<'g> DeviceImage<'g> {
                 Place::Device(self.raw.ptr),
                 self.raw.pitch,
                 self.raw.row_bytes(),
-                self.raw.height,
+                self.raw.rows(),
                 None,
             )
         }
@@ -190,7 +231,7 @@ impl<'g> DeviceImage<'g> {
                 Place::HostMut(image.rows_mut(0..height).as_mut_ptr().cast()),
                 stride,
                 self.raw.row_bytes(),
-                self.raw.height,
+                self.raw.rows(),
                 None,
             )
         }
@@ -198,7 +239,7 @@ impl<'g> DeviceImage<'g> {
 
     fn check_host(&self, l: super::view::Layout, dtype: DType) -> Result<()> {
         let r = &self.raw;
-        if (l.width, l.height, l.channels, dtype) != (r.width, r.height, r.channels, r.dtype) {
+        if (l.width, l.height, l.channels, dtype) != (r.width, r.rows(), r.channels, r.dtype) {
             return Err(Error::Mismatch(format!(
                 "a {}x{}x{} {} host image and a {}x{}x{} {} device image",
                 l.width,
@@ -206,7 +247,7 @@ impl<'g> DeviceImage<'g> {
                 l.channels,
                 dtype.suffix(),
                 r.width,
-                r.height,
+                r.rows(),
                 r.channels,
                 r.dtype.suffix()
             )));

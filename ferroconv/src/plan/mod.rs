@@ -70,7 +70,8 @@ enum Choice {
 
 /// What a plan keeps for the last image shape it ran.
 struct Ready<'g> {
-    shape: (usize, usize, usize, DType),
+    /// Width, height, channels, sample type and images of a batch.
+    shape: (usize, usize, usize, DType, usize),
     variant: Variant,
     kernel: Kernel<'g>,
     /// The taps (and the intermediate of two-pass variants); no input or output buffers.
@@ -186,7 +187,7 @@ impl<'g> Filter2D<'g> {
             Engine::Cpu => Ok(None),
             Engine::Gpu(plan) => {
                 let _current = plan.gpu.enter()?;
-                plan.prepare(&problem)?;
+                plan.prepare(&problem, 1)?;
                 Ok(plan.ready.as_ref().map(|r| r.variant))
             }
         }
@@ -234,7 +235,7 @@ impl<'g> Filter2D<'g> {
         if plan.host.is_none() {
             plan.host = Some(HostPath::new()?);
         }
-        plan.prepare(&problem)?;
+        plan.prepare(&problem, 1)?;
         let (ready, host) = (plan.ready.as_ref(), plan.host.as_mut());
         let (Some(ready), Some(host)) = (ready, host) else {
             return Err(Error::Mismatch("the plan lost its buffers".into()));
@@ -248,6 +249,7 @@ impl<'g> Filter2D<'g> {
             problem.geometry()?,
             stream,
             Some((input, output)),
+            1,
         )?;
         host.download(output, dst)
     }
@@ -281,7 +283,7 @@ impl<'g> Filter2D<'g> {
     ///
     /// # Safety
     /// `src` and `dst` must describe device memory of the plan's GPU (allocated in its primary
-    /// context) that holds `height` rows at the given pitch, `dst` must not overlap `src`, and
+    /// context) that holds `images × height` rows at the given pitch, `dst` must not overlap `src`, and
     /// both must stay allocated, and `src` unchanged, until the work queued here has run on
     /// `stream`. `stream` must be a stream of that context (see [`StreamRef::from_raw`]).
     pub unsafe fn run_raw(&mut self, src: RawImage, dst: RawImage, stream: StreamRef) -> Result<()> {
@@ -292,6 +294,12 @@ impl<'g> Filter2D<'g> {
                 "a {} input and a {} output",
                 src.dtype.suffix(),
                 dst.dtype.suffix()
+            )));
+        }
+        if src.images != dst.images {
+            return Err(Error::Mismatch(format!(
+                "a batch of {} images into a batch of {}",
+                src.images, dst.images
             )));
         }
         let layout = |r: &RawImage| Layout {
@@ -308,13 +316,13 @@ impl<'g> Filter2D<'g> {
             ));
         };
         let _current = plan.gpu.enter()?;
-        plan.prepare(&problem)?;
+        plan.prepare(&problem, src.images)?;
         let s = stream.as_raw();
         let [scratch_in, scratch_out] = &mut plan.repack;
         let input = if src.is_packed() {
             src.ptr
         } else {
-            let packed = host::grow_device(scratch_in, src.row_bytes() * src.height)?;
+            let packed = host::grow_device(scratch_in, src.row_bytes() * src.rows())?;
             // SAFETY: the caller's contract covers `src`; `packed` holds the packed image.
             unsafe {
                 copy_2d(
@@ -323,7 +331,7 @@ impl<'g> Filter2D<'g> {
                     Place::Device(packed),
                     src.row_bytes(),
                     src.row_bytes(),
-                    src.height,
+                    src.rows(),
                     Some(s),
                 )?
             };
@@ -332,18 +340,29 @@ impl<'g> Filter2D<'g> {
         let output = if dst.is_packed() {
             dst.ptr
         } else {
-            host::grow_device(scratch_out, dst.row_bytes() * dst.height)?
+            host::grow_device(scratch_out, dst.row_bytes() * dst.rows())?
         };
         let Some(ready) = &plan.ready else {
             return Err(Error::Mismatch("the plan lost its kernels".into()));
         };
-        plan.gpu.launch_on(
-            &ready.kernel,
-            &ready.job,
-            problem.geometry()?,
-            s,
-            Some((input, output)),
-        )?;
+        let g = problem.geometry()?;
+        // Batched variants take up to this many images a launch (grid z holds at most 65535
+        // planes, and an image has at most 4); the others one.
+        let per_launch = if ready.variant.spec().batched {
+            65_535 / 4
+        } else {
+            1
+        };
+        let (in_image, out_image) = (src.row_bytes() * src.height, dst.row_bytes() * dst.height);
+        for first in (0..src.images).step_by(per_launch) {
+            let n = per_launch.min(src.images - first);
+            let io = (
+                input + (first * in_image) as u64,
+                output + (first * out_image) as u64,
+            );
+            plan.gpu
+                .launch_on(&ready.kernel, &ready.job, g, s, Some(io), n as u32)?;
+        }
         if output != dst.ptr {
             // SAFETY: as above, the other way.
             unsafe {
@@ -353,7 +372,7 @@ impl<'g> Filter2D<'g> {
                     Place::Device(dst.ptr),
                     dst.pitch,
                     dst.row_bytes(),
-                    dst.height,
+                    dst.rows(),
                     Some(s),
                 )?
             };
@@ -363,16 +382,29 @@ impl<'g> Filter2D<'g> {
 }
 
 impl<'g> GpuPlan<'g> {
-    /// The kernels, variant and taps for `problem`'s shape: kept from the last call when the
-    /// shape is the same, else chosen and allocated now. The context must be current.
-    fn prepare(&mut self, problem: &Problem) -> Result<()> {
-        let shape = (problem.width, problem.height, problem.channels, problem.dtype);
+    /// The kernels, variant and taps for `problem`'s shape in batches of `images`: kept from the
+    /// last call when they are the same, else chosen and allocated now. A batch is tuned as one
+    /// image `images` times as tall (the work of one launch). The context must be current.
+    fn prepare(&mut self, problem: &Problem, images: usize) -> Result<()> {
+        let shape = (
+            problem.width,
+            problem.height,
+            problem.channels,
+            problem.dtype,
+            images,
+        );
         if self.ready.as_ref().is_none_or(|r| r.shape != shape) {
             self.ready = None;
             let started = Instant::now();
             let variant = match &mut self.choice {
                 Choice::Fixed(v) => *v,
-                Choice::Auto(tuner) => tuner.get_or_insert_with(Tuner::load).choose(self.gpu, problem)?.0,
+                Choice::Auto(tuner) => {
+                    let tuned = Problem {
+                        height: problem.height.saturating_mul(images),
+                        ..problem.clone()
+                    };
+                    tuner.get_or_insert_with(Tuner::load).choose(self.gpu, &tuned)?.0
+                }
             };
             self.choose_ms = started.elapsed().as_secs_f64() * 1e3;
             self.ready = Some(Ready {

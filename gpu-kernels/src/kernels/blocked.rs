@@ -61,16 +61,20 @@ pub const fn interleaved(g: &Geometry) -> bool {
 /// spilling, which lets 8 blocks share an SM (full occupancy) where ptxas would otherwise take up
 /// to 40 and fit 6 (larger radii measured slower with the limit; 4 × 4 `u16` below radius 2
 /// spills). The interleaved entries are limited to 32 (5-11% faster than without a limit, where
-/// ptxas takes 36-64) except the few ptxas would spill there: RGBA 4 × 4 at radius 4 and RGBA
-/// 4 × 2 `f32` at radius 1 take 36 (40-44 without a limit; at k = 9 6 blocks share an SM instead
-/// of 5, 2-10% faster), RGB 4 × 4 `u8`/`u16` at radius 1 none (they spill up to 40).
+/// ptxas takes 36-64) except the few ptxas would spill there: RGBA 4 × 2 `f32` at radius 1 takes
+/// 36 (40-44 without a limit; 6 blocks share an SM instead of 5, 2-10% faster); RGBA 4 × 4 at
+/// radius 4, 4 × 4 `f32` at radius 3 and 4 × 2 `f32` at radius 2 take 40 since the batch offsets
+/// (33 to 40 registers give 6 blocks an SM: a warp's registers come in 256s); RGB 4 × 4
+/// `u8`/`u16` at radius 1 and RGBA 4 × 2 `u16` at radius 4 none (they spill up to 40).
 pub const fn max_registers(sample_bytes: usize, radius: usize, rows: usize, channels: usize) -> u32 {
     if channels == 1 {
         let smallest = if rows == 4 && sample_bytes == 2 { 2 } else { 0 };
         return if radius >= smallest && radius <= 4 { 32 } else { 0 };
     }
     match (rows, channels, sample_bytes, radius) {
-        (2, 4, 4, 1) | (4, 4, _, 4) => 36,
+        (4, 4, _, 4) | (4, 4, 4, 3) | (2, 4, 4, 2) => 40,
+        (2, 4, 2, 4) => 0,
+        (2, 4, 4, 1) => 36,
         (4, 3, 1 | 2, 1) => 0,
         _ => 32,
     }
@@ -81,8 +85,8 @@ use {
     crate::device::shared::dynamic_shared_mem,
     crate::device::thread::{block_idx_x, block_idx_y, sync_threads, thread_idx_x, thread_idx_y},
     crate::device::{
-        F32x4, Global, Sample, TapRead, clamp_keeping_nan, computed_here, fma, is_alpha, outside_is_zero,
-        param_taps, store_patch, unroll,
+        F32x4, Global, Sample, TapRead, batch_image, clamp_keeping_nan, computed_here, fma, is_alpha,
+        outside_is_zero, param_taps, store_patch, unroll,
     },
     crate::launch::{ExactTaps, MAX_FILTER_SIZE},
     kernel_macros::kernel,
@@ -193,6 +197,8 @@ unsafe fn blocked<T: Sample, const R: usize, const PY: usize, const C: usize>(
             "the interleaved kernels' sample radius is at most 16"
         )
     };
+    // SAFETY: the launch contract: grid z holds the batch's images, the buffers every image.
+    let (input, output, _) = unsafe { batch_image(input, output, g, 1) };
     let k = 2 * R + 1;
     let tile = tile(PY as u32);
     // The filter's reach along a row of samples: R pixels of C samples each.

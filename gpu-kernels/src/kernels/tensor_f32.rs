@@ -14,7 +14,7 @@ use {
     crate::device::thread::{
         block_idx_x, block_idx_y, sync_threads, thread_idx_reread, thread_idx_x, thread_idx_y, warp_max,
     },
-    crate::device::{Bytes16, Sample, copy_alpha_tile, is_alpha, out_index, resolve, unroll},
+    crate::device::{Bytes16, Sample, batch_image, copy_alpha_tile, is_alpha, out_index, resolve, unroll},
     crate::launch::Geometry,
     kernel_macros::kernel,
     store::store_colour_tile,
@@ -119,6 +119,8 @@ pub unsafe fn conv_tensor_f32<T: Sample, const R: usize, const CH: usize>(
     const WARPS: u32 = block(PLANES as u32).1;
     const CHANNEL_WARPS: u32 = WARPS / PLANES as u32;
     const TILE: (u32, u32) = tile(PLANES as u32);
+    // SAFETY: the launch contract: grid z holds the batch's images, the buffers every image.
+    let (input, output, _) = unsafe { batch_image(input, output, &g, 1) };
     let (tx, ty) = (thread_idx_x(), thread_idx_y());
     // The block's tile across, and the image channel of its first filtered channel: a colour
     // block that filters one channel is block `tile · CH + channel`.

@@ -75,7 +75,7 @@ use {
     crate::device::mma::{mma_u8_s8, mma_u8_s8_k16},
     crate::device::shared::dynamic_shared_mem,
     crate::device::thread::{block_idx_x, block_idx_y, sync_threads, sync_warp, thread_idx_x, thread_idx_y},
-    crate::device::{Bytes16, Sample, byte_perm, fma, out_index, resolve, unroll},
+    crate::device::{Bytes16, Sample, batch_image, byte_perm, fma, out_index, resolve, unroll},
     kernel_macros::kernel,
 };
 
@@ -151,6 +151,8 @@ pub unsafe fn conv_tensor_u8<T: Sample, const R: usize, const C: usize>(
     /// latencies overlap.
     const BATCH: usize = ((COLUMNS / 16) * rows(MAX_RADIUS)).div_ceil(BLOCK.0 * BLOCK.1) as usize;
     const { assert!(BATCH <= 3, "the batch's unrolled copies below") };
+    // SAFETY: the launch contract: grid z holds the batch's images, the buffers every image.
+    let (input, output, _) = unsafe { batch_image(input, output, &g, 1) };
     let (tx, ty) = (thread_idx_x(), thread_idx_y());
     let (ox, oy) = (block_idx_x() * TILE.0, block_idx_y() * TILE.1);
     let bytes = input.cast::<u8>();

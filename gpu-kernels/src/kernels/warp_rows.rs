@@ -55,12 +55,10 @@ pub const fn max_registers(radius: usize, channels: usize) -> u32 {
 
 #[cfg(target_arch = "nvptx64")]
 use {
-    crate::device::thread::{
-        block_idx_x, block_idx_y, block_idx_z, shfl_down_1, shfl_up_1, thread_idx_x, thread_idx_y,
-    },
+    crate::device::thread::{block_idx_x, block_idx_y, shfl_down_1, shfl_up_1, thread_idx_x, thread_idx_y},
     crate::device::{
-        Global, ParamTaps, Sample, TapRead, byte_perm, byte_value, copy_alpha_tile, correlate, fma, is_alpha,
-        level_bits, param_taps, resolve, store_sample, unroll,
+        Global, ParamTaps, Sample, TapRead, batch_image, byte_perm, byte_value, copy_alpha_tile, correlate,
+        fma, is_alpha, level_bits, param_taps, resolve, store_sample, unroll,
     },
     crate::launch::ExactTaps,
     kernel_macros::kernel,
@@ -121,7 +119,10 @@ pub unsafe fn conv_warp_rows<T: Sample, const R: usize, const C: usize>(
     g: Geometry,
     taps: ExactTaps<{ (2 * R + 1) * (2 * R + 1) }>,
 ) {
-    let (lane, warp, c) = (thread_idx_x(), thread_idx_y(), block_idx_z());
+    // SAFETY: the launch contract: grid z holds every image's planes (the interleaved entries
+    // cover every channel in one plane), the buffers every image.
+    let (input, output, c) = unsafe { batch_image(input, output, &g, if C > 1 { 1 } else { g.channels }) };
+    let (lane, warp) = (thread_idx_x(), thread_idx_y());
     let (ox, oy) = (block_idx_x() * TILE.0, block_idx_y() * TILE.1);
     if is_alpha(&g, c) {
         // SAFETY: an RGBA image on the gray entry (launch contract).
@@ -449,7 +450,10 @@ unsafe fn per_pixel<T: Sample>(
     (x, oy): (u32, u32),
     c: u32,
 ) {
-    let src = Global::new(input, g);
+    let src = Global {
+        channel: c,
+        ..Global::new(input, g)
+    };
     for y in oy..(oy + ROWS).min(g.out_height) {
         for p in 0..PER_LANE {
             let xx = x + p * BLOCK.0;

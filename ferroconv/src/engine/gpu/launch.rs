@@ -148,7 +148,7 @@ impl Gpu {
 
     /// Queues `kernel` on the job (does not wait).
     pub fn launch(&self, kernel: &Kernel<'_>, job: &mut DeviceJob) -> Result<()> {
-        self.launch_on(kernel, job, job.geometry, self.stream.as_inner(), None)
+        self.launch_on(kernel, job, job.geometry, self.stream.as_inner(), None, 1)
     }
 
     /// Queues `kernel` on `stream` over the job's first `in_height` input rows, as if the image
@@ -172,12 +172,14 @@ impl Gpu {
         };
         g.in_height = rows;
         g.out_height = rows - 2 * g.offset;
-        self.launch_on(kernel, job, g, stream, None)
+        self.launch_on(kernel, job, g, stream, None, 1)
     }
 
     /// Queues every pass of the job's variant over geometry `g` on `stream`, reading and writing
     /// `io` (device addresses of packed images of `g`'s sizes) instead of the job's own input and
-    /// output where given; the job then contributes its taps and intermediate buffer only.
+    /// output where given; the job then contributes its taps and intermediate buffer only. With
+    /// `images > 1`, `io` holds that many packed images one after another, filtered in one launch
+    /// by a [`batched`](super::variant::Spec::batched) variant.
     pub(crate) fn launch_on(
         &self,
         kernel: &Kernel<'_>,
@@ -185,6 +187,7 @@ impl Gpu {
         g: Geometry,
         stream: CUstream,
         io: Option<(u64, u64)>,
+        images: u32,
     ) -> Result<()> {
         if (kernel.variant, kernel.dtype) != (job.variant, job.dtype) {
             return Err(Error::Mismatch(
@@ -221,7 +224,21 @@ impl Gpu {
                     PassTaps::Words(words) => TapsParam::Pointer(words.as_device_ptr().as_raw()),
                 },
             };
-            args.launch(stream, entry, (pass.config)(&g))?;
+            let mut config = (pass.config)(&g);
+            if images > 1 {
+                config.grid.2 = config
+                    .grid
+                    .2
+                    .checked_mul(images)
+                    .filter(|&z| spec.batched && z <= 65_535)
+                    .ok_or_else(|| {
+                        Error::Launch(format!(
+                            "{images} images in one launch of the {} variant (at most 65535 grid planes, on a batched variant)",
+                            spec.name
+                        ))
+                    })?;
+            }
+            args.launch(stream, entry, config)?;
         }
         Ok(())
     }

@@ -51,6 +51,7 @@ const fn spec(variant: Variant, name: &'static str, summary: &'static str, passe
         input: InputKind::Linear,
         rank1_only: false,
         autotune: false,
+        batched: false,
         autotune_for: |_| true,
         loads_per_pixel: taps,
         dtypes: &DType::ALL,
@@ -102,6 +103,7 @@ pub static REGISTRY: [Spec; 16] = [
     },
     Spec {
         autotune: true,
+        batched: true,
         loads_per_pixel: loads_tiled_output::<0>,
         ..spec(
             Variant::TiledOutput(0),
@@ -112,6 +114,7 @@ pub static REGISTRY: [Spec; 16] = [
     },
     Spec {
         autotune: true,
+        batched: true,
         loads_per_pixel: loads_tiled_output::<1>,
         ..spec(
             Variant::TiledOutput(1),
@@ -122,6 +125,7 @@ pub static REGISTRY: [Spec; 16] = [
     },
     Spec {
         autotune: true,
+        batched: true,
         loads_per_pixel: loads_tiled_output::<2>,
         ..spec(
             Variant::TiledOutput(2),
@@ -162,6 +166,7 @@ pub static REGISTRY: [Spec; 16] = [
     Spec {
         rank1_only: true,
         autotune: true,
+        batched: true,
         loads_per_pixel: loads_separable_fused,
         ..spec(
             Variant::SeparableFused,
@@ -176,6 +181,7 @@ pub static REGISTRY: [Spec; 16] = [
     },
     Spec {
         autotune: true,
+        batched: true,
         loads_per_pixel: loads_blocked::<0>,
         ..spec(
             Variant::Blocked4x4,
@@ -189,6 +195,7 @@ pub static REGISTRY: [Spec; 16] = [
     },
     Spec {
         autotune: true,
+        batched: true,
         loads_per_pixel: loads_blocked::<1>,
         ..spec(
             Variant::Blocked4x2,
@@ -202,6 +209,7 @@ pub static REGISTRY: [Spec; 16] = [
     },
     Spec {
         autotune: true,
+        batched: true,
         loads_per_pixel: loads_tensor_u8,
         dtypes: &[DType::U8],
         max_radius: tensor_u8::MAX_RADIUS as usize,
@@ -220,6 +228,7 @@ pub static REGISTRY: [Spec; 16] = [
     },
     Spec {
         autotune: true,
+        batched: true,
         loads_per_pixel: loads_tensor_f32,
         dtypes: &[DType::F32],
         min_radius: tensor_f32::MIN_RADIUS as usize,
@@ -239,6 +248,7 @@ pub static REGISTRY: [Spec; 16] = [
     },
     Spec {
         autotune: true,
+        batched: true,
         autotune_for: warp_rows::by_words,
         loads_per_pixel: loads_warp_rows,
         dtypes: &[DType::U8],

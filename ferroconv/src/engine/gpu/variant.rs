@@ -191,6 +191,8 @@ pub struct Spec {
     pub rank1_only: bool,
     /// Among the candidates `--variant auto` times.
     pub autotune: bool,
+    /// Filters a batch of packed images in one launch (grid z holds every image's planes).
+    pub batched: bool,
     /// The geometries `--variant auto` times it on, if a candidate.
     pub autotune_for: fn(&Geometry) -> bool,
     /// Global-memory (or texture) loads per output sample for a radius, counted by hand as the
