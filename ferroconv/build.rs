@@ -3,7 +3,8 @@
 //! 1. PTX: compiles `gpu-kernels` for `nvptx64-nvidia-cuda` (recipe in `ptx-builder`) into
 //!    `$OUT_DIR/kernels.ptx`, which `src/engine/gpu/mod.rs` includes, so a plain `cargo build` on
 //!    a fresh clone needs no separate step. `CONV_PTX_ARCH` overrides the architecture (default
-//!    `sm_90`).
+//!    `sm_90`). The kernels are always built by the nightly pinned in `rust-toolchain.toml` (through
+//!    rustup when this build runs on another toolchain, stable included).
 //! 2. SASS: when `ptxas` is found (`PTXAS`, `PATH`, or `target/tools/` from `cargo xtask
 //!    install-ptxas`), the PTX is also assembled for that architecture and packed with the PTX into
 //!    `$OUT_DIR/kernels.fatbin`, which the driver loads without JIT-compiling anything. Without
@@ -52,13 +53,26 @@ fn embed_ptx(manifest: &Path, out: &Path) {
     for dir in ["gpu-kernels", "kernel-macros"] {
         println!("cargo:rerun-if-changed={}", workspace.join(dir).display());
     }
+    // The nightly that builds them.
+    println!(
+        "cargo:rerun-if-changed={}",
+        workspace.join(ptx_builder::TOOLCHAIN_FILE).display()
+    );
     println!("cargo:rerun-if-env-changed=CONV_PTX_ARCH");
     let arch = std::env::var("CONV_PTX_ARCH").unwrap_or_else(|_| ptx_builder::DEFAULT_ARCH.into());
     let target_dir = workspace.join("target").join("ptx-build");
     let ptx = out.join("kernels.ptx");
-    if let Err(e) = ptx_builder::build(workspace, &target_dir, &arch, &ptx) {
-        eprintln!("{e}");
-        std::process::exit(1);
+    match ptx_builder::build(workspace, &target_dir, &arch, &ptx) {
+        Ok(_) => {}
+        // One line, shown by cargo as the build's error (the build fails; nothing else to dump).
+        Err(ptx_builder::Error::Toolchain(why)) => {
+            println!("cargo::error={why}");
+            std::process::exit(0);
+        }
+        Err(e) => {
+            eprintln!("{e}");
+            std::process::exit(1);
+        }
     }
     embed_sass(workspace, &target_dir, &arch, &ptx, &out.join("kernels.fatbin"));
 }
