@@ -1,0 +1,3 @@
+fn main() {
+    find_cuda_helper::include_cuda();
+}
