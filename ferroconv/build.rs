@@ -10,10 +10,11 @@
 //!    `$OUT_DIR/kernels.fatbin`, which the driver loads without JIT-compiling anything. Without
 //!    `ptxas` the file is empty, the build says so in one warning, and the first run on each
 //!    machine JIT-compiles the PTX (about 20 s; the driver caches the result).
-//! 3. Driver shim: cust links `-lcuda`. Instead of the real driver (absent on CI and dev boxes), the
-//!    link finds `$OUT_DIR/libcuda.a`: one trampoline per entry point in `cuda-shim/symbols.txt`
-//!    plus `cuda-shim/loader.c`, which `dlopen`s the real `libcuda.so.1` at run time. The binary
-//!    therefore starts everywhere and reports "no driver" instead of failing to load. When
+//! 3. Driver shim: the driver API that cust (vendored, `vendor/README.md`) calls is never linked
+//!    from a CUDA library. The link takes `$OUT_DIR/libferroconv_cuda_shim.a` instead: one
+//!    trampoline per entry point in `cuda-shim/symbols.txt` plus `cuda-shim/loader.c`, which
+//!    `dlopen`s the real `libcuda.so.1` at run time. The binary therefore needs no CUDA toolkit to
+//!    build, starts everywhere and reports "no driver" instead of failing to load. When
 //!    cross-compiling without a C compiler for the target, the shim is skipped with a warning:
 //!    `cargo check --target aarch64-unknown-linux-gnu` (CI) needs no link.
 
@@ -101,6 +102,9 @@ fn embed_sass(workspace: &Path, target_dir: &Path, arch: &str, ptx: &Path, fatbi
     std::fs::write(fatbin, []).expect("write an empty fatbin");
 }
 
+/// The driver shim's library: `lib<SHIM>.a` in `OUT_DIR`.
+const SHIM: &str = "ferroconv_cuda_shim";
+
 fn build_driver_shim(manifest: &Path, out: &Path) {
     let dir = manifest.join("cuda-shim");
     let symbols_path = dir.join("symbols.txt");
@@ -144,7 +148,7 @@ fn build_driver_shim(manifest: &Path, out: &Path) {
         .file(&generated)
         .file(dir.join("loader.c"))
         .cargo_metadata(false)
-        .try_compile("cuda");
+        .try_compile(SHIM);
     if let Err(e) = built {
         let (target, host) = (std::env::var("TARGET"), std::env::var("HOST"));
         // Cross-checking (CI's `cargo check --target aarch64-unknown-linux-gnu`) links nothing, so
@@ -160,6 +164,9 @@ fn build_driver_shim(manifest: &Path, out: &Path) {
         }
         panic!("building the CUDA driver shim: {e}");
     }
+    // Whole: the trampolines are called from cust, which the linker reads after this crate. Its
+    // own name: no `-lcuda` anywhere, so no CUDA library on the machine can be linked instead.
     println!("cargo:rustc-link-search=native={}", out.display());
+    println!("cargo:rustc-link-lib=static:+whole-archive={SHIM}");
     println!("cargo:rustc-link-lib=dylib=dl");
 }

@@ -1,3 +1,0 @@
-fn main() {
-    find_cuda_helper::include_cuda();
-}
