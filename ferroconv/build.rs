@@ -3,16 +3,18 @@
 //! 1. PTX: compiles `gpu-kernels` for `nvptx64-nvidia-cuda` (recipe in `ptx-builder`) into
 //!    `$OUT_DIR/kernels.ptx`, which `src/engine/gpu/mod.rs` includes, so a plain `cargo build` on
 //!    a fresh clone needs no separate step. `CONV_PTX_ARCH` overrides the architecture (default
-//!    `sm_90`).
+//!    `sm_90`). The kernels are always built by the nightly pinned in `rust-toolchain.toml` (through
+//!    rustup when this build runs on another toolchain, stable included).
 //! 2. SASS: when `ptxas` is found (`PTXAS`, `PATH`, or `target/tools/` from `cargo xtask
 //!    install-ptxas`), the PTX is also assembled for that architecture and packed with the PTX into
 //!    `$OUT_DIR/kernels.fatbin`, which the driver loads without JIT-compiling anything. Without
 //!    `ptxas` the file is empty, the build says so in one warning, and the first run on each
 //!    machine JIT-compiles the PTX (about 20 s; the driver caches the result).
-//! 3. Driver shim: cust links `-lcuda`. Instead of the real driver (absent on CI and dev boxes), the
-//!    link finds `$OUT_DIR/libcuda.a`: one trampoline per entry point in `cuda-shim/symbols.txt`
-//!    plus `cuda-shim/loader.c`, which `dlopen`s the real `libcuda.so.1` at run time. The binary
-//!    therefore starts everywhere and reports "no driver" instead of failing to load. When
+//! 3. Driver shim: the driver API that cust (vendored, `vendor/README.md`) calls is never linked
+//!    from a CUDA library. The link takes `$OUT_DIR/libferroconv_cuda_shim.a` instead: one
+//!    trampoline per entry point in `cuda-shim/symbols.txt` plus `cuda-shim/loader.c`, which
+//!    `dlopen`s the real `libcuda.so.1` at run time. The binary therefore needs no CUDA toolkit to
+//!    build, starts everywhere and reports "no driver" instead of failing to load. When
 //!    cross-compiling without a C compiler for the target, the shim is skipped with a warning:
 //!    `cargo check --target aarch64-unknown-linux-gnu` (CI) needs no link.
 
@@ -52,13 +54,26 @@ fn embed_ptx(manifest: &Path, out: &Path) {
     for dir in ["gpu-kernels", "kernel-macros"] {
         println!("cargo:rerun-if-changed={}", workspace.join(dir).display());
     }
+    // The nightly that builds them.
+    println!(
+        "cargo:rerun-if-changed={}",
+        workspace.join(ptx_builder::TOOLCHAIN_FILE).display()
+    );
     println!("cargo:rerun-if-env-changed=CONV_PTX_ARCH");
     let arch = std::env::var("CONV_PTX_ARCH").unwrap_or_else(|_| ptx_builder::DEFAULT_ARCH.into());
     let target_dir = workspace.join("target").join("ptx-build");
     let ptx = out.join("kernels.ptx");
-    if let Err(e) = ptx_builder::build(workspace, &target_dir, &arch, &ptx) {
-        eprintln!("{e}");
-        std::process::exit(1);
+    match ptx_builder::build(workspace, &target_dir, &arch, &ptx) {
+        Ok(_) => {}
+        // One line, shown by cargo as the build's error (the build fails; nothing else to dump).
+        Err(ptx_builder::Error::Toolchain(why)) => {
+            println!("cargo::error={why}");
+            std::process::exit(0);
+        }
+        Err(e) => {
+            eprintln!("{e}");
+            std::process::exit(1);
+        }
     }
     embed_sass(workspace, &target_dir, &arch, &ptx, &out.join("kernels.fatbin"));
 }
@@ -86,6 +101,9 @@ fn embed_sass(workspace: &Path, target_dir: &Path, arch: &str, ptx: &Path, fatbi
     );
     std::fs::write(fatbin, []).expect("write an empty fatbin");
 }
+
+/// The driver shim's library: `lib<SHIM>.a` in `OUT_DIR`.
+const SHIM: &str = "ferroconv_cuda_shim";
 
 fn build_driver_shim(manifest: &Path, out: &Path) {
     let dir = manifest.join("cuda-shim");
@@ -130,7 +148,7 @@ fn build_driver_shim(manifest: &Path, out: &Path) {
         .file(&generated)
         .file(dir.join("loader.c"))
         .cargo_metadata(false)
-        .try_compile("cuda");
+        .try_compile(SHIM);
     if let Err(e) = built {
         let (target, host) = (std::env::var("TARGET"), std::env::var("HOST"));
         // Cross-checking (CI's `cargo check --target aarch64-unknown-linux-gnu`) links nothing, so
@@ -146,6 +164,9 @@ fn build_driver_shim(manifest: &Path, out: &Path) {
         }
         panic!("building the CUDA driver shim: {e}");
     }
+    // Whole: the trampolines are called from cust, which the linker reads after this crate. Its
+    // own name: no `-lcuda` anywhere, so no CUDA library on the machine can be linked instead.
     println!("cargo:rustc-link-search=native={}", out.display());
+    println!("cargo:rustc-link-lib=static:+whole-archive={SHIM}");
     println!("cargo:rustc-link-lib=dylib=dl");
 }

@@ -1,7 +1,7 @@
 /* Run-time loader of the CUDA driver for the link-time shim built by ferroconv/build.rs.
  *
- * The host binary is linked against a static `libcuda.a` made of one trampoline per driver entry
- * point (generated from symbols.txt), each jumping through `conv_cuda_table`. Until
+ * The host binary is linked against a static `libferroconv_cuda_shim.a`: one trampoline per driver
+ * entry point (generated from symbols.txt), each jumping through `conv_cuda_table`. Until
  * `conv_cuda_load` succeeds every slot points at `conv_cuda_missing`, which returns
  * CUDA_ERROR_STUB_LIBRARY, so the binary starts and runs its CPU paths on machines without a
  * driver, and uses the real `libcuda.so.1` where there is one.

@@ -24,8 +24,6 @@
 //! - [`io`]: image files, batch inputs and outputs, interruption;
 //! - [`named`], [`stats`], [`error`]: names of the enumerations, timing statistics, the error type.
 
-#![feature(portable_simd)]
-
 mod convolver;
 
 pub mod engine;

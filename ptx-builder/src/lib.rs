@@ -4,6 +4,9 @@
 //! both use exactly the same recipe: the pinned nightly, `-Zbuild-std=core`, panics compiled to a
 //! trap (`-Cpanic=immediate-abort`), one codegen unit, and `--emit=asm`, which for this target is PTX;
 //! then the register limits declared beside the kernels are applied ([`apply_register_limits`]).
+//!
+//! The outer build may run on any toolchain (stable included): when it is not the nightly pinned in
+//! `rust-toolchain.toml`, the kernels are built by that nightly through rustup ([`kernel_cargo`]).
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -24,6 +27,8 @@ pub enum Error {
     Compile { status: String, stderr: String },
     /// The build succeeded but the PTX file was not written where expected.
     Missing(PathBuf),
+    /// The pinned nightly cannot be run: one line saying what is missing and how to install it.
+    Toolchain(String),
 }
 
 impl fmt::Display for Error {
@@ -34,6 +39,7 @@ impl fmt::Display for Error {
                 write!(f, "building the GPU kernels failed ({status}):\n{stderr}")
             }
             Error::Missing(p) => write!(f, "the kernel build wrote no PTX at {}", p.display()),
+            Error::Toolchain(why) => f.write_str(why),
         }
     }
 }
@@ -53,6 +59,94 @@ const SCRUBBED_ENV: &[&str] = &[
     "__CARGO_FIX_PLZ",
     "CARGO_PRIMARY_PACKAGE",
 ];
+
+/// What names the outer toolchain's programs: removed too when the kernels are built by another
+/// toolchain than the outer build's (a stable `RUSTC` would otherwise compile them).
+const OUTER_TOOLCHAIN_ENV: &[&str] = &[
+    "CARGO",
+    "RUSTC",
+    "RUSTDOC",
+    "RUSTUP_TOOLCHAIN",
+    "RUSTUP_TOOLCHAIN_SOURCE",
+];
+
+/// The toolchain file that pins the nightly the kernels are built with.
+pub const TOOLCHAIN_FILE: &str = "rust-toolchain.toml";
+
+/// The `channel` pinned in `<workspace>/rust-toolchain.toml` (e.g. `nightly-2026-05-20`).
+pub fn pinned_channel(workspace: &Path) -> Result<String, Error> {
+    let path = workspace.join(TOOLCHAIN_FILE);
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| Error::Toolchain(format!("cannot read {}: {e}", path.display())))?;
+    text.lines()
+        .find_map(|l| {
+            let value = l.trim().strip_prefix("channel")?.trim().strip_prefix('=')?;
+            Some(value.trim().trim_matches('"').to_string())
+        })
+        .filter(|channel| !channel.is_empty())
+        .ok_or_else(|| Error::Toolchain(format!("{} names no channel", path.display())))
+}
+
+/// The `cargo` that builds the kernels, with the pinned nightly:
+/// - the outer build's own (`CARGO`) when it is that nightly, as rustup resolves it;
+/// - else `rustup run <channel> cargo`, without the outer toolchain's variables, so that a stable
+///   outer build works;
+/// - without rustup, the outer build's own if it is a nightly (the kernels then need a nightly
+///   close to the pinned one).
+///
+/// When none of these can work, the error is one line that names the command installing the
+/// toolchain.
+pub fn kernel_cargo(workspace: &Path) -> Result<Command, Error> {
+    let channel = pinned_channel(workspace)?;
+    let outer = std::env::var_os("CARGO").map(PathBuf::from);
+    let install = format!(
+        "run `rustup toolchain install` in {} (it reads {TOOLCHAIN_FILE})",
+        workspace.display()
+    );
+    let which = Command::new("rustup")
+        .args(["which", "--toolchain", &channel, "cargo"])
+        .output();
+    match which {
+        Ok(o) if o.status.success() => {
+            let pinned = PathBuf::from(String::from_utf8_lossy(&o.stdout).trim());
+            if let Some(outer) = outer.filter(|outer| same_file(outer, &pinned)) {
+                return Ok(Command::new(outer));
+            }
+            let mut cmd = Command::new("rustup");
+            cmd.args(["run", &channel, "cargo"]);
+            for var in OUTER_TOOLCHAIN_ENV {
+                cmd.env_remove(var);
+            }
+            Ok(cmd)
+        }
+        Ok(_) => Err(Error::Toolchain(format!(
+            "building the GPU kernels needs the Rust toolchain {channel}, which rustup does not \
+             have: {install}"
+        ))),
+        Err(_) if outer_is_nightly() => Ok(Command::new(outer.unwrap_or_else(|| "cargo".into()))),
+        Err(e) => Err(Error::Toolchain(format!(
+            "building the GPU kernels needs rustup and the Rust toolchain {channel} (running rustup: {e}): \
+             install rustup (https://rustup.rs), then {install}"
+        ))),
+    }
+}
+
+/// Whether two paths name the same file (both resolved; if either cannot be, as written).
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    }
+}
+
+/// Whether the outer build's compiler (`RUSTC`, else `rustc`) is a nightly or a local build.
+fn outer_is_nightly() -> bool {
+    let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+    Command::new(rustc).arg("-V").output().is_ok_and(|o| {
+        let version = String::from_utf8_lossy(&o.stdout);
+        o.status.success() && (version.contains("-nightly") || version.contains("-dev"))
+    })
+}
 
 /// Compiles `<workspace>/gpu-kernels` for `arch` (e.g. `sm_90`) and copies the PTX to `out`.
 ///
@@ -77,9 +171,8 @@ pub fn build(workspace: &Path, target_dir: &Path, arch: &str, out: &Path) -> Res
     if let Some(dir) = emitted.parent() {
         std::fs::create_dir_all(dir).map_err(Error::Spawn)?;
     }
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let flags = format!("-Zunstable-options -Cpanic=immediate-abort -Ctarget-cpu={arch} -Ccodegen-units=1");
-    let mut cmd = Command::new(cargo);
+    let mut cmd = kernel_cargo(workspace)?;
     cmd.current_dir(workspace)
         .args(["rustc", "--release", "--package", "gpu-kernels", "--lib"])
         .args(["--target", TARGET, "-Zbuild-std=core"])

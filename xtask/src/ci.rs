@@ -2,8 +2,9 @@
 
 use crate::args::Args;
 use crate::fuzz::{FuzzMode, fuzz};
+use crate::outside;
 use crate::ptx::build_ptx;
-use crate::shell::cargo;
+use crate::shell::{cargo, workspace};
 use crate::tools::{install_cargo_fuzz, install_ptxas};
 use anyhow::Result;
 
@@ -51,6 +52,9 @@ pub fn run(args: Args) -> Result<()> {
         "--mask",
         "5",
     ])?;
+    outside::check_no_libcuda(&workspace().join("target/release/host"))?;
+    // The library as a user's dependency: stable toolchain, no project settings, no CUDA.
+    outside::run()?;
     fuzz(FuzzMode::Deterministic)?;
     println!("ci: all checks passed");
     Ok(())

@@ -7,6 +7,7 @@ mod cpu_bench;
 mod doctor;
 mod fuzz;
 mod host;
+mod outside;
 mod plot;
 mod ptx;
 mod sass;
@@ -47,9 +48,13 @@ tasks:
   fuzz --ci                  only the deterministic fuzzing pass of `ci`
   ci                         everything CI checks: formatting, clippy (host and nvptx), `cargo
                              check` of the host for aarch64-unknown-linux-gnu, tests,
-                             PTX build + ptxas check, the main job on the CPU, and deterministic
-                             fuzzing (each target replays its seeds, then {CI_FUZZ_RUNS} runs with
-                             -seed={CI_FUZZ_SEED})
+                             PTX build + ptxas check, the main job on the CPU (its binary must
+                             not link libcuda), tests/outside built from a copy outside the
+                             checkout on Rust {STABLE} with a cleared environment, and
+                             deterministic fuzzing (each target replays its seeds, then
+                             {CI_FUZZ_RUNS} runs with -seed={CI_FUZZ_SEED})
+  outside                    only the tests/outside step of `ci` (Rust {STABLE}, installed if
+                             missing)
   doctor                     check what building, running and `ci` need (pinned toolchain, its
                              components and aarch64 target, stable toolchain, cc, python3/pip,
                              ptxas, cargo-fuzz, the PTX build, the CUDA driver) and say how to
@@ -86,6 +91,7 @@ fn run() -> Result<()> {
         "cpu-bench" => cpu_bench::run(args),
         "fuzz" => fuzz::run(args),
         "ci" => ci::run(args),
+        "outside" => args.finish().and_then(|()| outside::run()),
         "doctor" => doctor::run(args),
         "sass-diff" => sass_diff::run(args),
         "help" | "--help" | "-h" => {
@@ -105,4 +111,5 @@ fn usage() -> String {
         .replace("{CARGO_FUZZ_VERSION}", tools::CARGO_FUZZ_VERSION)
         .replace("{CI_FUZZ_RUNS}", &fuzz::CI_FUZZ_RUNS.to_string())
         .replace("{CI_FUZZ_SEED}", &fuzz::CI_FUZZ_SEED.to_string())
+        .replace("{STABLE}", outside::STABLE)
 }

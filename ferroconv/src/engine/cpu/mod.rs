@@ -22,7 +22,7 @@ use crate::model::image::Samples;
 use crate::{Border, Error, Filter, Image, Result};
 use rayon::prelude::*;
 pub(crate) use simd::Sample;
-use simd::{BLOCK, correlate, correlate_pair, store_fence};
+use simd::{BLOCK, Vector, correlate, correlate_pair, store_fence};
 use std::cell::RefCell;
 
 /// Whether sample `c` of a `channels`-channel image is RGBA's alpha, which is copied unfiltered.
@@ -153,7 +153,7 @@ thread_local! {
 /// separable path, row-filtered) once per band; every output row is computed in the same order
 /// wherever the band starts, so bands, strips and threads give the same bits.
 #[inline(always)]
-fn band<T: Sample, const FMA: bool>(plan: &Plan<'_, T>, y0: usize, out: &mut [T], s: &mut Scratch) {
+fn band<T: Sample, V: Vector>(plan: &Plan<'_, T>, y0: usize, out: &mut [T], s: &mut Scratch) {
     let (k, ch, stride, work) = (plan.k, plan.ch, plan.stride, plan.work);
     let row_len = plan.ow * ch;
     s.acc.resize(2 * work, 0.0);
@@ -174,7 +174,7 @@ fn band<T: Sample, const FMA: bool>(plan: &Plan<'_, T>, y0: usize, out: &mut [T]
                 }
                 let rows = ring_rows(&s.ring, y..y + k + 1, slots, stride);
                 let (top, bottom) = s.acc.split_at_mut(work);
-                correlate_pair::<FMA>(&rows, filter.taps(), k, ch, top, bottom);
+                correlate_pair::<V>(&rows, filter.taps(), k, ch, top, bottom);
                 let (out_top, out_bottom) = pair.split_at_mut(row_len);
                 plan.store(y, top, out_top);
                 plan.store(y + 1, bottom, out_bottom);
@@ -186,7 +186,7 @@ fn band<T: Sample, const FMA: bool>(plan: &Plan<'_, T>, y0: usize, out: &mut [T]
                     ring_slot(&mut s.ring, y_last + k - 1, slots, stride),
                 );
                 let rows = ring_rows(&s.ring, y_last..y_last + k, slots, stride);
-                correlate::<FMA>(&rows, filter.taps(), k, ch, &mut s.acc[..work]);
+                correlate::<V>(&rows, filter.taps(), k, ch, &mut s.acc[..work]);
                 plan.store(y_last, &mut s.acc, last);
             }
         }
@@ -194,12 +194,12 @@ fn band<T: Sample, const FMA: bool>(plan: &Plan<'_, T>, y0: usize, out: &mut [T]
             s.ring.resize(k * work, 0.0);
             s.line.resize(stride, 0.0);
             for py in y0..y0 + k - 1 {
-                row_pass::<T, FMA>(plan, sep, py, s);
+                row_pass::<T, V>(plan, sep, py, s);
             }
             for (y, out) in (y0..).zip(out.chunks_exact_mut(row_len)) {
-                row_pass::<T, FMA>(plan, sep, y + k - 1, s);
+                row_pass::<T, V>(plan, sep, y + k - 1, s);
                 let rows = ring_rows(&s.ring, y..y + k, k, work);
-                correlate::<FMA>(&rows, &sep.column, 1, ch, &mut s.acc[..work]);
+                correlate::<V>(&rows, &sep.column, 1, ch, &mut s.acc[..work]);
                 plan.store(y, &mut s.acc, out);
             }
         }
@@ -209,10 +209,10 @@ fn band<T: Sample, const FMA: bool>(plan: &Plan<'_, T>, y0: usize, out: &mut [T]
 
 /// Padded row `py` widened into the line, then filtered along the row into its ring slot.
 #[inline(always)]
-fn row_pass<T: Sample, const FMA: bool>(plan: &Plan<'_, T>, sep: &Separable, py: usize, s: &mut Scratch) {
+fn row_pass<T: Sample, V: Vector>(plan: &Plan<'_, T>, sep: &Separable, py: usize, s: &mut Scratch) {
     let (k, work) = (plan.k, plan.work);
     plan.fill(py, &mut s.line);
-    correlate::<FMA>(
+    correlate::<V>(
         &[&s.line],
         &sep.row,
         k,
@@ -233,14 +233,14 @@ fn ring_rows(ring: &[f32], rows: std::ops::Range<usize>, slots: usize, len: usiz
     rows.map(|py| &ring[(py % slots) * len..][..len]).collect()
 }
 
-/// [`band`] compiled for AVX2 + FMA.
+/// [`band`] compiled for AVX2 + FMA, on their intrinsics.
 ///
 /// # Safety
 /// The CPU must support AVX2 and FMA.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
 unsafe fn band_avx2<T: Sample>(plan: &Plan<'_, T>, y0: usize, out: &mut [T], s: &mut Scratch) {
-    band::<T, true>(plan, y0, out, s)
+    band::<T, simd::Avx2>(plan, y0, out, s)
 }
 
 /// [`band`] with the best instructions the CPU has: AVX2 + FMA where detected on x86-64, the
@@ -251,7 +251,7 @@ fn band_best<T: Sample>(plan: &Plan<'_, T>, y0: usize, out: &mut [T], s: &mut Sc
         // SAFETY: the CPU supports AVX2 and FMA, checked just above.
         return unsafe { band_avx2(plan, y0, out, s) };
     }
-    band::<T, { cfg!(target_arch = "aarch64") }>(plan, y0, out, s)
+    band::<T, simd::Portable<{ cfg!(target_arch = "aarch64") }>>(plan, y0, out, s)
 }
 
 /// Convolves samples of type `T` into `out` (`ow × oh × ch` samples), in bands of rows (spread

@@ -1,9 +1,8 @@
-//! The vector loops of the fast paths, written once with `std::simd` so they vectorize on every
-//! target (AVX2 + FMA on x86-64 when the CPU has them, SSE2 otherwise, NEON on aarch64), and the
-//! vectorized conversions between image samples and the `f32` working rows.
-
-use std::simd::StdFloat;
-use std::simd::prelude::*;
+//! The vector loops of the fast paths and the conversions between image samples and the `f32`
+//! working rows, in stable Rust: the loops are written once over a [`Vector`] type, AVX2 + FMA
+//! intrinsics in the copy compiled for them on x86-64 ([`Avx2`]), elsewhere arrays whose loops
+//! the compiler vectorizes ([`Portable`]: SSE2 on x86-64, NEON on aarch64). The conversions are
+//! plain loops, vectorized the same way.
 
 /// Lanes of one working vector.
 pub const LANES: usize = 8;
@@ -13,17 +12,82 @@ const VECTORS: usize = 8;
 /// Output samples computed together; working rows are whole multiples of it.
 pub const BLOCK: usize = LANES * VECTORS;
 
-type V = Simd<f32, LANES>;
+/// The operations the loops need on one working vector of [`LANES`] lanes.
+pub trait Vector: Copy {
+    /// Every lane `x`.
+    fn splat(x: f32) -> Self;
+    /// The lanes from `src`.
+    fn load(src: &[f32; LANES]) -> Self;
+    /// The lanes into `dst`.
+    fn store(self, dst: &mut [f32; LANES]);
+    /// `self · b + c` in each lane, fused or not as the type says.
+    fn madd(self, b: Self, c: Self) -> Self;
+}
+
+/// Plain arrays, each operation a loop over the lanes that the compiler vectorizes for the
+/// target's baseline (SSE2 on x86-64, NEON on aarch64); the multiply-adds fused if `FMA` (on
+/// aarch64; a software `fma` would be slow elsewhere).
+#[derive(Clone, Copy)]
+pub struct Portable<const FMA: bool>([f32; LANES]);
+
+impl<const FMA: bool> Vector for Portable<FMA> {
+    #[inline(always)]
+    fn splat(x: f32) -> Self {
+        Self([x; LANES])
+    }
+    #[inline(always)]
+    fn load(src: &[f32; LANES]) -> Self {
+        Self(*src)
+    }
+    #[inline(always)]
+    fn store(self, dst: &mut [f32; LANES]) {
+        *dst = self.0;
+    }
+    #[inline(always)]
+    fn madd(self, b: Self, c: Self) -> Self {
+        Self(std::array::from_fn(|i| {
+            if FMA {
+                self.0[i].mul_add(b.0[i], c.0[i])
+            } else {
+                self.0[i] * b.0[i] + c.0[i]
+            }
+        }))
+    }
+}
+
+/// One AVX register; multiply-adds fused. Only used by code that runs where the CPU has AVX2 and
+/// FMA: the copy of a band compiled for them, which the caller runs once it has detected them
+/// (`band_avx2` in the parent module).
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy)]
+pub struct Avx2(std::arch::x86_64::__m256);
+
+#[cfg(target_arch = "x86_64")]
+impl Vector for Avx2 {
+    #[inline(always)]
+    fn splat(x: f32) -> Self {
+        // SAFETY: the CPU has AVX (see the type).
+        Self(unsafe { std::arch::x86_64::_mm256_set1_ps(x) })
+    }
+    #[inline(always)]
+    fn load(src: &[f32; LANES]) -> Self {
+        // SAFETY: the CPU has AVX (see the type); `src` is 8 readable `f32` (unaligned load).
+        Self(unsafe { std::arch::x86_64::_mm256_loadu_ps(src.as_ptr()) })
+    }
+    #[inline(always)]
+    fn store(self, dst: &mut [f32; LANES]) {
+        // SAFETY: the CPU has AVX (see the type); `dst` is 8 writable `f32` (unaligned store).
+        unsafe { std::arch::x86_64::_mm256_storeu_ps(dst.as_mut_ptr(), self.0) }
+    }
+    #[inline(always)]
+    fn madd(self, b: Self, c: Self) -> Self {
+        // SAFETY: the CPU has FMA (see the type).
+        Self(unsafe { std::arch::x86_64::_mm256_fmadd_ps(self.0, b.0, c.0) })
+    }
+}
 
 /// 2^23: the `f32` whose unit in the last place is 1.
 const MAGIC: f32 = 8_388_608.0;
-
-/// Whether the multiply-adds are fused: on aarch64 always, on x86-64 where the CPU has FMA (the
-/// caller picks the compiled copy), elsewhere never (a software `fma` would be slow).
-#[inline(always)]
-fn madd<const FMA: bool>(a: V, b: V, c: V) -> V {
-    if FMA { a.mul_add(b, c) } else { a * b + c }
-}
 
 /// The correlation of `rows.len()` working rows with a `rows.len() × cols` block of `taps`
 /// (row-major), horizontal taps `step` samples apart (the channel count of interleaved rows):
@@ -32,7 +96,7 @@ fn madd<const FMA: bool>(a: V, b: V, c: V) -> V {
 /// rows, `k` columns), the row pass (one row, `k` columns) and the column pass (`k` rows, one
 /// column) are this loop. Each sample's terms are summed in the same order wherever it lies.
 #[inline(always)]
-pub fn correlate<const FMA: bool>(rows: &[&[f32]], taps: &[f32], cols: usize, step: usize, out: &mut [f32]) {
+pub fn correlate<V: Vector>(rows: &[&[f32]], taps: &[f32], cols: usize, step: usize, out: &mut [f32]) {
     debug_assert_eq!(taps.len(), rows.len() * cols);
     for (b, block) in out.as_chunks_mut::<BLOCK>().0.iter_mut().enumerate() {
         let x = b * BLOCK;
@@ -43,12 +107,12 @@ pub fn correlate<const FMA: bool>(rows: &[&[f32]], taps: &[f32], cols: usize, st
                 let at = x + j * step;
                 let src: &[f32; BLOCK] = row[at..at + BLOCK].try_into().expect("BLOCK samples");
                 for (a, chunk) in acc.iter_mut().zip(src.as_chunks::<LANES>().0) {
-                    *a = madd::<FMA>(V::from_array(*chunk), t, *a);
+                    *a = V::load(chunk).madd(t, *a);
                 }
             }
         }
         for (a, chunk) in acc.iter().zip(block.as_chunks_mut::<LANES>().0) {
-            *chunk = a.to_array();
+            a.store(chunk);
         }
     }
 }
@@ -65,7 +129,7 @@ const PAIR_BLOCK: usize = LANES * PAIR_VECTORS;
 /// loads, many of them across cache lines). Every sample's terms are summed in the order
 /// [`correlate`] uses, so the bits are the same.
 #[inline(always)]
-pub fn correlate_pair<const FMA: bool>(
+pub fn correlate_pair<V: Vector>(
     rows: &[&[f32]],
     taps: &[f32],
     cols: usize,
@@ -86,36 +150,36 @@ pub fn correlate_pair<const FMA: bool>(
             let src: &[f32; PAIR_BLOCK] = rows[p][at..at + PAIR_BLOCK]
                 .try_into()
                 .expect("PAIR_BLOCK samples");
-            std::array::from_fn(|v| V::from_slice(&src[v * LANES..]))
+            std::array::from_fn(|v| V::load(&src.as_chunks::<LANES>().0[v]))
         };
         let mut up = [V::splat(0.0); PAIR_VECTORS];
         let mut down = [V::splat(0.0); PAIR_VECTORS];
         for (j, &tap) in taps[..cols].iter().enumerate() {
             let t = V::splat(tap);
             for (a, v) in up.iter_mut().zip(load(0, j)) {
-                *a = madd::<FMA>(v, t, *a);
+                *a = v.madd(t, *a);
             }
         }
         for p in 1..k {
             for j in 0..cols {
                 let (t_up, t_down) = (V::splat(taps[p * cols + j]), V::splat(taps[(p - 1) * cols + j]));
                 for ((u, d), v) in up.iter_mut().zip(down.iter_mut()).zip(load(p, j)) {
-                    *u = madd::<FMA>(v, t_up, *u);
-                    *d = madd::<FMA>(v, t_down, *d);
+                    *u = v.madd(t_up, *u);
+                    *d = v.madd(t_down, *d);
                 }
             }
         }
         for (j, &tap) in taps[(k - 1) * cols..].iter().enumerate() {
             let t = V::splat(tap);
             for (a, v) in down.iter_mut().zip(load(k, j)) {
-                *a = madd::<FMA>(v, t, *a);
+                *a = v.madd(t, *a);
             }
         }
         for (a, chunk) in up.iter().zip(top.as_chunks_mut::<LANES>().0) {
-            *chunk = a.to_array();
+            a.store(chunk);
         }
         for (a, chunk) in down.iter().zip(bottom.as_chunks_mut::<LANES>().0) {
-            *chunk = a.to_array();
+            a.store(chunk);
         }
     }
 }
@@ -187,42 +251,26 @@ pub fn store_fence() {
     std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
 }
 
-/// The integer sample types, `LANES` at a time through `i32` lanes.
+/// The integer sample types: plain loops over the row, which the compiler vectorizes.
 macro_rules! integer_sample {
     ($t:ty) => {
         impl Sample for $t {
             #[inline(always)]
             fn load_row(src: &[$t], dst: &mut [f32]) {
-                let src = &src[..dst.len()];
-                let (d, dt) = dst.as_chunks_mut::<LANES>();
-                let (s, st) = src.as_chunks::<LANES>();
-                for (d, s) in d.iter_mut().zip(s) {
-                    *d = Simd::<$t, LANES>::from_array(*s).cast::<f32>().to_array();
-                }
-                for (d, &s) in dt.iter_mut().zip(st) {
+                for (d, &s) in dst.iter_mut().zip(src) {
                     *d = f32::from(s);
                 }
             }
             #[inline(always)]
             fn store_row(src: &[f32], dst: &mut [$t], _clamp: bool) {
                 const MAX: f32 = <$t>::MAX as f32;
-                let src = &src[..dst.len()];
-                let (d, dt) = dst.as_chunks_mut::<LANES>();
-                let (s, st) = src.as_chunks::<LANES>();
-                for (d, s) in d.iter_mut().zip(s) {
-                    // max then min (not clamp): NaN becomes 0, as the scalar `as` does below.
-                    let v = V::from_array(*s)
-                        .simd_max(V::splat(0.0))
-                        .simd_min(V::splat(MAX));
+                for (d, &s) in dst.iter_mut().zip(src) {
+                    // max then min (not clamp): NaN becomes 0.
+                    let v = s.max(0.0).min(MAX);
                     // An integer below 2^23 plus 2^23 has that integer as its mantissa bits: an
                     // exact conversion that vectorizes everywhere (a saturating cast does not).
-                    let level = (v + V::splat(0.5)).floor() + V::splat(MAGIC);
-                    *d = (level.to_bits() - Simd::splat(MAGIC.to_bits()))
-                        .cast::<$t>()
-                        .to_array();
-                }
-                for (d, &s) in dt.iter_mut().zip(st) {
-                    *d = (s.clamp(0.0, MAX) + 0.5) as $t;
+                    let level = (v + 0.5).floor() + MAGIC;
+                    *d = (level.to_bits() - MAGIC.to_bits()) as $t;
                 }
             }
             #[inline(always)]
@@ -235,3 +283,83 @@ macro_rules! integer_sample {
 
 integer_sample!(u8);
 integer_sample!(u16);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `n` reproducible samples in [-1, 1).
+    fn samples(n: usize, seed: u32) -> Vec<f32> {
+        let mut x = seed;
+        (0..n)
+            .map(|_| {
+                x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+                (x >> 8) as f32 / (1 << 23) as f32 - 1.0
+            })
+            .collect()
+    }
+
+    /// The loops agree with a plain sum, fused or not (the portable vectors, here compiled for the
+    /// target's baseline: the fallback of CPUs without AVX2), the two-row loop gives the one-row
+    /// loop's bits, and on a CPU with AVX2 and FMA their intrinsics give the fused bits.
+    #[test]
+    fn correlation_loops_match_a_plain_sum() {
+        let (k, step) = (5, 3);
+        let n = 2 * BLOCK;
+        let rows: Vec<Vec<f32>> = (0..=k as u32).map(|i| samples(n + (k - 1) * step, i)).collect();
+        let taps = samples(k * k, 99);
+        let refs: Vec<&[f32]> = rows.iter().map(Vec::as_slice).collect();
+        let mut plain = vec![0.0; n];
+        let (mut fused, mut unfused) = (vec![0.0; n], vec![0.0; n]);
+        correlate::<Portable<true>>(&refs[..k], &taps, k, step, &mut fused);
+        correlate::<Portable<false>>(&refs[..k], &taps, k, step, &mut unfused);
+        for (x, want) in plain.iter_mut().enumerate() {
+            *want = (0..k)
+                .flat_map(|i| (0..k).map(move |j| (i, j)))
+                .map(|(i, j)| rows[i][x + j * step] * taps[i * k + j])
+                .sum();
+        }
+        for ((&f, &u), &p) in fused.iter().zip(&unfused).zip(&plain) {
+            assert!((f - p).abs() < 1e-5 && (u - p).abs() < 1e-5, "{f} {u} {p}");
+        }
+        let (mut top, mut bottom) = (vec![0.0; n], vec![0.0; n]);
+        correlate_pair::<Portable<true>>(&refs, &taps, k, step, &mut top, &mut bottom);
+        let mut second = vec![0.0; n];
+        correlate::<Portable<true>>(&refs[1..], &taps, k, step, &mut second);
+        assert_eq!((&top, &bottom), (&fused, &second));
+
+        #[cfg(target_arch = "x86_64")]
+        if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
+            #[target_feature(enable = "avx2,fma")]
+            fn both(
+                rows: &[&[f32]],
+                taps: &[f32],
+                k: usize,
+                step: usize,
+                top: &mut [f32],
+                bottom: &mut [f32],
+            ) {
+                correlate_pair::<Avx2>(rows, taps, k, step, top, bottom);
+            }
+            let (mut avx_top, mut avx_bottom) = (vec![0.0; n], vec![0.0; n]);
+            // SAFETY: the CPU has AVX2 and FMA, checked just above.
+            unsafe { both(&refs, &taps, k, step, &mut avx_top, &mut avx_bottom) };
+            assert_eq!((avx_top, avx_bottom), (top, bottom));
+        }
+    }
+
+    /// Integer rows round halves up, clamp to the type's range and turn NaN into 0.
+    #[test]
+    fn integer_rows_round_and_clamp() {
+        let src = [-3.0, 0.49, 0.5, 1.5, 254.5, 255.0, 300.0, f32::NAN, 7.0];
+        let mut bytes = [0u8; 9];
+        u8::store_row(&src, &mut bytes, false);
+        assert_eq!(bytes, [0, 0, 1, 2, 255, 255, 255, 0, 7]);
+        let mut words = [0u16; 9];
+        u16::store_row(&src, &mut words, false);
+        assert_eq!(words, [0, 0, 1, 2, 255, 255, 300, 0, 7]);
+        let mut back = [0.0; 9];
+        u8::load_row(&bytes, &mut back);
+        assert_eq!(back, [0.0, 0.0, 1.0, 2.0, 255.0, 255.0, 255.0, 0.0, 7.0]);
+    }
+}

@@ -1,0 +1,5 @@
+#include "cuComplex.h"
+#include "cuda.h"
+#include "cudaProfiler.h"
+#include "library_types.h"
+#include "vector_types.h"
