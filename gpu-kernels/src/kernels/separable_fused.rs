@@ -19,10 +19,11 @@ pub const fn shared_bytes(radius: u32) -> u32 {
 use {
     super::blocked,
     crate::device::shared::dynamic_shared_mem,
-    crate::device::thread::{block_idx_x, block_idx_y, sync_threads, thread_idx_x, thread_idx_y},
+    crate::device::thread::{
+        block_idx_x, block_idx_y, block_idx_z, sync_threads, thread_idx_x, thread_idx_y,
+    },
     crate::device::{
-        F32x4, Global, ParamTaps, Sample, batch_image, fetch_or_zero, fma, is_alpha, param_taps, store_patch,
-        unroll,
+        F32x4, Global, ParamTaps, Sample, fetch_or_zero, fma, is_alpha, param_taps, store_patch, unroll,
     },
     crate::launch::{Geometry, MAX_FILTER_SIZE, MAX_RADIUS, Taps},
     kernel_macros::kernel,
@@ -64,6 +65,7 @@ pub unsafe fn conv_separable_fused<T: Sample, const R: usize>(
     unsafe { separable_fused::<T, R>(input, output, &g, taps) }
 }
 
+#[cfg(target_arch = "nvptx64")]
 /// The body of `conv_separable_fused`.
 ///
 /// # Safety
@@ -83,14 +85,9 @@ unsafe fn separable_fused<T: Sample, const R: usize>(
 
     let k = 2 * R + 1;
     let ra = blocked::halo(R as u32) as usize;
-    // SAFETY: the launch contract: grid z holds every image's channels, the buffers every image.
-    let (input, output, c) = unsafe { batch_image(input, output, g, g.channels) };
-    let (tx, ty) = (thread_idx_x(), thread_idx_y());
+    let (tx, ty, c) = (thread_idx_x(), thread_idx_y(), block_idx_z());
     let alpha = is_alpha(g, c);
-    let src = Global {
-        channel: c,
-        ..Global::new(input, g)
-    };
+    let src = Global::new(input, g);
     // 16-byte vectors per shared row: the tile's 128 columns.
     let per_row = TILE.0 as usize / 4;
     let tile_h = TILE.1 as usize + 2 * R;

@@ -15,11 +15,10 @@ pub const fn shared_bytes(block: (u32, u32), radius: u32) -> u32 {
 use {
     crate::device::shared::dynamic_shared_mem,
     crate::device::thread::{
-        block_dim_x, block_dim_y, block_idx_x, block_idx_y, sync_threads, thread_idx_x, thread_idx_y,
+        block_dim_x, block_dim_y, block_idx_x, block_idx_y, block_idx_z, sync_threads, thread_idx_x,
+        thread_idx_y,
     },
-    crate::device::{
-        Global, Sample, batch_image, correlate_tile, fetch_or_zero, is_alpha, param_taps, store_sample,
-    },
+    crate::device::{Global, Sample, correlate_tile, fetch_or_zero, is_alpha, param_taps, store_sample},
     crate::launch::{Geometry, Taps},
     kernel_macros::kernel,
 };
@@ -47,13 +46,8 @@ pub unsafe fn conv_tiled_output<T: Sample>(input: *const T, output: *mut T, g: G
     let r = g.radius;
     let (bw, bh) = (block_dim_x(), block_dim_y());
     let (tw, th) = (bw + 2 * r, bh + 2 * r);
-    // SAFETY: the launch contract: grid z holds every image's channels, the buffers every image.
-    let (input, output, c) = unsafe { batch_image(input, output, &g, g.channels) };
-    let (tx, ty) = (thread_idx_x(), thread_idx_y());
-    let src = Global {
-        channel: c,
-        ..Global::new(input, &g)
-    };
+    let (tx, ty, c) = (thread_idx_x(), thread_idx_y(), block_idx_z());
+    let src = Global::new(input, &g);
     let x0 = (block_idx_x() * bw + g.offset) as i32 - r as i32;
     let y0 = (block_idx_y() * bh + g.offset) as i32 - r as i32;
     let mut e = ty * bw + tx;

@@ -103,7 +103,6 @@ pub static REGISTRY: [Spec; 16] = [
     },
     Spec {
         autotune: true,
-        batched: true,
         loads_per_pixel: loads_tiled_output::<0>,
         ..spec(
             Variant::TiledOutput(0),
@@ -114,7 +113,6 @@ pub static REGISTRY: [Spec; 16] = [
     },
     Spec {
         autotune: true,
-        batched: true,
         loads_per_pixel: loads_tiled_output::<1>,
         ..spec(
             Variant::TiledOutput(1),
@@ -125,7 +123,6 @@ pub static REGISTRY: [Spec; 16] = [
     },
     Spec {
         autotune: true,
-        batched: true,
         loads_per_pixel: loads_tiled_output::<2>,
         ..spec(
             Variant::TiledOutput(2),
@@ -166,7 +163,6 @@ pub static REGISTRY: [Spec; 16] = [
     Spec {
         rank1_only: true,
         autotune: true,
-        batched: true,
         loads_per_pixel: loads_separable_fused,
         ..spec(
             Variant::SeparableFused,
