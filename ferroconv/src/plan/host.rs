@@ -3,8 +3,8 @@
 //! (and the same on the way back); the rows of a slot are copied by several threads.
 
 use super::view::{ImageView, ImageViewMut, Pixel};
+use crate::Result;
 use crate::error::{check, cuda};
-use crate::{Error, Result};
 use cust::event::{Event, EventFlags};
 use cust::memory::{DeviceBuffer, LockedBuffer};
 use cust::stream::{Stream, StreamFlags};
@@ -221,12 +221,4 @@ fn drain(staged: &[u8], row_bytes: usize, stride_bytes: usize, band: &mut [u8]) 
             .with_min_len(min)
             .for_each(copy);
     }
-}
-
-/// An error for a host image whose shape the plan's output does not match.
-pub(super) fn mismatch(what: &str, found: (usize, usize, usize), want: (usize, usize, usize)) -> Error {
-    Error::Mismatch(format!(
-        "the {what} is {}x{}x{}, the plan needs {}x{}x{}",
-        found.0, found.1, found.2, want.0, want.1, want.2
-    ))
 }

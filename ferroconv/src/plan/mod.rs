@@ -46,7 +46,7 @@ use crate::engine::gpu::{DeviceJob, Gpu, Kernel, Problem, Variant};
 use crate::model::image::DType;
 use crate::{Border, Error, Filter, Result};
 use device::{Place, copy_2d};
-use host::{HostPath, mismatch};
+use host::HostPath;
 use std::time::Instant;
 
 /// A 2D filter planned for one device (a GPU, or the CPU), run many times.
@@ -444,4 +444,12 @@ fn cpu_run<T: Pixel>(
         dst.row_mut(y).copy_from_slice(row);
     }
     Ok(())
+}
+
+/// An error for an image whose shape the plan's output does not match.
+fn mismatch(what: &str, found: (usize, usize, usize), want: (usize, usize, usize)) -> Error {
+    Error::Mismatch(format!(
+        "the {what} is {}x{}x{}, the plan needs {}x{}x{}",
+        found.0, found.1, found.2, want.0, want.1, want.2
+    ))
 }

@@ -42,6 +42,17 @@ pub struct Layout {
 }
 
 impl Layout {
+    /// The layout, checked against a slice of `len` samples.
+    fn checked(width: usize, height: usize, channels: usize, stride: usize, len: usize) -> Result<Self> {
+        let layout = Layout {
+            width,
+            height,
+            channels,
+            stride,
+        };
+        layout.check(len)
+    }
+
     /// Checks the layout against a slice of `len` samples.
     fn check(self, len: usize) -> Result<Self> {
         crate::model::image::check_dims(self.width, self.height)?;
@@ -66,6 +77,11 @@ impl Layout {
     /// Samples of one row (without the padding up to the stride).
     pub fn row_len(&self) -> usize {
         self.width * self.channels
+    }
+
+    /// The samples of rows `rows` (the last one without its padding).
+    fn span(&self, rows: std::ops::Range<usize>) -> std::ops::Range<usize> {
+        rows.start * self.stride..(rows.end - 1) * self.stride + self.row_len()
     }
 
     /// Whether rows follow each other without padding.
@@ -103,13 +119,7 @@ impl<'a, T: Pixel> ImageView<'a, T> {
         channels: usize,
         stride: usize,
     ) -> Result<Self> {
-        let layout = Layout {
-            width,
-            height,
-            channels,
-            stride,
-        }
-        .check(data.len())?;
+        let layout = Layout::checked(width, height, channels, stride, data.len())?;
         Ok(Self { data, layout })
     }
 
@@ -144,13 +154,7 @@ impl<'a, T: Pixel> ImageViewMut<'a, T> {
         channels: usize,
         stride: usize,
     ) -> Result<Self> {
-        let layout = Layout {
-            width,
-            height,
-            channels,
-            stride,
-        }
-        .check(data.len())?;
+        let layout = Layout::checked(width, height, channels, stride, data.len())?;
         Ok(Self { data, layout })
     }
 
@@ -182,18 +186,15 @@ impl<'a, T: Pixel> ImageViewMut<'a, T> {
     /// Rows `rows` as one slice of `rows.len() · stride` samples (the last row without its
     /// padding) and the layout's stride, for copies of a band of rows.
     pub(crate) fn rows_mut(&mut self, rows: std::ops::Range<usize>) -> &mut [T] {
-        let l = self.layout;
-        let end = (rows.end - 1) * l.stride + l.row_len();
-        &mut self.data[rows.start * l.stride..end]
+        let span = self.layout.span(rows);
+        &mut self.data[span]
     }
 }
 
 impl<T: Pixel> ImageView<'_, T> {
     /// Rows `rows` as one slice (see [`ImageViewMut::rows_mut`]).
     pub(crate) fn rows(&self, rows: std::ops::Range<usize>) -> &[T] {
-        let l = self.layout;
-        let end = (rows.end - 1) * l.stride + l.row_len();
-        &self.data[rows.start * l.stride..end]
+        &self.data[self.layout.span(rows)]
     }
 }
 
