@@ -230,3 +230,75 @@ impl Image {
         ImageViewMut::new(data, w, h, c)
     }
 }
+
+/// Views of the `image` crate's buffers (cargo feature `imagebuffer`, on by default): gray, RGB
+/// and RGBA buffers of `u8`, `u16` or `f32`, e.g. `ImageView::try_from(&rgb_image)`.
+#[cfg(feature = "imagebuffer")]
+mod image_buffers {
+    use super::{ImageView, ImageViewMut, Pixel};
+    use crate::Error;
+    use image::{ImageBuffer, Pixel as BufferPixel};
+
+    impl<'a, P> TryFrom<&'a ImageBuffer<P, Vec<P::Subpixel>>> for ImageView<'a, P::Subpixel>
+    where
+        P: BufferPixel,
+        P::Subpixel: Pixel,
+    {
+        type Error = Error;
+
+        fn try_from(buffer: &'a ImageBuffer<P, Vec<P::Subpixel>>) -> Result<Self, Error> {
+            let (w, h) = buffer.dimensions();
+            ImageView::new(
+                buffer.as_raw(),
+                w as usize,
+                h as usize,
+                usize::from(P::CHANNEL_COUNT),
+            )
+        }
+    }
+
+    impl<'a, P> TryFrom<&'a mut ImageBuffer<P, Vec<P::Subpixel>>> for ImageViewMut<'a, P::Subpixel>
+    where
+        P: BufferPixel,
+        P::Subpixel: Pixel,
+    {
+        type Error = Error;
+
+        fn try_from(buffer: &'a mut ImageBuffer<P, Vec<P::Subpixel>>) -> Result<Self, Error> {
+            let (w, h) = buffer.dimensions();
+            ImageViewMut::new(buffer, w as usize, h as usize, usize::from(P::CHANNEL_COUNT))
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use crate::plan::{Filter2D, ImageView, ImageViewMut};
+        use crate::{Border, Filter};
+        use image::{GrayAlphaImage, RgbImage};
+
+        /// An `RgbImage` filtered into another through views equals the same samples filtered
+        /// as a slice; a gray+alpha buffer (two channels) is refused with a message.
+        #[test]
+        fn image_buffers_are_views() {
+            let src = RgbImage::from_fn(23, 17, |x, y| {
+                image::Rgb([x as u8 * 9, y as u8 * 13, (x * y) as u8])
+            });
+            let mut out = RgbImage::new(23, 17);
+            let filter = Filter::random(3, 5).unwrap();
+            let mut plan = Filter2D::cpu(&filter, Border::Reflect);
+            plan.run(
+                &ImageView::try_from(&src).unwrap(),
+                &mut ImageViewMut::try_from(&mut out).unwrap(),
+            )
+            .unwrap();
+            let mut expected = vec![0u8; 23 * 17 * 3];
+            plan.run(
+                &ImageView::new(src.as_raw(), 23, 17, 3).unwrap(),
+                &mut ImageViewMut::new(&mut expected, 23, 17, 3).unwrap(),
+            )
+            .unwrap();
+            assert_eq!(out.as_raw(), &expected);
+            assert!(ImageView::try_from(&GrayAlphaImage::new(4, 4)).is_err());
+        }
+    }
+}
