@@ -1,8 +1,8 @@
 //! The library's front door: [`Convolver`] convolves images on the GPU when one can be used and
 //! on the CPU otherwise, with the same results (both are checked against the `f64` reference).
 
-use crate::engine::batch::{Choice, Engine, Settings};
 use crate::engine::cpu;
+use crate::engine::runner::{Choice, Engine, Settings};
 use crate::{Border, Error, Filter, Gpu, Image, Result, Variant};
 
 /// Convolves images with square filters; see the crate documentation for an example.
@@ -52,11 +52,7 @@ impl Convolver {
             return cpu::parallel(image, filter, border, false);
         };
         let settings = Settings::in_memory(filter.clone(), border);
-        let mut engine = Engine::Gpu {
-            gpu,
-            choice: Choice::Fixed(self.variant),
-            cached: None,
-        };
+        let mut engine = Engine::gpu(gpu, Choice::Fixed(self.variant));
         Ok(engine.convolve(image, &settings, None)?.0)
     }
 }

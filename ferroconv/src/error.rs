@@ -11,7 +11,12 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 pub enum Error {
     /// A CUDA driver call failed; `op` says which step, `code` is the `CUresult`.
     #[error("{op}: {}", DriverMessage(*.code))]
-    Cuda { op: &'static str, code: u32 },
+    Cuda {
+        /// The step that failed.
+        op: &'static str,
+        /// The driver's `CUresult`.
+        code: u32,
+    },
     /// No GPU can be used: no driver library, no device, or the driver refused to start.
     #[error("{0}")]
     NoGpu(String),
@@ -61,12 +66,12 @@ impl Error {
 }
 
 /// Builds a `map_err` closure that tags a cust error with the step that failed.
-pub fn cuda(op: &'static str) -> impl FnOnce(cust::error::CudaError) -> Error {
+pub(crate) fn cuda(op: &'static str) -> impl FnOnce(cust::error::CudaError) -> Error {
     move |e| Error::Cuda { op, code: e as u32 }
 }
 
 /// Turns a raw driver status into a result, tagged with the step that failed.
-pub fn check(op: &'static str, status: cust::sys::CUresult) -> Result<()> {
+pub(crate) fn check(op: &'static str, status: cust::sys::CUresult) -> Result<()> {
     match status {
         cust::sys::cudaError_enum::CUDA_SUCCESS => Ok(()),
         other => Err(Error::Cuda {

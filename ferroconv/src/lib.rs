@@ -17,21 +17,28 @@
 //! # Ok::<(), ferroconv::Error>(())
 //! ```
 //!
-//! The layout, by concern:
-//! - [`model`]: images, filters, borders and the [`Problem`] they make;
-//! - [`engine`]: where it runs: [`engine::gpu`] (its [`variant`](engine::gpu::variant) registry
-//!   describes every kernel), [`engine::cpu`], the autotuner, strips and the batch engine;
-//! - [`io`]: image files, batch inputs and outputs, interruption;
-//! - [`named`], [`stats`], [`error`]: names of the enumerations, timing statistics, the error type.
+//! The API: [`plan`] (a [`Filter2D`] built once and run many times on host views, device images
+//! or raw device pointers), [`Convolver`] (one call on an owned image), the [`model`] (images,
+//! filters, borders), [`Gpu`] and [`Variant`], and image files ([`io::files`]).
+//!
+//! The engines (`engine`), timing statistics (`stats`) and name tables (`named`) are public only
+//! for the `host` package (the command line, verification and benchmarks) and hidden from this
+//! documentation: they are not part of the API and change without notice. The `cli` feature adds
+//! the command line's file batches.
+
+#![deny(missing_docs)]
 
 mod convolver;
 
+#[doc(hidden)]
 pub mod engine;
 pub mod error;
 pub mod io;
 pub mod model;
+#[doc(hidden)]
 pub mod named;
 pub mod plan;
+#[doc(hidden)]
 pub mod stats;
 
 pub use convolver::Convolver;
@@ -41,7 +48,7 @@ pub use model::border::Border;
 pub use model::filter::Filter;
 pub use model::image::{DType, Image};
 pub use model::problem::Problem;
-pub use plan::{DeviceImage, Filter2D, ImageView, ImageViewMut, RawImage, StreamRef};
+pub use plan::{DeviceImage, Filter2D, ImageView, ImageViewMut, RawImage, StageTimes, StreamRef};
 
 /// The revision of the repository this library was built from (`git describe`), or `unknown`:
 /// reports record which revision produced their numbers.

@@ -89,7 +89,7 @@ fn the_main_jobs_cpu_rows_report_their_warmups() {
     }
     let (out, _) = run_ok(&["--size", "32", "--cpu-only", "--cpu-runs", "2", "--mask", "3"]);
     assert!(
-        out.contains("CPU = whole call (2 runs after 3 warm-ups)"),
+        out.contains("CPU = whole call (2 runs after 3 warm-ups; cpu-par into one kept output)"),
         "{out}"
     );
 }

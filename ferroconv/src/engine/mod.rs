@@ -3,8 +3,10 @@
 //! engine that drives either over many images.
 
 pub mod autotune;
+#[cfg(feature = "cli")]
 pub mod batch;
 pub mod cpu;
 pub mod fault;
 pub mod gpu;
+pub mod runner;
 pub mod strips;

@@ -50,6 +50,7 @@ pub fn exit_code(signal: i32) -> i32 {
 /// Catches SIGINT and SIGTERM on a thread of their own: the first calls `first` (after
 /// [`request`] recorded it); any later one calls `last`, then removes every temporary file and
 /// exits with [`exit_code`] of that signal.
+#[cfg(feature = "cli")]
 pub fn install(
     first: impl Fn(i32) + Send + 'static,
     last: impl Fn(i32) + Send + 'static,

@@ -2,6 +2,11 @@
 //! the shards of a batch spread over many machines.
 
 pub mod files;
+#[doc(hidden)]
+#[cfg(feature = "cli")]
 pub mod inputs;
+#[doc(hidden)]
 pub mod interrupt;
+#[doc(hidden)]
+#[cfg(feature = "cli")]
 pub mod shard;

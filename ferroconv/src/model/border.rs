@@ -20,6 +20,7 @@ pub enum Border {
 }
 
 impl Border {
+    /// Every border, in the order the command line lists them.
     pub const ALL: [Border; 5] = [
         Border::Zero,
         Border::Replicate,
@@ -28,6 +29,7 @@ impl Border {
         Border::Valid,
     ];
 
+    /// The border's name on the command line (`zero`, `replicate`, `reflect`, `wrap`, `valid`).
     pub fn name(self) -> &'static str {
         match self {
             Border::Zero => "zero",

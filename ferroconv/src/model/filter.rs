@@ -298,7 +298,7 @@ pub struct Separable {
 }
 
 /// Packs up to [`MAX_TAPS`] taps into the by-value kernel parameter, zero-padded.
-pub fn taps_param(taps: &[f32]) -> Box<Taps> {
+pub(crate) fn taps_param(taps: &[f32]) -> Box<Taps> {
     let mut p = Box::new(Taps([0.0; MAX_TAPS]));
     p.0[..taps.len()].copy_from_slice(taps);
     p

@@ -23,6 +23,7 @@ pub enum DType {
 }
 
 impl DType {
+    /// Every sample type.
     pub const ALL: [DType; 3] = [DType::U8, DType::U16, DType::F32];
 
     /// Bytes per sample.
@@ -67,8 +68,11 @@ impl_from_str!(DType);
 /// The samples of an image, interleaved, row-major, no row padding.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Samples {
+    /// 8-bit samples, 0-255.
     U8(Vec<u8>),
+    /// 16-bit samples, 0-65535.
     U16(Vec<u16>),
+    /// `f32` samples (images from files: 0-1).
     F32(Vec<f32>),
 }
 
@@ -83,6 +87,7 @@ impl Samples {
         }
     }
 
+    /// Their sample type.
     pub fn dtype(&self) -> DType {
         match self {
             Samples::U8(_) => DType::U8,
@@ -91,6 +96,7 @@ impl Samples {
         }
     }
 
+    /// How many samples.
     pub fn len(&self) -> usize {
         match self {
             Samples::U8(v) => v.len(),
@@ -99,6 +105,7 @@ impl Samples {
         }
     }
 
+    /// Whether there are none.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -219,18 +226,22 @@ impl Image {
         })
     }
 
+    /// Pixels per row.
     pub fn width(&self) -> usize {
         self.width
     }
 
+    /// Rows.
     pub fn height(&self) -> usize {
         self.height
     }
 
+    /// Samples per pixel: 1 (gray), 3 (RGB) or 4 (RGBA; alpha is copied, not filtered).
     pub fn channels(&self) -> usize {
         self.channels
     }
 
+    /// The sample type.
     pub fn dtype(&self) -> DType {
         self.samples.dtype()
     }
@@ -240,6 +251,7 @@ impl Image {
         &mut self.samples
     }
 
+    /// The samples, interleaved, row-major, no row padding.
     pub fn samples(&self) -> &Samples {
         &self.samples
     }

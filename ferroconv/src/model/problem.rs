@@ -7,11 +7,17 @@ use gpu_kernels::launch::Geometry;
 /// What to compute: everything about a convolution except the pixels.
 #[derive(Clone, Debug)]
 pub struct Problem {
+    /// Input pixels per row.
     pub width: usize,
+    /// Input rows.
     pub height: usize,
+    /// Samples per pixel.
     pub channels: usize,
+    /// The sample type of input and output.
     pub dtype: DType,
+    /// The filter (correlated, not flipped).
     pub filter: Filter,
+    /// What lies beyond the edges.
     pub border: Border,
     /// Clamp `f32` results to [0, 1].
     pub clamp: bool,

@@ -182,7 +182,8 @@ impl<'g> DeviceImage<'g> {
         Ok(dev)
     }
 
-    /// Copies a host image of this shape into this one (waits for the copy).
+    /// Copies a host image of this shape into this one; returns when the image is on the device,
+    /// so work queued next on any stream (non-blocking ones included) reads it.
     pub fn copy_from<T: Pixel>(&mut self, image: &ImageView<'_, T>) -> Result<()> {
         self.check_host(image.layout(), T::DTYPE)?;
         let bytes = std::mem::size_of::<T>();
@@ -190,24 +191,31 @@ impl<'g> DeviceImage<'g> {
         if let Some(samples) = image.packed() {
             // SAFETY: the source is the borrowed slice, of exactly this allocation's size; the
             // copy is synchronous.
-            return check("copy an image to the GPU", unsafe {
+            check("copy an image to the GPU", unsafe {
                 cust::sys::cuMemcpyHtoD_v2(self.raw.ptr, samples.as_ptr().cast(), size_of_val(samples))
-            });
+            })?;
+        } else {
+            // SAFETY: the source rows are `stride` samples apart inside the borrowed slice
+            // (checked when the view was made); the destination is this allocation, of the same
+            // shape; the copy is synchronous.
+            unsafe {
+                copy_2d(
+                    Place::Host(image.rows(0..image.layout().height).as_ptr().cast()),
+                    image.layout().stride * bytes,
+                    Place::Device(self.raw.ptr),
+                    self.raw.pitch,
+                    self.raw.row_bytes(),
+                    self.raw.rows(),
+                    None,
+                )?
+            };
         }
-        // SAFETY: the source rows are `stride` samples apart inside the borrowed slice (checked
-        // when the view was made); the destination is this allocation, of the same shape;
-        // the copy is synchronous.
-        unsafe {
-            copy_2d(
-                Place::Host(image.rows(0..image.layout().height).as_ptr().cast()),
-                image.layout().stride * bytes,
-                Place::Device(self.raw.ptr),
-                self.raw.pitch,
-                self.raw.row_bytes(),
-                self.raw.rows(),
-                None,
-            )
-        }
+        // A synchronous copy from pageable memory may return before its last DMA has landed,
+        // and a non-blocking stream does not wait for the legacy stream it ran on.
+        // SAFETY: the null handle is the legacy default stream of the current context.
+        check("wait for the copy to the GPU", unsafe {
+            cust::sys::cuStreamSynchronize(std::ptr::null_mut())
+        })
     }
 
     /// Copies this image into a host image of its shape (waits for the copy).
@@ -234,6 +242,24 @@ impl<'g> DeviceImage<'g> {
                 self.raw.rows(),
                 None,
             )
+        }
+    }
+
+    /// [`copy_from`](Self::copy_from) an owned image's samples.
+    pub fn copy_from_image(&mut self, image: &crate::Image) -> Result<()> {
+        match image.dtype() {
+            DType::U8 => self.copy_from::<u8>(&image.view()?),
+            DType::U16 => self.copy_from::<u16>(&image.view()?),
+            DType::F32 => self.copy_from::<f32>(&image.view()?),
+        }
+    }
+
+    /// [`copy_to`](Self::copy_to) an owned image's samples.
+    pub fn copy_to_image(&self, image: &mut crate::Image) -> Result<()> {
+        match image.dtype() {
+            DType::U8 => self.copy_to::<u8>(&mut image.view_mut()?),
+            DType::U16 => self.copy_to::<u16>(&mut image.view_mut()?),
+            DType::F32 => self.copy_to::<f32>(&mut image.view_mut()?),
         }
     }
 

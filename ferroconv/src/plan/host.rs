@@ -33,6 +33,9 @@ pub(super) struct HostPath {
     // Field order is drop order: the stream goes first, then the memory it copied.
     stream: Stream,
     slots: Vec<Slot>,
+    /// Timing events of a timed run: before the upload, after it, after the kernel, after the
+    /// download (created by the first timed run).
+    marks: Option<[Event; 4]>,
     input: DeviceBuffer<u8>,
     output: DeviceBuffer<u8>,
 }
@@ -59,6 +62,7 @@ impl HostPath {
         Ok(Self {
             stream: Stream::new(StreamFlags::NON_BLOCKING, None).map_err(cuda("create a stream"))?,
             slots: Vec::new(),
+            marks: None,
             input: empty(),
             output: empty(),
         })
@@ -94,6 +98,30 @@ impl HostPath {
             }
         }
         Ok((input, output))
+    }
+
+    /// Records timing event `i` on the stream when the run is `timed`.
+    pub(super) fn mark(&mut self, timed: bool, i: usize) -> Result<()> {
+        if !timed {
+            return Ok(());
+        }
+        if self.marks.is_none() {
+            let event = || Event::new(EventFlags::DEFAULT).map_err(cuda("create an event"));
+            self.marks = Some([event()?, event()?, event()?, event()?]);
+        }
+        let marks = self.marks.as_ref().expect("created above");
+        marks[i].record(&self.stream).map_err(cuda("record an event"))
+    }
+
+    /// The stage times of the last timed run (its events have all passed: `download` waited).
+    pub(super) fn times(&self) -> Option<super::StageTimes> {
+        let m = self.marks.as_ref()?;
+        let between = |a: usize, b: usize| m[b].elapsed_time_f32(&m[a]).ok().map(f64::from);
+        Some(super::StageTimes {
+            upload_ms: between(0, 1)?,
+            kernel_ms: between(1, 2)?,
+            download_ms: between(2, 3)?,
+        })
     }
 
     /// Rows per slot for rows of `row_bytes` bytes.
@@ -136,8 +164,14 @@ impl HostPath {
     }
 
     /// Copies the packed device image at `src` into `dst`'s rows, after the work queued before
-    /// on the stream; returns when every row is in place.
-    pub(super) fn download<T: Pixel>(&mut self, src: u64, dst: &mut ImageViewMut<'_, T>) -> Result<()> {
+    /// on the stream; returns when every row is in place. A `timed` run records its last timing
+    /// event after the last copy.
+    pub(super) fn download<T: Pixel>(
+        &mut self,
+        src: u64,
+        dst: &mut ImageViewMut<'_, T>,
+        timed: bool,
+    ) -> Result<()> {
         let l = dst.layout();
         let row_bytes = l.row_len() * size_of::<T>();
         let per = self.rows_per_slot(row_bytes);
@@ -165,6 +199,9 @@ impl HostPath {
         for (n, rows) in chunks.iter().enumerate().take(SLOTS) {
             queue(&mut self.slots[n], rows, &self.stream)?;
         }
+        if chunks.len() <= SLOTS {
+            self.mark(timed, 3)?;
+        }
         for (n, rows) in chunks.iter().enumerate() {
             let slot = &mut self.slots[n % SLOTS];
             slot.done.synchronize().map_err(cuda("wait for the GPU"))?;
@@ -179,6 +216,9 @@ impl HostPath {
             );
             if let Some(next) = chunks.get(n + SLOTS) {
                 queue(slot, next, &self.stream)?;
+                if n + SLOTS + 1 == chunks.len() {
+                    self.mark(timed, 3)?;
+                }
             }
         }
         Ok(())

@@ -43,7 +43,7 @@ use crate::engine::autotune::Tuner;
 use crate::engine::cpu;
 use crate::engine::gpu::variant::InputKind;
 use crate::engine::gpu::{DeviceJob, Gpu, Kernel, Problem, Variant};
-use crate::model::image::DType;
+use crate::model::image::{DType, Image, Samples};
 use crate::{Border, Error, Filter, Result};
 use device::{Place, copy_2d};
 use host::HostPath;
@@ -53,7 +53,22 @@ use std::time::Instant;
 pub struct Filter2D<'g> {
     filter: Filter,
     border: Border,
+    /// Clamp `f32` results to [0, 1].
+    clamp: bool,
     engine: Engine<'g>,
+}
+
+/// Where the last host-memory run on a GPU spent its time (CUDA events, ms), when the plan is
+/// [`timed`](Filter2D::timed).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StageTimes {
+    /// From the first row staged to the last one on the device (the CPU's staging copies
+    /// overlap the DMA, so this is the copy as the caller waits for it).
+    pub upload_ms: f64,
+    /// The kernel(s).
+    pub kernel_ms: f64,
+    /// From the kernel's end to the last row back in page-locked staging.
+    pub download_ms: f64,
 }
 
 enum Engine<'g> {
@@ -88,6 +103,8 @@ struct GpuPlan<'g> {
     repack: [cust::memory::DeviceBuffer<u8>; 2],
     /// Time the last [`Filter2D::prepare`] that chose a variant spent choosing, in ms.
     choose_ms: f64,
+    /// Host runs record [`StageTimes`].
+    timed: bool,
 }
 
 impl<'g> Filter2D<'g> {
@@ -96,6 +113,7 @@ impl<'g> Filter2D<'g> {
         Ok(Self {
             filter: filter.clone(),
             border,
+            clamp: false,
             engine: Engine::Gpu(Box::new(GpuPlan {
                 gpu,
                 choice: Choice::Auto(None),
@@ -103,6 +121,7 @@ impl<'g> Filter2D<'g> {
                 host: None,
                 repack: [host::empty(), host::empty()],
                 choose_ms: 0.0,
+                timed: false,
             })),
         })
     }
@@ -112,6 +131,7 @@ impl<'g> Filter2D<'g> {
         Self {
             filter: filter.clone(),
             border,
+            clamp: false,
             engine: Engine::Cpu,
         }
     }
@@ -129,6 +149,13 @@ impl<'g> Filter2D<'g> {
     /// Runs `variant` on the GPU instead of the automatic choice (no effect on the CPU). The
     /// `texture` variant reads a texture of its own and cannot run on the caller's buffers.
     pub fn with_variant(mut self, variant: Variant) -> Result<Self> {
+        self.set_variant(variant)?;
+        Ok(self)
+    }
+
+    /// [`with_variant`](Self::with_variant) on a plan in use: the next run uses `variant` (its
+    /// kernels and buffers are kept when it is the variant already prepared).
+    pub fn set_variant(&mut self, variant: Variant) -> Result<()> {
         if variant.spec().input == InputKind::Texture {
             return Err(Error::InvalidRequest(format!(
                 "the {} variant cannot run in a plan (it copies the image into a texture)",
@@ -137,9 +164,55 @@ impl<'g> Filter2D<'g> {
         }
         if let Engine::Gpu(plan) = &mut self.engine {
             plan.choice = Choice::Fixed(variant);
-            plan.ready = None;
+            if plan.ready.as_ref().is_some_and(|r| r.variant != variant) {
+                plan.ready = None;
+            }
         }
-        Ok(self)
+        Ok(())
+    }
+
+    /// Clamps `f32` results to [0, 1] (integer results are always rounded and clamped to their
+    /// type's range).
+    pub fn with_clamp(mut self, clamp: bool) -> Self {
+        if self.clamp != clamp {
+            self.clamp = clamp;
+            if let Engine::Gpu(plan) = &mut self.engine {
+                plan.ready = None;
+            }
+        }
+        self
+    }
+
+    /// Records where each host-memory run on a GPU spends its time ([`stage_times`](Self::stage_times)),
+    /// with four CUDA events a run.
+    pub fn timed(mut self, on: bool) -> Self {
+        if let Engine::Gpu(plan) = &mut self.engine {
+            plan.timed = on;
+        }
+        self
+    }
+
+    /// The times of the last host-memory run of a [`timed`](Self::timed) GPU plan.
+    pub fn stage_times(&self) -> Option<StageTimes> {
+        match &self.engine {
+            Engine::Gpu(plan) if plan.timed => plan.host.as_ref().and_then(|h| h.times()),
+            _ => None,
+        }
+    }
+
+    /// The filter the plan applies.
+    pub fn filter(&self) -> &Filter {
+        &self.filter
+    }
+
+    /// What the plan does beyond the image's edges.
+    pub fn border(&self) -> Border {
+        self.border
+    }
+
+    /// Whether `f32` results are clamped to [0, 1] ([`with_clamp`](Self::with_clamp)).
+    pub fn clamps(&self) -> bool {
+        self.clamp
     }
 
     /// The GPU the plan runs on (`None`: the CPU).
@@ -203,7 +276,7 @@ impl<'g> Filter2D<'g> {
             dtype,
             filter: self.filter.clone(),
             border: self.border,
-            clamp: false,
+            clamp: self.clamp,
         })
     }
 
@@ -224,9 +297,8 @@ impl<'g> Filter2D<'g> {
         let (s, d) = (src.layout(), dst.layout());
         self.check_output(s, d)?;
         let problem = self.problem((s.width, s.height, s.channels, T::DTYPE))?;
-        let (filter, border) = (&self.filter, self.border);
         let plan = match &mut self.engine {
-            Engine::Cpu => return cpu_run(filter, border, src, dst),
+            Engine::Cpu => return cpu_run(&problem, src, dst),
             Engine::Gpu(plan) => plan,
         };
         let _current = plan.gpu.enter()?;
@@ -241,7 +313,9 @@ impl<'g> Filter2D<'g> {
             return Err(Error::Mismatch("the plan lost its buffers".into()));
         };
         let (input, output) = host.reserve(in_bytes, out_bytes, s.row_len().max(d.row_len()) * size)?;
+        host.mark(plan.timed, 0)?;
         host.upload(src, input)?;
+        host.mark(plan.timed, 1)?;
         let stream = host.stream().as_inner();
         plan.gpu.launch_on(
             &ready.kernel,
@@ -251,7 +325,27 @@ impl<'g> Filter2D<'g> {
             Some((input, output)),
             1,
         )?;
-        host.download(output, dst)
+        host.mark(plan.timed, 2)?;
+        host.download(output, dst, plan.timed)
+    }
+
+    /// Filters an owned image into a new one: [`run`](Self::run) on its samples.
+    pub fn run_image(&mut self, image: &Image) -> Result<Image> {
+        let (ow, oh) = self.output_size(image.width(), image.height())?;
+        let ch = image.channels();
+        let mut out = Image::new(ow, oh, ch, Samples::filled(image.dtype(), ow * oh * ch))?;
+        self.run_image_into(image, &mut out)?;
+        Ok(out)
+    }
+
+    /// Filters an owned image into `out`, an image of the result's shape and sample type that
+    /// the caller keeps from call to call: [`run`](Self::run) on their samples.
+    pub fn run_image_into(&mut self, image: &Image, out: &mut Image) -> Result<()> {
+        match image.dtype() {
+            DType::U8 => self.run::<u8>(&image.view()?, &mut out.view_mut()?),
+            DType::U16 => self.run::<u16>(&image.view()?, &mut out.view_mut()?),
+            DType::F32 => self.run::<f32>(&image.view()?, &mut out.view_mut()?),
+        }
     }
 
     /// Queues the filter of `src` into `dst`, both on the plan's GPU, on `stream`; returns
@@ -419,12 +513,7 @@ impl<'g> GpuPlan<'g> {
 }
 
 /// The CPU engine on host views: packed views directly, others through packed copies.
-fn cpu_run<T: Pixel>(
-    filter: &Filter,
-    border: Border,
-    src: &ImageView<'_, T>,
-    dst: &mut ImageViewMut<'_, T>,
-) -> Result<()> {
+fn cpu_run<T: Pixel>(problem: &Problem, src: &ImageView<'_, T>, dst: &mut ImageViewMut<'_, T>) -> Result<()> {
     let s = src.layout();
     let dims = (s.width, s.height, s.channels);
     let packed_src: std::borrow::Cow<'_, [T]> = match src.packed() {
@@ -435,11 +524,11 @@ fn cpu_run<T: Pixel>(
             .into(),
     };
     if let Some(out) = dst.packed_mut() {
-        return cpu::parallel_slices(&packed_src, dims, filter, border, out);
+        return cpu::parallel_slices(&packed_src, dims, problem, out);
     }
     let d = dst.layout();
     let mut out = vec![T::default(); d.height * d.row_len()];
-    cpu::parallel_slices(&packed_src, dims, filter, border, &mut out)?;
+    cpu::parallel_slices(&packed_src, dims, problem, &mut out)?;
     for (y, row) in out.chunks_exact(d.row_len()).enumerate() {
         dst.row_mut(y).copy_from_slice(row);
     }

@@ -94,8 +94,10 @@ fn print_report(report: &Report) -> Result<()> {
         format!("GPU median/min = kernel(s) only (CUDA events, {n} runs after {w} warm-ups); ")
     });
     println!(
-        "Times: {gpu_note}CPU = whole call ({cpu_runs} runs after {cpu_warmups} warm-ups). e2e = alloc + poison + H2D + 1 run + D2H on the \
-         host clock. GB/s counts {:.1} MB in + out; GFLOP/s counts 2k² per output sample (effective for \
+        "Times: {gpu_note}CPU = whole call ({cpu_runs} runs after {cpu_warmups} warm-ups; cpu-par into one kept output). \
+         GPU rows run Filter2D plans: e2e = a warm plan's call on host memory (H2D + kernel + D2H through its \
+         page-locked staging) on the host clock, H2D and D2H its copies (CUDA events), alloc = a new plan's first \
+         call minus e2e. GB/s counts {:.1} MB in + out; GFLOP/s counts 2k² per output sample (effective for \
          separable). Tolerance {:.1e}.",
         bytes / 1e6,
         report.rows.first().map_or(0.0, |r| r.check.tolerance)

@@ -76,11 +76,7 @@ pub fn run(args: &ScaleArgs) -> Result<()> {
         gpus[0].make_current()?;
         let mut engines: Vec<Engine> = gpus
             .iter()
-            .map(|gpu| Engine::Gpu {
-                gpu,
-                choice: Choice::Fixed(args.variant),
-                cached: None,
-            })
+            .map(|gpu| Engine::gpu(gpu, Choice::Fixed(args.variant)))
             .collect();
         if args.images > 0 {
             rows.push(time_batch(&mut engines, &batch, args.images, &settings)?);

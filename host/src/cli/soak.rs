@@ -60,11 +60,7 @@ pub fn run(args: &SoakArgs) -> Result<()> {
         })?
     };
     let mut engine = match &gpu {
-        Some(gpu) => batch::Engine::Gpu {
-            gpu,
-            choice: batch::Choice::Fixed(variant),
-            cached: None,
-        },
+        Some(gpu) => batch::Engine::gpu(gpu, batch::Choice::Fixed(variant)),
         None => batch::Engine::Cpu,
     };
     let settings = batch::Settings {

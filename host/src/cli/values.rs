@@ -2,6 +2,7 @@
 //! returns the message clap prints after `invalid value '...' for '--option':`.
 
 use super::args::{FileVariant, ShardChoice};
+use ferroconv::engine::gpu::variant::InputKind;
 use ferroconv::engine::gpu::{GpuSelection, Variant};
 use ferroconv::io::shard::Shard;
 
@@ -59,9 +60,16 @@ pub fn parse_file_variant(s: &str) -> Result<FileVariant, String> {
         "auto" => return Ok(FileVariant::Auto),
         _ => {}
     }
-    parse_variant(s)
-        .map(FileVariant::Gpu)
-        .map_err(|e| format!("{e}, auto or cpu"))
+    let variant = parse_variant(s).map_err(|e| format!("{e}, auto or cpu"))?;
+    if variant.spec().input == InputKind::Texture {
+        // Files run through plans, which filter the caller's buffers; this one needs a texture.
+        return Err(format!(
+            "the {} variant runs in the main job only (it copies each image into a texture); \
+             files take any other variant, auto or cpu",
+            variant.name()
+        ));
+    }
+    Ok(FileVariant::Gpu(variant))
 }
 
 /// Parses `--gpus`: `all`, a count, or a list of GPU numbers.

@@ -4,8 +4,11 @@
 
 use crate::verify::check::{self, Comparison};
 use ferroconv::engine::cpu::{self, Reference};
+use ferroconv::engine::gpu::variant::InputKind;
 use ferroconv::engine::gpu::{DeviceJob, Gpu, Kernel, Problem, Variant};
+use ferroconv::model::image::Samples;
 use ferroconv::named::{self, Named};
+use ferroconv::plan::{DeviceImage, Filter2D};
 use ferroconv::stats::{self, Timing};
 use ferroconv::{Border, DType, Error, Filter, Image, Result};
 use std::time::Instant;
@@ -121,14 +124,15 @@ pub struct Row {
     pub compute: Timing,
     /// Untimed runs before the timed ones ([`WARMUP_RUNS`]).
     pub warmups: usize,
-    /// Host-to-device copy of the image (GPU rows; CUDA events).
+    /// Host-to-device copy of the image in a warm plan's host call (GPU rows; CUDA events).
     pub h2d_ms: Option<f64>,
-    /// Device-to-host copy of the result (GPU rows; CUDA events).
+    /// Device-to-host copy of the result in a warm plan's host call (GPU rows; CUDA events).
     pub d2h_ms: Option<f64>,
-    /// Allocating the device buffers and uploading the filter (GPU rows; host clock).
+    /// What a new plan's first host call costs over a warm one: its kernels, device buffers,
+    /// page-locked staging and the filter's upload (GPU rows; host clock).
     pub alloc_ms: Option<f64>,
-    /// One whole pass on the host clock: for GPU rows allocation, poisoning, upload, one kernel
-    /// and download; for CPU rows the median compute time.
+    /// One whole call on the host clock: for GPU rows a warm plan's call on host memory (copies
+    /// in, kernel, copies out); for CPU rows the median compute time.
     pub end_to_end_ms: f64,
     /// Global-memory loads per output pixel, counted by hand (GPU rows).
     pub loads_per_pixel: Option<f64>,
@@ -184,25 +188,38 @@ pub fn main_job(job: &MainJob, gpu: Option<&Gpu>) -> Result<Report> {
     let expected = cpu::reference_parallel(image, filter, border)?;
     let mut rows = Vec::new();
     type CpuVariant = fn(&Image, &Filter, Border, bool) -> Result<Image>;
-    let cpu_variants: [(&'static str, CpuVariant); 3] = [
-        ("cpu-naive", cpu::naive_sequential),
-        ("cpu-seq", cpu::sequential),
-        ("cpu-par", cpu::parallel),
+    // `None`: the CPU plan below.
+    let cpu_variants: [(&'static str, Option<CpuVariant>); 3] = [
+        ("cpu-naive", Some(cpu::naive_sequential)),
+        ("cpu-seq", Some(cpu::sequential)),
+        ("cpu-par", None),
     ];
     if job.cpu_runs == 0 {
         return Err(Error::InvalidRequest(
             "the CPU rows need at least one timed run (--cpu-runs)".into(),
         ));
     }
+    // cpu-par runs as a CPU plan into one output kept from run to run, as a library user runs
+    // it; the two textbook rows allocate their result each run.
+    let mut plan = Filter2D::cpu(filter, border).with_clamp(job.clamp);
+    let (ow, oh) = plan.output_size(image.width(), image.height())?;
+    let mut kept = poisoned(
+        image.dtype(),
+        (ow, oh, image.channels()),
+        poisons(image.dtype())[0],
+    )?;
     for (name, run) in cpu_variants {
         let mut out = None;
         let compute = stats::warm_then_repeat(WARMUP_RUNS, job.cpu_runs, || -> Result<f64> {
             let t = Instant::now();
-            out = Some(run(image, filter, border, job.clamp)?);
+            match run {
+                Some(run) => out = Some(run(image, filter, border, job.clamp)?),
+                None => plan.run_image_into(image, &mut kept)?,
+            }
             Ok(t.elapsed().as_secs_f64() * 1e3)
         })?
         .expect("at least one run");
-        let out = out.expect("at least one run");
+        let out = out.as_ref().unwrap_or(&kept);
         rows.push(Row {
             name,
             compute,
@@ -212,7 +229,7 @@ pub fn main_job(job: &MainJob, gpu: Option<&Gpu>) -> Result<Report> {
             alloc_ms: None,
             end_to_end_ms: compute.median,
             loads_per_pixel: None,
-            check: check::compare(&out, &expected, tolerance_for(None, image, filter), job.clamp),
+            check: check::compare(out, &expected, tolerance_for(None, image, filter), job.clamp),
         });
     }
     if let Some(gpu) = gpu {
@@ -223,7 +240,124 @@ pub fn main_job(job: &MainJob, gpu: Option<&Gpu>) -> Result<Report> {
     Ok(Report { problem, rows })
 }
 
+/// A GPU variant's row, through a [`Filter2D`] plan as a library user runs it: one whole call of
+/// a new plan on host memory (allocation, copies in, kernel, copies out), then every poison fill
+/// checked on device images, then the kernel timed on them.
 fn gpu_row(
+    gpu: &Gpu,
+    variant: Variant,
+    job: &MainJob,
+    problem: &Problem,
+    expected: &Reference,
+) -> Result<Row> {
+    if variant.spec().input == InputKind::Texture {
+        return texture_row(gpu, variant, job, problem, expected);
+    }
+    let image = &job.image;
+    let (w, h, c, dtype) = (image.width(), image.height(), image.channels(), image.dtype());
+    let tol = tolerance_for(Some(variant), image, &job.filter);
+    let mut plan = Filter2D::new(gpu, &job.filter, job.border)?
+        .with_clamp(job.clamp)
+        .with_variant(variant)?
+        .timed(true);
+    let (ow, oh) = plan.output_size(w, h)?;
+
+    // The first call prepares the plan (kernels, device buffers, page-locked staging); the
+    // second is what each call of a warm plan costs.
+    let mut out = poisoned(dtype, (ow, oh, c), poisons(dtype)[0])?;
+    let first = Instant::now();
+    plan.run_image_into(image, &mut out)?;
+    let first_ms = first.elapsed().as_secs_f64() * 1e3;
+    let warm = Instant::now();
+    plan.run_image_into(image, &mut out)?;
+    let end_to_end_ms = warm.elapsed().as_secs_f64() * 1e3;
+    let alloc_ms = first_ms - end_to_end_ms;
+    let stages = plan.stage_times().unwrap_or_default();
+    let mut check = check::compare(&out, expected, tol, job.clamp);
+
+    let (src, mut dst) = device_images(gpu, image, (ow, oh))?;
+    let mut kernel_ms = f64::NAN;
+    if check.passed() {
+        (check, kernel_ms) = plan_checked_runs(gpu, &mut plan, &src, &mut dst, expected, tol, job.clamp)?;
+    }
+    let compute = stats::warm_then_repeat(WARMUP_RUNS, job.runs, || {
+        gpu.time(|g| plan.run_device(&src, &mut dst, g.stream()))
+    })?
+    .unwrap_or(Timing {
+        median: kernel_ms,
+        min: kernel_ms,
+        runs: 1,
+    });
+    Ok(Row {
+        name: variant.name(),
+        compute,
+        warmups: WARMUP_RUNS,
+        h2d_ms: Some(stages.upload_ms),
+        d2h_ms: Some(stages.download_ms),
+        alloc_ms: Some(alloc_ms),
+        end_to_end_ms,
+        loads_per_pixel: Some(variant.global_loads_per_pixel(job.filter.radius())),
+        check,
+    })
+}
+
+/// `image` on the device, and a device image for its `ow × oh` result.
+fn device_images<'g>(
+    gpu: &'g Gpu,
+    image: &Image,
+    (ow, oh): (usize, usize),
+) -> Result<(DeviceImage<'g>, DeviceImage<'g>)> {
+    let (c, dtype) = (image.channels(), image.dtype());
+    let mut src = DeviceImage::new(gpu, image.width(), image.height(), c, dtype)?;
+    src.copy_from_image(image)?;
+    Ok((src, DeviceImage::new(gpu, ow, oh, c, dtype)?))
+}
+
+/// Runs `plan` from `src` into `dst` once per poison fill of `dst` (integer outputs: a pixel
+/// could match one fill by chance) and compares each result; returns the worst comparison and
+/// the GPU time of the last run.
+fn plan_checked_runs(
+    gpu: &Gpu,
+    plan: &mut Filter2D<'_>,
+    src: &DeviceImage<'_>,
+    dst: &mut DeviceImage<'_>,
+    expected: &Reference,
+    tol: f64,
+    clamp: bool,
+) -> Result<(Comparison, f64)> {
+    let r = dst.raw();
+    let mut worst: Option<Comparison> = None;
+    let mut ms = f64::NAN;
+    for &poison in poisons(r.dtype) {
+        let mut result = poisoned(r.dtype, (r.width, r.height, r.channels), poison)?;
+        dst.copy_from_image(&result)?;
+        ms = gpu.time(|g| plan.run_device(src, dst, g.stream()))?;
+        dst.copy_to_image(&mut result)?;
+        let c = check::compare(&result, expected, tol, clamp);
+        if worst
+            .as_ref()
+            .is_none_or(|w| (c.failures, c.max_error) > (w.failures, w.max_error))
+        {
+            worst = Some(c);
+        }
+    }
+    Ok((worst.expect("every dtype has a poison"), ms))
+}
+
+/// An image of `dtype` filled with `poison` (NaN for `None`).
+fn poisoned(dtype: DType, (w, h, c): (usize, usize, usize), poison: Option<u8>) -> Result<Image> {
+    let mut samples = Samples::filled(dtype, w * h * c);
+    match (poison, &mut samples) {
+        (Some(b), s) => s.as_bytes_mut().fill(b),
+        (None, Samples::F32(v)) => v.fill(f32::NAN),
+        (None, _) => {}
+    }
+    Image::new(w, h, c, samples)
+}
+
+/// The `texture` variant's row: it reads a texture of its own, which no plan has, so it runs on
+/// a [`DeviceJob`] (allocation, upload into the texture, kernel, download).
+fn texture_row(
     gpu: &Gpu,
     variant: Variant,
     job: &MainJob,
@@ -428,13 +562,22 @@ pub fn verify(
                                 if (v.needs_rank1() && !is_rank1) || !v.supports(dtype, filter.radius()) {
                                     continue;
                                 }
-                                let mut dev = gpu.alloc(v, &problem)?;
-                                gpu.upload(&mut dev, &image)?;
                                 let tol = tolerance_for(Some(v), &image, filter);
-                                record(
-                                    v.name(),
-                                    checked_runs(gpu, kernel, &mut dev, dtype, &expected, tol, clamp)?,
-                                );
+                                let check = if v.spec().input == InputKind::Texture {
+                                    // The texture variant has no plan (see `texture_row`).
+                                    let mut dev = gpu.alloc(v, &problem)?;
+                                    gpu.upload(&mut dev, &image)?;
+                                    checked_runs(gpu, kernel, &mut dev, dtype, &expected, tol, clamp)?
+                                } else {
+                                    let mut plan = Filter2D::new(gpu, filter, border)?
+                                        .with_clamp(clamp)
+                                        .with_variant(v)?;
+                                    let out = plan.output_size(width, height)?;
+                                    let (src, mut dst) = device_images(gpu, &image, out)?;
+                                    plan_checked_runs(gpu, &mut plan, &src, &mut dst, &expected, tol, clamp)?
+                                        .0
+                                };
+                                record(v.name(), check);
                             }
                         }
                     }

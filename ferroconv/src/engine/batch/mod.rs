@@ -3,58 +3,19 @@
 //! strips when the image exceeds the memory budget or there are several GPUs, and encoding
 //! threads; one bad file fails alone.
 
-mod engine;
 mod outcome;
 
-pub use engine::{Choice, ComputeTimes, Convolved, Engine};
+pub use crate::engine::runner::{Choice, ComputeTimes, Convolved, Engine, Settings};
 pub use outcome::{Done, JSON_SCHEMA, Outcome, Status, Summary, summarize};
 
-use crate::engine::fault::{Injection, Stage};
-use crate::io::files::{self, FileError, RawLayout};
+use crate::engine::fault::Stage;
+use crate::io::files::{self, FileError};
 use crate::io::inputs::Item;
-use crate::model::image::DType;
-use crate::{Border, Filter, Image, Result, io::interrupt};
+use crate::{Image, Result, io::interrupt};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError, mpsc};
 use std::time::{Duration, Instant};
-
-/// What to do to every image.
-#[derive(Clone, Debug)]
-pub struct Settings {
-    pub filter: Filter,
-    pub border: Border,
-    /// Clamp `f32` results to [0, 1].
-    pub clamp: bool,
-    /// Convert the samples to this type before processing (default: keep the file's).
-    pub dtype: Option<DType>,
-    /// How to read RAW files.
-    pub raw: RawLayout,
-    /// The most memory one decoded image may take (`--max-image-mem`).
-    pub max_image_bytes: u64,
-    /// Device memory one convolution may use, in bytes (`None`: 90% of the GPU's free memory; no
-    /// limit on the CPU). Larger images are processed in strips.
-    pub max_mem: Option<usize>,
-    /// A fault to inject (tests; see [`crate::engine::fault`]).
-    pub inject: Option<Injection>,
-}
-
-impl Settings {
-    /// For images already in memory: `filter` and `border`, no clamping, no conversion, no RAW
-    /// layout, no memory bound on decoding, device memory as the GPU has it, no fault injection.
-    pub fn in_memory(filter: Filter, border: Border) -> Settings {
-        Settings {
-            filter,
-            border,
-            clamp: false,
-            dtype: None,
-            raw: RawLayout::default(),
-            max_image_bytes: u64::MAX,
-            max_mem: None,
-            inject: None,
-        }
-    }
-}
 
 /// An image on its way from a decoder to an encoder.
 struct Decoded {

@@ -415,14 +415,15 @@ pub fn parallel_into(
 }
 
 /// [`parallel`] on the caller's packed samples: `src` holds a `w × h` image of `ch` interleaved
-/// samples, `out` its `border.output_size` result (checked). Allocates nothing.
+/// samples, `out` its result (checked); `problem` gives the filter, border and clamping.
+/// Allocates nothing.
 pub(crate) fn parallel_slices<T: Sample>(
     src: &[T],
     (w, h, ch): (usize, usize, usize),
-    filter: &Filter,
-    border: Border,
+    problem: &crate::Problem,
     out: &mut [T],
 ) -> Result<()> {
+    let (filter, border, clamp) = (&problem.filter, problem.border, problem.clamp);
     let (ow, oh) = border.output_size(w, h, filter.radius())?;
     if src.len() != w * h * ch || out.len() != ow * oh * ch {
         return Err(Error::Mismatch(format!(
@@ -438,7 +439,7 @@ pub(crate) fn parallel_slices<T: Sample>(
             dims,
             Method::Separable(&sep),
             border,
-            false,
+            clamp,
             (ow, oh),
             true,
             out,
@@ -448,7 +449,7 @@ pub(crate) fn parallel_slices<T: Sample>(
             dims,
             Method::Direct(filter),
             border,
-            false,
+            clamp,
             (ow, oh),
             true,
             out,

@@ -96,6 +96,7 @@ fn pass_taps(kind: TapsArg, filter: &Filter, rank1: Option<&Separable>) -> Resul
 }
 
 impl Gpu {
+    #[doc(hidden)]
     /// Allocates (uninitialized) device buffers for `problem` as `variant` needs them, and uploads
     /// the filter (a few hundred bytes) for a kernel that reads it from global memory.
     pub fn alloc(&self, variant: Variant, problem: &Problem) -> Result<DeviceJob> {
@@ -172,6 +173,7 @@ impl Gpu {
         })
     }
 
+    #[doc(hidden)]
     /// Gives `job` a page-locked staging buffer: later uploads and downloads copy through it, so
     /// the DMA runs at full PCIe speed and the buffer is reused for every image of that shape.
     pub fn pin(&self, job: &mut DeviceJob) -> Result<()> {
@@ -182,6 +184,7 @@ impl Gpu {
         Ok(())
     }
 
+    #[doc(hidden)]
     /// Copies `image` to the job's input (through the pinned staging buffer if the job has one);
     /// returns the copy's GPU time in ms.
     pub fn upload(&self, job: &mut DeviceJob, image: &Image) -> Result<f64> {
@@ -216,6 +219,7 @@ impl Gpu {
         })
     }
 
+    #[doc(hidden)]
     /// Fills the output buffer with `byte` repeated (or, for `f32` outputs when `byte` is `None`,
     /// with NaN); returns the GPU time in ms.
     pub fn poison(&self, job: &mut DeviceJob, byte: Option<u8>) -> Result<f64> {
@@ -235,6 +239,7 @@ impl Gpu {
         })
     }
 
+    #[doc(hidden)]
     /// Copies the job's output into a new image (through the pinned staging buffer if the job
     /// has one); returns it and the copy's GPU time in ms.
     pub fn download(&self, job: &mut DeviceJob) -> Result<(Image, f64)> {

@@ -115,6 +115,7 @@ pub(super) fn arg<T>(value: &T) -> *mut c_void {
 }
 
 impl Gpu {
+    #[doc(hidden)]
     /// Resolves a variant's kernels for samples of `dtype`.
     pub fn kernel(&self, variant: Variant, dtype: DType) -> Result<Kernel<'_>> {
         variant.check_supports(dtype, variant.spec().min_radius)?;
@@ -146,6 +147,7 @@ impl Gpu {
         })
     }
 
+    #[doc(hidden)]
     /// Queues `kernel` on the job (does not wait).
     pub fn launch(&self, kernel: &Kernel<'_>, job: &mut DeviceJob) -> Result<()> {
         self.launch_on(kernel, job, job.geometry, self.stream.as_inner(), None, 1)

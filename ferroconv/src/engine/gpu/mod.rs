@@ -207,11 +207,13 @@ impl Gpu {
         Ok(Entered(std::marker::PhantomData))
     }
 
+    #[doc(hidden)]
     /// Time the driver took to load the kernels (and JIT-compile them, for PTX), in ms.
     pub fn module_load_ms(&self) -> f64 {
         self.module_load_ms
     }
 
+    #[doc(hidden)]
     /// What the kernels were loaded from.
     pub fn module_kind(&self) -> ModuleKind {
         self.module_kind
@@ -222,12 +224,14 @@ impl Gpu {
         self.stream.synchronize().map_err(cuda("wait for the GPU"))
     }
 
+    #[doc(hidden)]
     /// Runs `work` (which queues GPU work on this stream) between two events, waits, and returns
     /// the GPU time between the events in ms.
     pub fn time(&self, work: impl FnOnce(&Self) -> Result<()>) -> Result<f64> {
         time_on(&self.stream, || work(self))
     }
 
+    #[doc(hidden)]
     /// Times `runs` calls of `work` (each queues GPU work on this stream; it gets the call's
     /// index) back to back: a `gpu_spin` kernel queued first keeps the GPU busy while the host
     /// queues every call between its own pair of events, so each time is the GPU's alone, without
@@ -267,6 +271,7 @@ impl Gpu {
             .collect()
     }
 
+    #[doc(hidden)]
     /// Device-to-device copy bandwidth, counting bytes read plus bytes written, in GB/s: the
     /// median of `runs` copies of a `bytes`-byte buffer after a warm-up copy.
     pub fn copy_bandwidth(&self, bytes: usize, runs: usize) -> Result<f64> {
@@ -284,6 +289,7 @@ impl Gpu {
         Ok(2.0 * bytes as f64 / ms / 1e6)
     }
 
+    #[doc(hidden)]
     /// The FP32 fused multiply-add rate, in GFLOP/s, measured with the `fma_probe` kernel on
     /// enough blocks to fill every SM: the median of `runs` launches after a warm-up.
     pub fn fma_peak(&self, runs: usize) -> Result<f64> {

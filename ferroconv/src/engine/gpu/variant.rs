@@ -238,6 +238,7 @@ impl Variant {
         Variant::WarpRows,
     ];
 
+    #[doc(hidden)]
     /// The variant's description in [`REGISTRY`].
     pub fn spec(self) -> &'static Spec {
         let index = match self {

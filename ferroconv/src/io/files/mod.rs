@@ -15,7 +15,9 @@ mod decode;
 mod write;
 
 pub use decode::{decode, decode_with_limit, default_max_image_bytes, read, read_with_limit};
-pub use write::{check_writable_dir, not_a_regular_file, remove_temporaries_and_exit, write};
+pub use write::write;
+#[doc(hidden)]
+pub use write::{check_writable_dir, not_a_regular_file, remove_temporaries_and_exit};
 
 use crate::model::image::{DType, Image, Samples};
 use std::path::{Path, PathBuf};
@@ -23,22 +25,63 @@ use std::path::{Path, PathBuf};
 /// Why a file could not be read or written; every message is one line.
 #[derive(Debug, thiserror::Error)]
 pub enum FileError {
+    /// The file could not be opened or read.
     #[error("cannot read {}: {source}", .path.display())]
-    Read { path: PathBuf, source: std::io::Error },
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The system's error.
+        source: std::io::Error,
+    },
+    /// The file could not be created or written.
     #[error("cannot write {}: {source}", .path.display())]
-    Write { path: PathBuf, source: std::io::Error },
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// The system's error.
+        source: std::io::Error,
+    },
+    /// The file's content is not a valid image of its format.
     #[error("{}: {}", .path.display(), one_line(.reason))]
-    Decode { path: PathBuf, reason: String },
+    Decode {
+        /// The file.
+        path: PathBuf,
+        /// The decoder's words.
+        reason: String,
+    },
+    /// The image could not be encoded in the file's format.
     #[error("{}: {}", .path.display(), one_line(.reason))]
-    Encode { path: PathBuf, reason: String },
+    Encode {
+        /// The file.
+        path: PathBuf,
+        /// The encoder's words.
+        reason: String,
+    },
+    /// A format, sample type or layout this library does not read or write.
     #[error("{}: {reason}", .path.display())]
-    Unsupported { path: PathBuf, reason: String },
+    Unsupported {
+        /// The file.
+        path: PathBuf,
+        /// What is not supported.
+        reason: String,
+    },
+    /// The decoded image is not a valid image (size, channels, memory bound).
     #[error("{}: {source}", .path.display())]
-    Image { path: PathBuf, source: crate::Error },
+    Image {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: crate::Error,
+    },
     /// A signal asked the process to stop while (or before) the result was written; nothing was
     /// left at `path`.
     #[error("{}: not written: interrupted by {signal}", .path.display())]
-    Interrupted { path: PathBuf, signal: String },
+    Interrupted {
+        /// The file that was not written.
+        path: PathBuf,
+        /// The signal's name.
+        signal: String,
+    },
 }
 
 /// `text` with every run of whitespace, line breaks included, made one space.
@@ -49,9 +92,13 @@ pub fn one_line(text: &str) -> String {
 /// A file format, chosen by the file's extension (for reading, by its content when it is known).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
+    /// PNG.
     Png,
+    /// JPEG.
     Jpeg,
+    /// TIFF.
     Tiff,
+    /// BMP.
     Bmp,
     /// `.pgm` (gray), `.ppm` (RGB), `.pnm` (either, or PAM for RGBA), `.pam`.
     Pnm,
@@ -109,8 +156,11 @@ impl Format {
 /// How to read files that carry no size: RAW `f32` files.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct RawLayout {
+    /// Pixels per row (`None`: from the file's size, with `height`).
     pub width: Option<usize>,
+    /// Rows (`None`: from the file's size, with `width`).
     pub height: Option<usize>,
+    /// Samples per pixel.
     pub channels: usize,
 }
 

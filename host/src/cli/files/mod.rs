@@ -60,13 +60,12 @@ fn process(args: &MainArgs, given: &Given) -> Result<()> {
     }
     let mut engines: Vec<batch::Engine> = gpus
         .iter()
-        .map(|gpu| batch::Engine::Gpu {
-            gpu,
-            choice: match variant {
+        .map(|gpu| {
+            let choice = match variant {
                 Some(FileVariant::Gpu(v)) => batch::Choice::Fixed(v),
                 _ => batch::Choice::Auto(ferroconv::engine::autotune::Tuner::load()),
-            },
-            cached: None,
+            };
+            batch::Engine::gpu(gpu, choice)
         })
         .collect();
     if engines.is_empty() {

@@ -1,13 +1,53 @@
-//! The convolution engines of a batch: the CPU, or one GPU (reusing its device buffers) per
-//! [`Engine`], convolving an image whole or in strips, and several GPUs sharing one image's strips.
+//! The convolution engines of the command line's batches, `host scale` and [`crate::Convolver`]:
+//! the CPU, or one GPU (a [`Filter2D`] plan, reusing its buffers) per [`Engine`], convolving an
+//! image whole or in strips, and several GPUs sharing one image's strips.
 
-use super::Settings;
 use crate::engine::autotune::Tuner;
-use crate::engine::fault::{self, Stage};
-use crate::engine::gpu::{DeviceJob, Gpu, Problem, Variant};
-use crate::{Image, Result, engine::cpu, engine::strips};
+use crate::engine::fault::{self, Injection, Stage};
+use crate::engine::gpu::{Gpu, Problem, Variant};
+use crate::io::files::RawLayout;
+use crate::model::image::DType;
+use crate::plan::Filter2D;
+use crate::{Border, Filter, Image, Result, engine::cpu, engine::strips};
 use serde::Serialize;
 use std::time::Instant;
+
+/// What to do to every image.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    pub filter: Filter,
+    pub border: Border,
+    /// Clamp `f32` results to [0, 1].
+    pub clamp: bool,
+    /// Convert the samples to this type before processing (default: keep the file's).
+    pub dtype: Option<DType>,
+    /// How to read RAW files.
+    pub raw: RawLayout,
+    /// The most memory one decoded image may take (`--max-image-mem`).
+    pub max_image_bytes: u64,
+    /// Device memory one convolution may use, in bytes (`None`: 90% of the GPU's free memory; no
+    /// limit on the CPU). Larger images are processed in strips.
+    pub max_mem: Option<usize>,
+    /// A fault to inject (tests; see [`crate::engine::fault`]).
+    pub inject: Option<Injection>,
+}
+
+impl Settings {
+    /// For images already in memory: `filter` and `border`, no clamping, no conversion, no RAW
+    /// layout, no memory bound on decoding, device memory as the GPU has it, no fault injection.
+    pub fn in_memory(filter: Filter, border: Border) -> Settings {
+        Settings {
+            filter,
+            border,
+            clamp: false,
+            dtype: None,
+            raw: RawLayout::default(),
+            max_image_bytes: u64::MAX,
+            max_mem: None,
+            inject: None,
+        }
+    }
+}
 
 /// Which GPU variant runs.
 pub enum Choice {
@@ -21,12 +61,12 @@ pub enum Choice {
 pub enum Engine<'g> {
     /// The multi-threaded CPU path (`cpu-par`).
     Cpu,
-    /// The GPU; device buffers (and their pinned staging memory) are kept and reused while images
-    /// keep their shape and variant.
+    /// The GPU: images run through a [`Filter2D`] plan (built by the first image), which keeps
+    /// its device buffers and page-locked staging while images keep their shape and variant.
     Gpu {
         gpu: &'g Gpu,
         choice: Choice,
-        cached: Option<Box<(Problem, Variant, DeviceJob)>>,
+        plan: Option<Box<Filter2D<'g>>>,
     },
 }
 
@@ -46,7 +86,16 @@ pub struct ComputeTimes {
     pub d2h_ms: Option<f64>,
 }
 
-impl Engine<'_> {
+impl<'g> Engine<'g> {
+    /// An engine on `gpu` choosing its variants by `choice`.
+    pub fn gpu(gpu: &'g Gpu, choice: Choice) -> Self {
+        Engine::Gpu {
+            gpu,
+            choice,
+            plan: None,
+        }
+    }
+
     /// The name of what runs: a GPU variant's name, `auto`, or `cpu-par`.
     pub fn name(&self) -> &'static str {
         match self {
@@ -64,8 +113,8 @@ impl Engine<'_> {
 
     /// Frees the engine's device buffers (a no-op on the CPU).
     pub fn release(&mut self) {
-        if let Engine::Gpu { cached, .. } = self {
-            *cached = None;
+        if let Engine::Gpu { plan, .. } = self {
+            *plan = None;
         }
     }
 
@@ -86,20 +135,20 @@ impl Engine<'_> {
                 })?;
                 (out, plan.len())
             }
-            Engine::Gpu { gpu, choice, cached } => {
+            Engine::Gpu { gpu, choice, plan } => {
                 let variant = match choice {
                     Choice::Fixed(v) => *v,
                     Choice::Auto(tuner) => tuner.choose(gpu, &problem)?.0,
                 };
                 times.variant = variant.name();
-                let plan = strips::plan(&problem, variant.spec().has_intermediate(), budget(gpu, s)?)?;
-                let kernel = gpu.kernel(variant, image.dtype())?;
+                let strips = strips::plan(&problem, variant.spec().has_intermediate(), budget(gpu, s)?)?;
+                let plan = ready_plan(gpu, plan, variant, s)?;
                 let mut copy = CopyTimes::default();
-                let out = strips::run(image, r, border, &plan, |strip| {
-                    gpu_strip(gpu, cached, variant, &kernel, strip, s, fault, &mut copy)
+                let out = strips::run(image, r, border, &strips, |strip| {
+                    gpu_strip(plan, strip, fault, &mut copy)
                 })?;
                 copy.report(&mut times);
-                (out, plan.len())
+                (out, strips.len())
             }
         };
         times.compute_ms = start.elapsed().as_secs_f64() * 1e3;
@@ -158,12 +207,10 @@ impl Engine<'_> {
         let mut workers: Vec<(&mut Engine<'_>, CopyTimes)> =
             engines.iter_mut().map(|e| (e, CopyTimes::default())).collect();
         let out = strips::run_spread(image, r, border, &plan, &mut workers, |(engine, copy), strip| {
-            let Engine::Gpu { gpu, cached, .. } = &mut **engine else {
+            let Engine::Gpu { gpu, plan, .. } = &mut **engine else {
                 unreachable!("only GPU engines are spread")
             };
-            gpu.make_current()?;
-            let kernel = gpu.kernel(variant, image.dtype())?;
-            gpu_strip(gpu, cached, variant, &kernel, strip, s, fault, copy)
+            gpu_strip(ready_plan(gpu, plan, variant, s)?, strip, fault, copy)
         })?;
         let busiest = workers
             .iter()
@@ -213,42 +260,43 @@ impl CopyTimes {
     }
 }
 
-/// One strip image on `gpu`: the device buffers in `cached` are reused when the strip has their
-/// shape and variant, else replaced; upload, kernel and download times are added to `copy`.
-#[allow(clippy::too_many_arguments)]
-fn gpu_strip(
-    gpu: &Gpu,
-    cached: &mut Option<Box<(Problem, Variant, DeviceJob)>>,
+/// The engine's plan for `s`'s filter, border and clamping, running `variant`: kept when it has
+/// them, else built.
+fn ready_plan<'p, 'g>(
+    gpu: &'g Gpu,
+    plan: &'p mut Option<Box<Filter2D<'g>>>,
     variant: Variant,
-    kernel: &crate::engine::gpu::Kernel<'_>,
-    strip: &Image,
     s: &Settings,
+) -> Result<&'p mut Filter2D<'g>> {
+    let fits = |p: &Filter2D<'_>| p.filter() == &s.filter && p.border() == s.border && p.clamps() == s.clamp;
+    if !plan.as_deref().is_some_and(fits) {
+        // Free the old buffers before the new plan allocates its own.
+        *plan = None;
+        let built = Filter2D::new(gpu, &s.filter, s.border)?
+            .with_clamp(s.clamp)
+            .timed(true);
+        *plan = Some(Box::new(built));
+    }
+    let plan = plan.as_deref_mut().expect("built above");
+    plan.set_variant(variant)?;
+    Ok(plan)
+}
+
+/// One strip image through `plan` (which keeps its buffers while strips keep their shape); its
+/// upload, kernel and download times are added to `copy`.
+fn gpu_strip(
+    plan: &mut Filter2D<'_>,
+    strip: &Image,
     fault: Option<Stage>,
     copy: &mut CopyTimes,
 ) -> Result<Image> {
-    let strip_problem = Problem::of(strip, &s.filter, s.border, s.clamp);
-    let reusable = cached
-        .as_ref()
-        .is_some_and(|c| c.1 == variant && same_shape(&c.0, &strip_problem));
-    if !reusable {
-        // Free the old buffers before allocating the new ones.
-        *cached = None;
-        let mut job = gpu.alloc(variant, &strip_problem)?;
-        gpu.pin(&mut job)?;
-        *cached = Some(Box::new((strip_problem.clone(), variant, job)));
-    }
-    let job = &mut cached.as_mut().expect("allocated above").2;
     fault::strike(fault, Stage::Upload)?;
-    copy.h2d += gpu.upload(job, strip)?;
     fault::strike(fault, Stage::Launch)?;
-    copy.kernel += gpu.time(|g| g.launch(kernel, job))?;
     fault::strike(fault, Stage::Download)?;
-    let (result, ms) = gpu.download(job)?;
-    copy.d2h += ms;
+    let result = plan.run_image(strip)?;
+    let t = plan.stage_times().unwrap_or_default();
+    copy.h2d += t.upload_ms;
+    copy.kernel += t.kernel_ms;
+    copy.d2h += t.download_ms;
     Ok(result)
-}
-
-/// Whether two problems (same filter, border and clamping within a batch) have the same buffers.
-fn same_shape(a: &Problem, b: &Problem) -> bool {
-    (a.width, a.height, a.channels, a.dtype) == (b.width, b.height, b.channels, b.dtype)
 }
