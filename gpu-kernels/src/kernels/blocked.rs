@@ -282,7 +282,15 @@ unsafe fn blocked<T: Sample, const R: usize, const PY: usize, const C: usize>(
             }
         }
     } else if vectors_ok {
-        // A tile at the image's edges, loaded vector by vector.
+        // A tile at the image's edges, loaded vector by vector. A vector beyond the image is
+        // resolved by the border only where it holds a sample within R pixels of the image (the
+        // only ones a stored output reads); the others, a tile's columns and rows past the
+        // image's in images whose size is not a multiple of the tile's, feed only outputs that
+        // are never stored: zeros.
+        let (rx, ry) = ((R * C) as i32, R as i32);
+        // RGBA entries and radius 0 resolve every vector: the check costs them a spill under
+        // their register limit.
+        let skip_unread = C != 4 && R > 0;
         let mut e = first;
         while e < per_row * tile_h {
             let (gx, gy) = (x0 + 4 * (e % per_row) as i32, y0 + (e / per_row) as i32);
@@ -291,9 +299,15 @@ unsafe fn blocked<T: Sample, const R: usize, const PY: usize, const C: usize>(
                 // SAFETY: the 4 pixels are inside the image (gx is 4-aligned and below the row
                 // width, a multiple of 4) and 16-byte aligned for f32.
                 unsafe { T::load4(input.add(at)) }
-            } else if zero_outside {
+            } else if zero_outside
+                || skip_unread
+                    // gx + 4 > -rx and gx < row_len + rx, and -ry <= gy < in_height + ry, as
+                    // one unsigned comparison each.
+                    && ((gx + rx + 3) as u32 >= row_len + (2 * rx + 3) as u32
+                        || (gy + ry) as u32 >= g.in_height + (2 * ry) as u32)
+            {
                 // The whole vector is outside (its 4 pixels share a row, and the width is a
-                // multiple of 4).
+                // multiple of 4), and reads 0 or is read by no stored output.
                 [0.0; 4]
             } else {
                 [0, 1, 2, 3].map(|i| fetch_sample::<T, C>(g, &src, gx + i, gy))

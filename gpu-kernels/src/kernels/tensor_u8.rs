@@ -117,7 +117,9 @@ const ACC_BIAS: f32 = 12_582_912.0;
 /// image's rows and the tile's first column are whole 16-byte vectors, every run of 16 pixels
 /// inside the image is `C` vector loads, split into the channels' planes by byte permutes and
 /// stored as one vector per plane (a tile wholly inside checks none of them), and only runs
-/// beyond the image's edges resolve the border pixel by pixel; other images load pixel by pixel.
+/// beyond the image's edges resolve the border pixel by pixel, and of those only the pixels
+/// within R of the image: the rest of a tile that overhangs a small image (a 224² image's tiles
+/// all do) feeds no stored output. Other images load pixel by pixel.
 /// Each warp stages its outputs in its own area of shared memory and writes them as 16-byte
 /// vectors of interleaved samples where the output's rows are whole vectors, else sample by
 /// sample: a gray warp its 64 × 16 outputs at once, a colour warp 16 × 16 pixels (two windows,
@@ -197,12 +199,20 @@ pub unsafe fn conv_tensor_u8<T: Sample, const R: usize, const C: usize>(
             whole || (gx >= 0 && gy >= 0 && gx as u32 + 16 <= g.in_width && (gy as u32) < g.in_height)
         };
         if !whole {
-            // Runs beyond the image's edges first, pixel by pixel with the border resolved.
+            // Runs beyond the image's edges first, pixel by pixel with the border resolved: only
+            // the pixels within R of the image, the only ones a stored output reads. The others
+            // (a tile's columns and rows past the image's, in images whose size is not a
+            // multiple of the tile's) feed only outputs that are never stored, and keep what the
+            // shared memory held.
+            let (reach_x, reach_y) = ((g.in_width + R as u32) as i32, (g.in_height + R as u32) as i32);
             let mut e = first;
             while e < total {
-                if !inside(e) {
+                let (gx, gy) = (x0 + 16 * (e % per_row) as i32, y0 + (e / per_row) as i32);
+                if !inside(e) && gy >= -(R as i32) && gy < reach_y {
                     for p in 0..16 {
-                        load_pixel(16 * (e % per_row) + p, e / per_row);
+                        if gx + p >= -(R as i32) && gx + p < reach_x {
+                            load_pixel(16 * (e % per_row) + p as u32, e / per_row);
+                        }
                     }
                 }
                 e += threads;
