@@ -352,6 +352,18 @@ fn batch_case<T: Poison>(
         filter.size(),
         border.name()
     );
+    // The same batch from host memory, in one call.
+    let mut host_batch = poison.clone();
+    plan.run_batch(
+        n,
+        &ImageView::new(&all, w, h * n, c).unwrap(),
+        &mut ImageViewMut::new(&mut host_batch, ow, oh * n, c).unwrap(),
+    )
+    .unwrap();
+    assert!(
+        host_batch.iter().zip(&batch).all(|(a, b)| a.to_bits_eq(b)),
+        "{what}: the batch from host memory differs from the device batch"
+    );
     for (i, image) in images.iter().enumerate() {
         let (single, _) = run::<T>(&mut plan, image, Path::Packed);
         let got = &batch[i * ow * oh * c..][..ow * oh * c];
@@ -366,6 +378,59 @@ fn batch_case<T: Poison>(
         assert!(result.passed(), "{what}: image {i}: {result}");
     }
     1
+}
+
+/// The CPU plan filters a batch from host memory image by image, strided views included, with
+/// each image's result the image's alone; a batch whose views do not split evenly is refused.
+#[test]
+fn cpu_batches_match_single_images() {
+    let n = 3;
+    for (w, h, c, k) in [(37, 23, 3, 5), (16, 9, 1, 3), (5, 4, 4, 9)] {
+        let filter = Filter::random(k, SEED + k as u64).unwrap();
+        for border in Border::ALL {
+            let mut plan = Filter2D::cpu(&filter, border);
+            let Ok((ow, oh)) = plan.output_size(w, h) else {
+                continue;
+            };
+            let images: Vec<Image> = (0..n)
+                .map(|i| Image::random(w, h, c, DType::F32, SEED + i as u64).unwrap())
+                .collect();
+            // Rows PAD samples longer than the images, in and out.
+            let (row, orow) = (w * c + PAD, ow * c + PAD);
+            let mut all = vec![f32::NAN; h * n * row];
+            for (i, image) in images.iter().enumerate() {
+                for (y, src) in f32::samples(image.samples()).chunks_exact(w * c).enumerate() {
+                    all[(i * h + y) * row..][..w * c].copy_from_slice(src);
+                }
+            }
+            let mut out = vec![f32::NAN; oh * n * orow];
+            plan.run_batch(
+                n,
+                &ImageView::with_stride(&all, w, h * n, c, row).unwrap(),
+                &mut ImageViewMut::with_stride(&mut out, ow, oh * n, c, orow).unwrap(),
+            )
+            .unwrap();
+            for (i, image) in images.iter().enumerate() {
+                let (single, _) = run::<f32>(&mut plan, image, Path::Packed);
+                for (y, want) in f32::samples(single.samples()).chunks_exact(ow * c).enumerate() {
+                    let got = &out[(i * oh + y) * orow..][..ow * c];
+                    assert!(
+                        got.iter().zip(want).all(|(a, b)| a.to_bits() == b.to_bits()),
+                        "{w}x{h}x{c} k={k} {}: image {i} row {y} of the batch differs",
+                        border.name()
+                    );
+                }
+            }
+        }
+    }
+    let mut plan = Filter2D::cpu(&Filter::random(3, SEED).unwrap(), Border::Zero);
+    let (src, mut dst) = (vec![0.0f32; 50], vec![0.0f32; 50]);
+    let uneven = plan.run_batch(
+        2,
+        &ImageView::new(&src, 10, 5, 1).unwrap(),
+        &mut ImageViewMut::new(&mut dst, 10, 5, 1).unwrap(),
+    );
+    assert!(uneven.is_err(), "5 rows split into 2 images");
 }
 
 #[test]

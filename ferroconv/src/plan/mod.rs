@@ -294,37 +294,65 @@ impl<'g> Filter2D<'g> {
     /// in host memory; returns when `dst` holds the result. On a GPU the rows travel through the
     /// plan's page-locked staging, the copies overlapping each other.
     pub fn run<T: Pixel>(&mut self, src: &ImageView<'_, T>, dst: &mut ImageViewMut<'_, T>) -> Result<()> {
+        self.run_batch(1, src, dst)
+    }
+
+    /// Filters a batch of `images` images of one shape in host memory: `src` holds them one
+    /// below the other (image `i` is rows `i·h .. (i+1)·h`), `dst` their results likewise. On a
+    /// GPU the whole batch is copied in, filtered in one launch where the variant takes batches
+    /// (see [`Variant`]), and copied out, as [`run`](Self::run) does for one image.
+    pub fn run_batch<T: Pixel>(
+        &mut self,
+        images: usize,
+        src: &ImageView<'_, T>,
+        dst: &mut ImageViewMut<'_, T>,
+    ) -> Result<()> {
         let (s, d) = (src.layout(), dst.layout());
-        self.check_output(s, d)?;
-        let problem = self.problem((s.width, s.height, s.channels, T::DTYPE))?;
+        if images == 0 || !s.height.is_multiple_of(images) || !d.height.is_multiple_of(images) {
+            return Err(Error::InvalidRequest(format!(
+                "a batch of {images} images needs views whose heights are multiples of {images} \
+                 (the input has {} rows, the output {})",
+                s.height, d.height
+            )));
+        }
+        let (sh, dh) = (s.height / images, d.height / images);
+        let one = |l: Layout, height: usize| Layout { height, ..l };
+        self.check_output(one(s, sh), one(d, dh))?;
+        let problem = self.problem((s.width, sh, s.channels, T::DTYPE))?;
         let plan = match &mut self.engine {
-            Engine::Cpu => return cpu_run(&problem, src, dst),
+            Engine::Cpu => {
+                for i in 0..images {
+                    let (a, b) = (
+                        src.band(i * sh..(i + 1) * sh),
+                        &mut dst.band_mut(i * dh..(i + 1) * dh),
+                    );
+                    cpu_run(&problem, &a, b)?;
+                }
+                return Ok(());
+            }
             Engine::Gpu(plan) => plan,
         };
         let _current = plan.gpu.enter()?;
         let size = size_of::<T>();
-        let (in_bytes, out_bytes) = (s.height * s.row_len() * size, d.height * d.row_len() * size);
+        let (in_image, out_image) = (sh * s.row_len() * size, dh * d.row_len() * size);
         if plan.host.is_none() {
             plan.host = Some(HostPath::new()?);
         }
-        plan.prepare(&problem, 1)?;
-        let (ready, host) = (plan.ready.as_ref(), plan.host.as_mut());
-        let (Some(ready), Some(host)) = (ready, host) else {
+        plan.prepare(&problem, images)?;
+        let Some(host) = plan.host.as_mut() else {
             return Err(Error::Mismatch("the plan lost its buffers".into()));
         };
-        let (input, output) = host.reserve(in_bytes, out_bytes, s.row_len().max(d.row_len()) * size)?;
+        let (input, output) = host.reserve(
+            images * in_image,
+            images * out_image,
+            s.row_len().max(d.row_len()) * size,
+        )?;
         host.mark(plan.timed, 0)?;
         host.upload(src, input)?;
         host.mark(plan.timed, 1)?;
         let stream = host.stream().as_inner();
-        plan.gpu.launch_on(
-            &ready.kernel,
-            &ready.job,
-            problem.geometry()?,
-            stream,
-            Some((input, output)),
-            1,
-        )?;
+        plan.launch_batch(&problem, stream, (input, in_image), (output, out_image), images)?;
+        let host = plan.host.as_mut().expect("created above");
         host.mark(plan.timed, 2)?;
         host.download(output, dst, plan.timed)
     }
@@ -436,27 +464,8 @@ impl<'g> Filter2D<'g> {
         } else {
             host::grow_device(scratch_out, dst.row_bytes() * dst.rows())?
         };
-        let Some(ready) = &plan.ready else {
-            return Err(Error::Mismatch("the plan lost its kernels".into()));
-        };
-        let g = problem.geometry()?;
-        // Batched variants take up to this many images a launch (grid z holds at most 65535
-        // planes, and an image has at most 4); the others one.
-        let per_launch = if ready.variant.spec().batched {
-            65_535 / 4
-        } else {
-            1
-        };
         let (in_image, out_image) = (src.row_bytes() * src.height, dst.row_bytes() * dst.height);
-        for first in (0..src.images).step_by(per_launch) {
-            let n = per_launch.min(src.images - first);
-            let io = (
-                input + (first * in_image) as u64,
-                output + (first * out_image) as u64,
-            );
-            plan.gpu
-                .launch_on(&ready.kernel, &ready.job, g, s, Some(io), n as u32)?;
-        }
+        plan.launch_batch(&problem, s, (input, in_image), (output, out_image), src.images)?;
         if output != dst.ptr {
             // SAFETY: as above, the other way.
             unsafe {
@@ -476,6 +485,40 @@ impl<'g> Filter2D<'g> {
 }
 
 impl<'g> GpuPlan<'g> {
+    /// Queues the prepared kernel on `images` packed images of `problem`'s shape, image `i` at
+    /// `input.0 + i·input.1` and its result at `output.0 + i·output.1` (addresses, bytes): one
+    /// launch for the variants that take batches (up to the grid's limit), else one an image.
+    fn launch_batch(
+        &self,
+        problem: &Problem,
+        stream: cust::sys::CUstream,
+        input: (u64, usize),
+        output: (u64, usize),
+        images: usize,
+    ) -> Result<()> {
+        let Some(ready) = &self.ready else {
+            return Err(Error::Mismatch("the plan lost its kernels".into()));
+        };
+        let g = problem.geometry()?;
+        // Batched variants take up to this many images a launch (grid z holds at most 65535
+        // planes, and an image has at most 4); the others one.
+        let per_launch = if ready.variant.spec().batched {
+            65_535 / 4
+        } else {
+            1
+        };
+        for first in (0..images).step_by(per_launch) {
+            let n = per_launch.min(images - first);
+            let io = (
+                input.0 + (first * input.1) as u64,
+                output.0 + (first * output.1) as u64,
+            );
+            self.gpu
+                .launch_on(&ready.kernel, &ready.job, g, stream, Some(io), n as u32)?;
+        }
+        Ok(())
+    }
+
     /// The kernels, variant and taps for `problem`'s shape in batches of `images`: kept from the
     /// last call when they are the same, else chosen and allocated now. A batch is tuned as one
     /// image `images` times as tall (the work of one launch). The context must be current.

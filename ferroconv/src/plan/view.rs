@@ -196,6 +196,32 @@ impl<T: Pixel> ImageView<'_, T> {
     pub(crate) fn rows(&self, rows: std::ops::Range<usize>) -> &[T] {
         &self.data[self.layout.span(rows)]
     }
+
+    /// Rows `rows` (not empty, inside the image) as an image of their own.
+    pub(crate) fn band(&self, rows: std::ops::Range<usize>) -> ImageView<'_, T> {
+        let layout = Layout {
+            height: rows.len(),
+            ..self.layout
+        };
+        ImageView {
+            data: self.rows(rows),
+            layout,
+        }
+    }
+}
+
+impl<T: Pixel> ImageViewMut<'_, T> {
+    /// Rows `rows` (not empty, inside the image) as an image of their own.
+    pub(crate) fn band_mut(&mut self, rows: std::ops::Range<usize>) -> ImageViewMut<'_, T> {
+        let layout = Layout {
+            height: rows.len(),
+            ..self.layout
+        };
+        ImageViewMut {
+            data: self.rows_mut(rows),
+            layout,
+        }
+    }
 }
 
 /// The samples of an owned image as a slice of `T`, if `T` is its sample type.

@@ -401,6 +401,48 @@ fn batch(gpu: &Gpu, args: &ApiBenchArgs) -> Result<()> {
         &["batch", "variant", "one call us", "<= 40 us", "64 calls us"],
         &rows,
     );
+    drop((input, output, singles, outs));
+    host_batch(gpu)
+}
+
+/// Goal 3's host half: 64 × 2048² gray f32 5×5 from host memory in one `run_batch` call (2 GiB
+/// each way with the result), against plain pageable copies of the same bytes (goal 1's bar).
+fn host_batch(gpu: &Gpu) -> Result<()> {
+    let (n, side) = (64, 2048);
+    let filter = Case::new(side, 1, DType::F32, 5).filter()?;
+    let src: Vec<f32> = (0..n * side * side).map(|i| (i % 251) as f32 / 250.0).collect();
+    let mut out = vec![0.0f32; src.len()];
+    let (view, h) = (ImageView::new(&src, side, side * n, 1)?, side * n);
+    let mut plan = Filter2D::new(gpu, &filter, BORDER)?;
+    let plan_ms = wall(1, 3, || {
+        Ok(plan.run_batch(n, &view, &mut ImageViewMut::new(&mut out, side, h, 1)?)?)
+    })?;
+    let name = plan.variant().map_or("-", |v| v.name());
+    drop(plan);
+    let mut dev = DeviceImage::new(gpu, side, h, 1, DType::F32)?;
+    let pageable = wall(1, 3, || {
+        dev.copy_from(&view)?;
+        Ok(dev.copy_to(&mut ImageViewMut::new(&mut out, side, h, 1)?)?)
+    })?;
+    println!();
+    table::print(
+        &[
+            "batch",
+            "variant",
+            "one call ms",
+            "pageable in+out ms",
+            "<= pageable",
+            "per image ms",
+        ],
+        &[vec![
+            format!("{n} x {side}² gray f32 5x5, host"),
+            format!("auto: {name}"),
+            ms(plan_ms),
+            ms(pageable),
+            verdict(plan_ms <= pageable),
+            ms(plan_ms / n as f64),
+        ]],
+    );
     Ok(())
 }
 
