@@ -55,6 +55,8 @@ pub fn run(args: Args) -> Result<()> {
     outside::check_no_libcuda(&workspace().join("target/release/host"))?;
     // The library as a user's dependency: stable toolchain, no project settings, no CUDA.
     outside::run()?;
+    // The Python package as a user installs it, tested on the CPU against scipy.
+    crate::python::run_all()?;
     fuzz(FuzzMode::Deterministic)?;
     println!("ci: all checks passed");
     Ok(())

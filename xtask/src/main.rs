@@ -10,6 +10,7 @@ mod host;
 mod outside;
 mod plot;
 mod ptx;
+mod python;
 mod sass;
 mod sass_diff;
 mod shell;
@@ -50,11 +51,15 @@ tasks:
                              check` of the host for aarch64-unknown-linux-gnu, tests,
                              PTX build + ptxas check, the main job on the CPU (its binary must
                              not link libcuda), tests/outside built from a copy outside the
-                             checkout on Rust {STABLE} with a cleared environment, and
+                             checkout on Rust {STABLE} with a cleared environment, the Python
+                             package built, installed and tested (see `python`), and
                              deterministic fuzzing (each target replays its seeds, then
                              {CI_FUZZ_RUNS} runs with -seed={CI_FUZZ_SEED})
   outside                    only the tests/outside step of `ci` (Rust {STABLE}, installed if
                              missing)
+  python                     only the Python step of `ci`: target/python-venv with
+                             python/requirements-test.txt, `pip install ./python`, the extension
+                             checked not to link libcuda, pytest python/tests (CPU)
   doctor                     check what building, running and `ci` need (pinned toolchain, its
                              components and aarch64 target, stable toolchain, cc, python3/pip,
                              ptxas, cargo-fuzz, the PTX build, the CUDA driver) and say how to
@@ -92,6 +97,7 @@ fn run() -> Result<()> {
         "fuzz" => fuzz::run(args),
         "ci" => ci::run(args),
         "outside" => args.finish().and_then(|()| outside::run()),
+        "python" => args.finish().and_then(|()| python::run_all()),
         "doctor" => doctor::run(args),
         "sass-diff" => sass_diff::run(args),
         "help" | "--help" | "-h" => {

@@ -1,0 +1,246 @@
+//! `ferroconv._native`: the library's `Filter2D` plan for the Python package, run on the raw
+//! addresses the package takes from numpy arrays (host memory) and from CUDA arrays
+//! (`__cuda_array_interface__`: device memory, on the caller's stream). The module is private:
+//! `ferroconv/__init__.py` checks every shape, dtype and address before it calls in.
+
+use ferroconv::model::image::DType;
+use ferroconv::plan::{Filter2D, ImageView, ImageViewMut, Pixel, RawImage, StreamRef};
+use ferroconv::{Border, Error, Filter, Gpu};
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use std::sync::{Mutex, OnceLock, PoisonError};
+
+/// The library's error as a Python exception: faults of the GPU or its driver are
+/// `RuntimeError`, everything the caller asked wrongly `ValueError`.
+fn to_py(e: Error) -> PyErr {
+    match e {
+        Error::Cuda { .. }
+        | Error::NoGpu(_)
+        | Error::Jit(_)
+        | Error::Launch(_)
+        | Error::WrongResult(_)
+        | Error::Autotune(_) => PyRuntimeError::new_err(e.to_string()),
+        _ => PyValueError::new_err(e.to_string()),
+    }
+}
+
+fn border(name: &str) -> PyResult<Border> {
+    Border::ALL
+        .into_iter()
+        .find(|b| b.name() == name)
+        .ok_or_else(|| PyValueError::new_err(format!("unknown border '{name}'")))
+}
+
+fn dtype(name: &str) -> PyResult<DType> {
+    DType::ALL
+        .into_iter()
+        .find(|d| d.suffix() == name)
+        .ok_or_else(|| PyValueError::new_err(format!("unknown sample type '{name}'")))
+}
+
+/// Devices a process may open (CUDA ordinals below this).
+const MAX_DEVICES: usize = 64;
+
+/// GPU `ordinal`, opened once per process and shared by every plan on it.
+fn gpu(ordinal: usize) -> Result<&'static Gpu, Error> {
+    static GPUS: [OnceLock<Result<Gpu, String>>; MAX_DEVICES] = [const { OnceLock::new() }; MAX_DEVICES];
+    let slot = GPUS
+        .get(ordinal)
+        .ok_or_else(|| Error::InvalidRequest(format!("no CUDA device {ordinal}")))?;
+    match slot.get_or_init(|| Gpu::open(ordinal).map_err(|e| e.to_string())) {
+        Ok(gpu) => Ok(gpu),
+        Err(why) => Err(Error::NoGpu(why.clone())),
+    }
+}
+
+/// Whether a GPU can be used (device 0 opens).
+#[pyfunction]
+fn gpu_available() -> bool {
+    gpu(0).is_ok()
+}
+
+/// A filter and a border planned for device 0 (or the CPU where no GPU can be used), or for
+/// the CUDA device `device`; see `ferroconv.Filter2D`.
+#[pyclass(module = "ferroconv._native")]
+struct Plan {
+    plan: Mutex<Filter2D<'static>>,
+}
+
+#[pymethods]
+impl Plan {
+    #[new]
+    #[pyo3(signature = (taps, size, border_name, device=None))]
+    fn new(taps: Vec<f32>, size: usize, border_name: &str, device: Option<usize>) -> PyResult<Self> {
+        let filter = Filter::new(size, taps).map_err(to_py)?;
+        let border = border(border_name)?;
+        let plan = match device {
+            Some(d) => Filter2D::new(gpu(d).map_err(to_py)?, &filter, border),
+            None => match gpu(0) {
+                Ok(g) => Filter2D::new(g, &filter, border),
+                Err(Error::NoGpu(_)) => Ok(Filter2D::cpu(&filter, border)),
+                Err(e) => Err(e),
+            },
+        }
+        .map_err(to_py)?;
+        Ok(Self {
+            plan: Mutex::new(plan),
+        })
+    }
+
+    /// Whether the plan runs on a GPU.
+    #[getter]
+    fn on_gpu(&self) -> bool {
+        self.lock().gpu().is_some()
+    }
+
+    /// The GPU variant chosen for the last shape run (`None` on the CPU or before a run).
+    #[getter]
+    fn variant(&self) -> Option<&'static str> {
+        self.lock().variant().map(|v| v.name())
+    }
+
+    /// Runs the plan on `images` host images stacked one below the other: `src` and `dst` are
+    /// addresses of rows `src_stride` and `dst_stride` samples apart, of `dtype_name` samples.
+    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (src, src_stride, dst, dst_stride, width, height, channels, dtype_name, images))]
+    fn run_host(
+        &self,
+        py: Python<'_>,
+        src: usize,
+        src_stride: usize,
+        dst: usize,
+        dst_stride: usize,
+        width: usize,
+        height: usize,
+        channels: usize,
+        dtype_name: &str,
+        images: usize,
+    ) -> PyResult<()> {
+        let shape = Host {
+            src,
+            src_stride,
+            dst,
+            dst_stride,
+            width,
+            height,
+            channels,
+            images,
+        };
+        let d = dtype(dtype_name)?;
+        py.detach(|| {
+            let mut plan = self.lock();
+            match d {
+                DType::U8 => shape.run::<u8>(&mut plan),
+                DType::U16 => shape.run::<u16>(&mut plan),
+                DType::F32 => shape.run::<f32>(&mut plan),
+            }
+        })
+        .map_err(to_py)
+    }
+
+    /// Queues the plan on `images` device images (packed rows `pitch` bytes apart, images
+    /// `height · pitch` bytes apart) on the CUDA stream `stream` (a raw handle; 0 is the legacy
+    /// default stream); returns without waiting.
+    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (src, src_pitch, dst, dst_pitch, width, height, channels, dtype_name, images, stream))]
+    fn run_device(
+        &self,
+        py: Python<'_>,
+        src: u64,
+        src_pitch: usize,
+        dst: u64,
+        dst_pitch: usize,
+        width: usize,
+        height: usize,
+        channels: usize,
+        dtype_name: &str,
+        images: usize,
+        stream: usize,
+    ) -> PyResult<()> {
+        let d = dtype(dtype_name)?;
+        py.detach(|| {
+            let mut plan = self.lock();
+            let (ow, oh) = plan.output_size(width, height)?;
+            let raw = |ptr, pitch, width, height| RawImage {
+                ptr,
+                pitch,
+                width,
+                height,
+                channels,
+                dtype: d,
+                images,
+            };
+            // SAFETY: the package passes the data pointers of live CUDA arrays of the plan's
+            // device that it holds references to until the call returns and that the stream
+            // orders (their own framework's current stream, or the caller's `stream=`): `src`
+            // of `images × height` rows at `src_pitch`, `dst` a separate array of the result's
+            // shape, and `stream` a stream handle of the framework, in the device's primary
+            // context. The frameworks' allocators keep the memory until work queued on their
+            // stream before a free has run.
+            unsafe {
+                plan.run_raw(
+                    raw(src, src_pitch, width, height),
+                    raw(dst, dst_pitch, ow, oh),
+                    StreamRef::from_raw(stream as *mut _),
+                )
+            }
+        })
+        .map_err(to_py)
+    }
+}
+
+impl Plan {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Filter2D<'static>> {
+        self.plan.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// A host call's images: addresses, strides in samples, and shape.
+struct Host {
+    src: usize,
+    src_stride: usize,
+    dst: usize,
+    dst_stride: usize,
+    width: usize,
+    height: usize,
+    channels: usize,
+    images: usize,
+}
+
+impl Host {
+    fn run<T: Pixel>(&self, plan: &mut Filter2D<'static>) -> Result<(), Error> {
+        let (ow, oh) = plan.output_size(self.width, self.height)?;
+        let rows = |h: usize| self.images * h;
+        let len = |h: usize, stride: usize, row: usize| (rows(h) - 1) * stride + row;
+        let c = self.channels;
+        if self.images == 0 || rows(self.height) == 0 {
+            return Err(Error::InvalidRequest("an empty batch".into()));
+        }
+        // SAFETY: the package passes the data addresses of live, aligned numpy arrays it holds
+        // until the call returns: `src` holds `images × height` rows of `width × channels`
+        // samples `src_stride` apart, `dst` (another array, writable) the result's rows at
+        // `dst_stride`; nothing else writes them during the call.
+        let (src, dst) = unsafe {
+            (
+                std::slice::from_raw_parts(
+                    self.src as *const T,
+                    len(self.height, self.src_stride, self.width * c),
+                ),
+                std::slice::from_raw_parts_mut(self.dst as *mut T, len(oh, self.dst_stride, ow * c)),
+            )
+        };
+        plan.run_batch(
+            self.images,
+            &ImageView::with_stride(src, self.width, rows(self.height), c, self.src_stride)?,
+            &mut ImageViewMut::with_stride(dst, ow, rows(oh), c, self.dst_stride)?,
+        )
+    }
+}
+
+/// The extension module.
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Plan>()?;
+    m.add_function(wrap_pyfunction!(gpu_available, m)?)?;
+    Ok(())
+}

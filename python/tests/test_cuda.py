@@ -1,0 +1,92 @@
+"""ferroconv on PyTorch and CuPy CUDA arrays: equal to the numpy path bit for bit, written into
+`output=` in place, ordered on the framework's current stream, strided views. Skipped, loudly,
+without a GPU or without torch and CuPy."""
+
+import numpy as np
+import pytest
+
+import ferroconv
+
+if not ferroconv.gpu_available():
+    print("\nSKIPPED: test_cuda.py needs a CUDA GPU (none can be used here)")
+    pytest.skip("SKIPPED: no usable CUDA GPU", allow_module_level=True)
+
+torch = pytest.importorskip("torch", reason="SKIPPED: torch is not installed")
+cupy = pytest.importorskip("cupy", reason="SKIPPED: CuPy is not installed")
+
+MODES = ["reflect", "mirror", "nearest", "wrap", "constant"]
+LAYOUTS = [(61, 77), (2, 33, 40, 3), (2, 3, 35, 41), (19, 23, 4), (30, 31, 1)]
+TORCH = {np.uint8: torch.uint8, np.float32: torch.float32, np.float64: torch.float64}
+
+
+def random(shape, dtype, seed):
+    rng = np.random.default_rng(seed)
+    if np.dtype(dtype).kind == "u":
+        return rng.integers(0, 256, shape).astype(dtype)
+    return rng.random(shape).astype(dtype)
+
+
+def weights(k, seed):
+    w = np.random.default_rng(seed).random((k, k)) + 0.05
+    return w / w.sum()
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32, np.float64])
+@pytest.mark.parametrize("shape", LAYOUTS)
+def test_torch_and_cupy_equal_numpy_bit_for_bit(mode, dtype, shape):
+    x = random(shape, dtype, 1)
+    for k in (3, 7):
+        w = weights(k, k)
+        want = ferroconv.correlate(x, w, mode=mode, cval=0.5 if dtype != np.uint8 else 0.0)
+        cval = 0.5 if dtype != np.uint8 else 0.0
+        t = ferroconv.correlate(torch.from_numpy(x).cuda(), w, mode=mode, cval=cval)
+        c = ferroconv.correlate(cupy.asarray(x), w, mode=mode, cval=cval)
+        torch.cuda.synchronize()
+        cupy.cuda.get_current_stream().synchronize()
+        assert t.dtype == TORCH[dtype] and t.is_cuda and tuple(t.shape) == x.shape
+        assert isinstance(c, cupy.ndarray) and c.dtype == x.dtype and c.shape == x.shape
+        assert np.array_equal(t.cpu().numpy(), want), f"torch k={k}"
+        assert np.array_equal(cupy.asnumpy(c), want), f"cupy k={k}"
+
+
+def test_output_keeps_its_memory():
+    x = torch.rand(3, 64, 80, device="cuda")
+    out = torch.empty_like(x)
+    ptr = out.data_ptr()
+    back = ferroconv.correlate(x, weights(5, 1), mode="mirror", output=out)
+    torch.cuda.synchronize()
+    assert back is out and out.data_ptr() == ptr
+    want = ferroconv.correlate(x.cpu().numpy(), weights(5, 1), mode="mirror")
+    assert np.array_equal(out.cpu().numpy(), want)
+    y = cupy.random.rand(50, 60, dtype=cupy.float32)
+    cout = cupy.empty_like(y)
+    ferroconv.correlate(y, weights(3, 2), mode="wrap", output=cout)
+    assert np.array_equal(cupy.asnumpy(cout), ferroconv.correlate(cupy.asnumpy(y), weights(3, 2), mode="wrap"))
+
+
+def test_work_queued_on_a_side_stream_is_ordered():
+    x = torch.rand(4096, 4096, device="cuda")
+    w = weights(5, 3)
+    side = torch.cuda.Stream()
+    torch.cuda.synchronize()
+    with torch.cuda.stream(side):
+        # Queued, not finished, when ferroconv is called: the call must run after it.
+        z = x * 3.0 + 1.0
+        y = ferroconv.correlate(z, w, mode="nearest")
+    side.synchronize()
+    want = ferroconv.correlate((x * 3.0 + 1.0).cpu().numpy(), w, mode="nearest")
+    assert np.array_equal(y.cpu().numpy(), want)
+
+
+def test_strided_views():
+    base = torch.rand(90, 100, 3, device="cuda")
+    view = base[5:80:3, 10:90]
+    got = ferroconv.correlate(view, weights(5, 4), mode="mirror")
+    want = ferroconv.correlate(view.cpu().numpy(), weights(5, 4), mode="mirror")
+    assert np.array_equal(got.cpu().numpy(), want)
+    cbase = cupy.random.rand(70, 81, dtype=cupy.float32)
+    cview = cbase[::2, 3:]
+    got = ferroconv.correlate(cview, weights(3, 5), mode="reflect")
+    want = ferroconv.correlate(cupy.asnumpy(cview), weights(3, 5), mode="reflect")
+    assert np.array_equal(cupy.asnumpy(got), want)

@@ -1,0 +1,156 @@
+"""ferroconv on numpy arrays against scipy.ndimage.correlate: every mode, dtype, axes layout and
+size, with weights that are not symmetric. Runs on the GPU when there is one, else on the CPU."""
+
+import numpy as np
+import pytest
+import scipy.ndimage as ndi
+
+import ferroconv
+
+MODES = ["reflect", "mirror", "nearest", "wrap", "constant"]
+DTYPES = [np.uint8, np.uint16, np.float32, np.float64]
+SIZES = [1, 3, 7, 31]
+# (shape, axes): gray, RGB, RGBA, a batch of RGB, PyTorch's (N, C, H, W), 2 channels, explicit axes.
+LAYOUTS = [
+    ((23, 37), None),
+    ((19, 26, 3), None),
+    ((17, 21, 4), None),
+    ((3, 18, 20, 3), None),
+    ((2, 3, 18, 21), None),
+    ((15, 22, 2), None),
+    ((16, 3, 19), (0, 2)),
+]
+
+
+def random(shape, dtype, seed):
+    rng = np.random.default_rng(seed)
+    if np.dtype(dtype).kind == "u":
+        return rng.integers(0, np.iinfo(dtype).max + 1, shape, dtype=dtype)
+    return rng.random(shape).astype(dtype)
+
+
+def weights(k, dtype, seed):
+    """Non-symmetric weights; for integer images, a normalized filter of positive taps (so the
+    results stay in range and the rounding is exercised)."""
+    rng = np.random.default_rng(seed)
+    w = rng.random((k, k)) + 0.05
+    if np.dtype(dtype).kind == "u":
+        return w / w.sum()
+    return w * 2 - 1
+
+
+# numpy.pad's name for each mode's extension.
+PAD = {"reflect": "symmetric", "mirror": "reflect", "nearest": "edge", "wrap": "wrap", "constant": "constant"}
+
+
+def reference(x, w, mode, cval, axes, padded=False):
+    """scipy on float64, on the image axes only (weights of size 1 on the others), rounded and
+    clamped for integers as ferroconv documents. `padded`: the image extended by numpy.pad and
+    correlated where no border is read, for filters more than twice the image's size, where
+    scipy's 2D `reflect` leaves its own 1D definition (and numpy.pad's)."""
+    nd = x.ndim
+    if axes is None:
+        if nd >= 3 and x.shape[-1] <= 4:
+            axes = (nd - 3, nd - 2)
+        else:
+            axes = (nd - 2, nd - 1)
+    shape = [1] * nd
+    shape[axes[0]], shape[axes[1]] = w.shape
+    if padded:
+        r = w.shape[0] // 2
+        width = [(0, 0)] * nd
+        width[axes[0]] = width[axes[1]] = (r, r)
+        extra = {"constant_values": cval} if mode == "constant" else {}
+        p = np.pad(x.astype(np.float64), width, mode=PAD[mode], **extra)
+        inner = [slice(None)] * nd
+        inner[axes[0]] = inner[axes[1]] = slice(r, -r if r else None)
+        y = ndi.correlate(p, w.reshape(shape), mode="constant")[tuple(inner)]
+    else:
+        y = ndi.correlate(x.astype(np.float64), w.reshape(shape), mode=mode, cval=cval)
+    if np.dtype(x.dtype).kind == "u":
+        info = np.iinfo(x.dtype)
+        return np.clip(np.rint(y), info.min, info.max), y
+    return y, y
+
+
+def check(got, x, w, mode, cval, axes, padded=False):
+    want, exact = reference(x, w, mode, cval, axes, padded)
+    assert got.shape == x.shape and got.dtype == x.dtype
+    # The library's tolerance: f32 accumulation of k² products, in the samples' units.
+    scale = np.abs(w).sum() * max(float(np.abs(x).max()), 1.0)
+    tol = 2 * w.size * 2.0**-24 * scale + 2.0**-24
+    if np.dtype(x.dtype).kind == "u":
+        diff = np.abs(got.astype(np.float64) - want)
+        # One level off only where the exact value lies within the tolerance of a .5 boundary.
+        near_half = np.abs(exact - np.floor(exact) - 0.5) <= tol
+        assert diff.max() <= 1 and np.all((diff == 0) | near_half), f"max diff {diff.max()}"
+    else:
+        err = np.abs(got.astype(np.float64) - want).max()
+        assert err <= tol, f"error {err} over tolerance {tol}"
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_correlate_matches_scipy(mode, dtype, layout):
+    shape, axes = layout
+    x = random(shape, dtype, 1)
+    for k in SIZES:
+        w = weights(k, dtype, k)
+        cval = 0.0 if np.dtype(dtype).kind == "u" else 0.25
+        got = ferroconv.correlate(x, w, mode=mode, cval=cval, axes=axes)
+        check(got, x, w, mode, cval, axes)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_convolve_flips_the_weights(mode):
+    x = random((29, 33), np.float32, 2)
+    w = weights(5, np.float32, 3)
+    got = ferroconv.convolve(x, w, mode=mode)
+    want = ndi.convolve(x.astype(np.float64), w, mode=mode)
+    assert np.abs(got - want).max() < 1e-5
+
+
+def test_tiny_images_with_large_filters():
+    for shape in [(1, 1), (1, 7), (7, 1), (2, 3, 3)]:
+        x = random(shape, np.float32, 4)
+        for mode in MODES:
+            w = weights(31, np.float32, 5)
+            check(ferroconv.correlate(x, w, mode=mode), x, w, mode, 0.0, None, padded=True)
+
+
+def test_output_and_strided_inputs():
+    x = random((40, 50, 3), np.float32, 6)
+    w = weights(5, np.float32, 7)
+    view = x[3:30:2, 5:45]
+    out = np.empty_like(view)
+    back = ferroconv.correlate(view, w, mode="mirror", output=out)
+    assert back is out
+    check(out, np.ascontiguousarray(view), w, "mirror", 0.0, None)
+
+
+def test_plan_is_reused_and_cv2_names():
+    w = weights(3, np.float32, 8)
+    f = ferroconv.Filter2D(w, mode="nearest")
+    x = random((64, 64), np.float32, 9)
+    first = f(x)
+    assert np.array_equal(first, f(x))
+    check(first, x, w, "nearest", 0.0, None)
+    got = ferroconv.filter2d(x, -1, w, borderType=ferroconv.BORDER_REFLECT_101)
+    check(got, x, w, "mirror", 0.0, None)
+
+
+def test_bad_input_raises_clear_errors():
+    x = random((8, 8), np.float32, 10)
+    with pytest.raises(TypeError, match="unsupported dtype"):
+        ferroconv.correlate(x.astype(np.int32), np.ones((3, 3)))
+    with pytest.raises(ValueError, match="odd size"):
+        ferroconv.correlate(x, np.ones((2, 2)))
+    with pytest.raises(ValueError, match="unknown mode"):
+        ferroconv.correlate(x, np.ones((3, 3)), mode="symmetric")
+    with pytest.raises(ValueError, match="output must be"):
+        ferroconv.correlate(x, np.ones((3, 3)), output=np.empty((8, 9), np.float32))
+    with pytest.raises(ValueError):
+        ferroconv.correlate(x, np.ones((33, 33)))
+    with pytest.raises(ValueError, match="at least 2 axes"):
+        ferroconv.correlate(np.ones(5, np.float32), np.ones((3, 3)))
