@@ -52,7 +52,7 @@ def main():
     tsync, csync = torch.cuda.synchronize, cp.cuda.Device().synchronize
     rng = np.random.default_rng(0)
     print(f"\n== ferroconv {torch.__version__=} {cp.__version__=} {np.__version__=}")
-    print("case | torch in/out ms | CuPy in/out ms | numpy in/out ms | variant | torch == numpy")
+    print("case | torch in/out ms | CuPy in/out ms | numpy in/out ms | numpy into output= ms | variant | torch == numpy")
     for name, n, h, w, c, dt, k, runs in CASES:
         shape = (n, h, w, c) if n > 1 else ((h, w, c) if c > 1 else (h, w))
         x = rng.integers(0, 256, shape, dtype=np.uint8) if dt == np.uint8 else rng.random(shape, dtype=np.float32)
@@ -63,8 +63,10 @@ def main():
         tt = t_ms(lambda: plan(xt), tsync, runs)
         ct = t_ms(lambda: plan(xc), csync, runs)
         nt = t_ms(lambda: plan(x), lambda: None, max(3, runs // 4))
+        out = np.empty_like(x)
+        ot = t_ms(lambda: plan(x, output=out), lambda: None, max(3, runs // 4))
         same = np.array_equal(plan(xt).cpu().numpy(), plan(x))
-        print(f"{name} | {tt:.4f} | {ct:.4f} | {nt:.3f} | {plan.variant} | {same}", flush=True)
+        print(f"{name} | {tt:.4f} | {ct:.4f} | {nt:.3f} | {ot:.3f} | {plan.variant} | {same}", flush=True)
     # The overhead goal's references: a one-element operation timed the same way.
     one_t = torch.zeros(1, device="cuda")
     one_c = cp.zeros(1)
