@@ -32,6 +32,9 @@ __all__ = [
     "correlate",
     "convolve",
     "filter2d",
+    "gaussian_filter",
+    "uniform_filter",
+    "sobel",
     "Filter2D",
     "gpu_available",
     "BORDER_CONSTANT",
@@ -155,6 +158,66 @@ def filter2d(src, ddepth, kernel, dst=None, anchor=None, delta=0, borderType=BOR
     if mode is None:
         raise ValueError(f"unsupported borderType {borderType}")
     return correlate(src, kernel, mode, 0.0, output=dst)
+
+
+def _square(wy, wx):
+    """The 2D weights ``outer(wy, wx)``, the shorter side padded with zeros to a square."""
+    r = max(len(wy), len(wx)) // 2
+    pad = lambda v: np.pad(np.asarray(v, dtype=np.float64), (r - len(v) // 2,) * 2)
+    return np.outer(pad(wy), pad(wx))
+
+
+def _per_axis(value, what):
+    v = np.atleast_1d(np.asarray(value, dtype=np.float64))
+    if v.size == 1:
+        return float(v[0]), float(v[0])
+    if v.size == 2:
+        return float(v[0]), float(v[1])
+    raise ValueError(f"{what} takes one value or one per image axis (y, x), got {v.size}")
+
+
+def _gaussian_1d(sigma, truncate, radius):
+    r = int(truncate * sigma + 0.5) if radius is None else int(radius)
+    if sigma == 0 or r == 0:
+        return np.ones(1)
+    x = np.arange(-r, r + 1)
+    phi = np.exp(-0.5 / (sigma * sigma) * x * x)
+    return phi / phi.sum()
+
+
+def gaussian_filter(
+    input, sigma, output=None, mode="reflect", cval=0.0, truncate=4.0, *, radius=None, axes=None, stream=None
+):
+    """``scipy.ndimage.gaussian_filter`` on the image axes only: a Gaussian of standard deviation
+    ``sigma`` (one value, or ``(sigma_y, sigma_x)``), cut at ``truncate`` standard deviations (or
+    at ``radius``) as scipy cuts it. The filter is at most 31 x 31: sigma up to 3.75 at
+    ``truncate=4``. Arrays, modes and dtypes as in :func:`correlate`."""
+    sy, sx = _per_axis(sigma, "sigma")
+    ry, rx = (None, None) if radius is None else tuple(int(r) for r in _per_axis(radius, "radius"))
+    w = _square(_gaussian_1d(sy, truncate, ry), _gaussian_1d(sx, truncate, rx))
+    return correlate(input, w, mode, cval, output, axes, stream)
+
+
+def uniform_filter(input, size=3, output=None, mode="reflect", cval=0.0, *, axes=None, stream=None):
+    """``scipy.ndimage.uniform_filter`` on the image axes only: the mean over a ``size`` window
+    (one odd size, or ``(size_y, size_x)``, up to 31). Arrays, modes and dtypes as in
+    :func:`correlate`."""
+    ky, kx = (int(k) for k in _per_axis(size, "size"))
+    if ky % 2 == 0 or kx % 2 == 0 or ky < 1 or kx < 1:
+        raise ValueError(f"size must be odd (the window centred on each pixel), got {(ky, kx)}")
+    return correlate(input, _square(np.full(ky, 1 / ky), np.full(kx, 1 / kx)), mode, cval, output, axes, stream)
+
+
+def sobel(input, axis=-1, output=None, mode="reflect", cval=0.0, *, axes=None, stream=None):
+    """``scipy.ndimage.sobel`` on the image axes only: the derivative along image axis ``axis``
+    (0 or -2: along y; 1 or -1: along x) with [-1, 0, 1], smoothed across with [1, 2, 1].
+    Unsigned results are clamped at 0 (scipy wraps them around): use a float dtype for signed
+    derivatives. Arrays and modes as in :func:`correlate`."""
+    if axis not in (0, 1, -1, -2):
+        raise ValueError(f"axis names an image axis: 0 or -2 (y), 1 or -1 (x); got {axis}")
+    d, s = [-1.0, 0.0, 1.0], [1.0, 2.0, 1.0]
+    w = _square(d, s) if axis in (0, -2) else _square(s, d)
+    return correlate(input, w, mode, cval, output, axes, stream)
 
 
 def _image_axes(shape, axes):

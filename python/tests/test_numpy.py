@@ -154,3 +154,32 @@ def test_bad_input_raises_clear_errors():
         ferroconv.correlate(x, np.ones((33, 33)))
     with pytest.raises(ValueError, match="at least 2 axes"):
         ferroconv.correlate(np.ones(5, np.float32), np.ones((3, 3)))
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_gaussian_uniform_sobel_match_scipy(mode, dtype):
+    x = random((37, 45), dtype, 11)
+    cases = [
+        (ferroconv.gaussian_filter(x, 1.0, mode=mode), ndi.gaussian_filter(x.astype(np.float64), 1.0, mode=mode)),
+        (ferroconv.gaussian_filter(x, (2.5, 0.7), mode=mode), ndi.gaussian_filter(x.astype(np.float64), (2.5, 0.7), mode=mode)),
+        (ferroconv.gaussian_filter(x, 3.0, truncate=2.0, mode=mode), ndi.gaussian_filter(x.astype(np.float64), 3.0, truncate=2.0, mode=mode)),
+        (ferroconv.uniform_filter(x, 5, mode=mode), ndi.uniform_filter(x.astype(np.float64), 5, mode=mode)),
+        (ferroconv.uniform_filter(x, (3, 7), mode=mode), ndi.uniform_filter(x.astype(np.float64), (3, 7), mode=mode)),
+        (ferroconv.sobel(x, 0, mode=mode), ndi.sobel(x.astype(np.float64), 0, mode=mode)),
+        (ferroconv.sobel(x, -1, mode=mode), ndi.sobel(x.astype(np.float64), -1, mode=mode)),
+    ]
+    for i, (got, want) in enumerate(cases):
+        assert got.dtype == x.dtype and got.shape == x.shape
+        assert np.abs(got - want).max() < 2e-5, f"case {i}"
+
+
+def test_gaussian_on_rgb_filters_only_the_image_axes():
+    x = random((30, 40, 3), np.float32, 12)
+    got = ferroconv.gaussian_filter(x, 1.5)
+    want = ndi.gaussian_filter(x.astype(np.float64), (1.5, 1.5, 0))
+    assert np.abs(got - want).max() < 2e-5
+    with pytest.raises(ValueError, match="odd"):
+        ferroconv.uniform_filter(x, 4)
+    with pytest.raises(ValueError, match="image axis"):
+        ferroconv.sobel(x, 2)
