@@ -183,3 +183,9 @@ def test_gaussian_on_rgb_filters_only_the_image_axes():
         ferroconv.uniform_filter(x, 4)
     with pytest.raises(ValueError, match="image axis"):
         ferroconv.sobel(x, 2)
+
+
+def test_help_lists_the_modes_and_the_axes_rule():
+    doc = ferroconv.correlate.__doc__ + ferroconv.__doc__
+    for word in MODES + ["last two axes", "at most 4 entries"]:
+        assert word in doc, word
