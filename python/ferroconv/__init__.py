@@ -100,6 +100,7 @@ class Filter2D:
             self._border = _NATIVE.get(mode, "zero")
         self._taps = [float(t) for t in w.astype(np.float32).ravel()]
         self._plans = {}
+        self._shapes = {}
 
     def _plan(self, device):
         plan = self._plans.get(device)
@@ -361,25 +362,32 @@ def _current_stream(kind, xp, input):
     return xp.cuda.get_current_stream().ptr
 
 
+def _shape_info(f, shape, dt, axes):
+    """What a call on arrays of this shape, dtype and axes needs, worked out once per plan:
+    the sample type's name and computed dtype, the axes' order, (images, height, width,
+    channels), and whether the array runs as it is (batch axes first, then the image and 1 or
+    3 interleaved channels, a native dtype, a border the kernels have)."""
+    key = (shape, dt, axes)
+    info = f._shapes.get(key)
+    if info is None:
+        name, compute = _dtype_name(dt)
+        order, dims = _layout(shape, axes)
+        direct = compute == dt and dims[3] in (1, 3) and not f._pad and order == list(range(len(shape)))
+        info = (name, compute, order, dims, direct)
+        f._shapes[key] = info
+    return info
+
+
 def _run_cuda(f, input, output, axes, stream):
     kind, xp = _framework(input)
     ptr, shape, dt, contiguous = _cuda_info(input)
-    name, compute = _dtype_name(dt)
-    order, (n, h, w, c) = _layout(shape, axes)
+    name, compute, order, (n, h, w, c), direct = _shape_info(f, shape, dt, axes)
     device = input.device.index if kind == "torch" else input.device.id
     if stream is None:
         stream = _current_stream(kind, xp, input)
     size = compute.itemsize
-    # The common case runs on the caller's memory as it is: batch axes first, then the image
-    # and 1 or 3 interleaved channels, packed, a native dtype and a border the kernels have.
-    if (
-        contiguous
-        and compute == dt
-        and c in (1, 3)
-        and not f._pad
-        and order == list(range(len(shape)))
-        and (output is None or _cuda_info(output)[1:] == (shape, dt, True))
-    ):
+    # The common case runs on the caller's memory as it is, packed.
+    if direct and contiguous and (output is None or _cuda_info(output)[1:] == (shape, dt, True)):
         result = xp.empty_like(input) if output is None else output
         f._plan(device).run_device(ptr, w * c * size, _cuda_info(result)[0], w * c * size, w, h, c, name, n, int(stream))
         return result
