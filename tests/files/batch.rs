@@ -211,3 +211,78 @@ fn shards_split_a_folder_and_their_reports_merge() {
     assert!(err.contains("shard(s) 0, 2 of 3 missing"), "{err}");
     assert!(out.contains("\"schema\""), "{out}");
 }
+
+/// A file whose name is not UTF-8 (the bytes `\xff\xfe.png`), in a folder and alone, through
+/// `--json`: written, reported with its name as lossy text plus its bytes in base64, no panic.
+#[test]
+fn names_that_are_not_utf8_are_reported_in_the_json() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt as _;
+    let input = TempDir::new("non-utf8-in");
+    let name = OsStr::from_bytes(b"\xff\xfe.png");
+    let image = Image::random(9, 7, 3, DType::U8, 3).unwrap();
+    save_with_image_crate(&image, &input.0.join(name));
+    for (what, source) in [("folder", input.0.clone()), ("file", input.0.join(name))] {
+        let output = TempDir::new("non-utf8-out");
+        let out_arg = if what == "folder" {
+            output.0.clone()
+        } else {
+            output.0.join(name)
+        };
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_host"))
+            .arg("-q")
+            .arg("--json")
+            .arg("-i")
+            .arg(&source)
+            .arg("-o")
+            .arg(&out_arg)
+            .arg("--force")
+            .env_remove("SLURM_ARRAY_TASK_ID")
+            .env_remove("JOB_COMPLETION_INDEX")
+            .output()
+            .unwrap();
+        let (out, err) = text(&o);
+        assert_eq!(o.status.code(), Some(0), "{what}: {out}\n{err}");
+        assert!(!err.contains("panicked"), "{what}: {err}");
+        let doc: serde_json::Value = serde_json::from_str(&out).expect("stdout is JSON");
+        let entry = &doc["images"][0];
+        assert_eq!(entry["status"], "written", "{what}: {entry}");
+        assert!(
+            entry["input"].as_str().unwrap().ends_with("\u{fffd}\u{fffd}.png"),
+            "{entry}"
+        );
+        let bytes = |key: &str| unbase64(entry[key].as_str().unwrap_or_else(|| panic!("{key}: {entry}")));
+        assert_eq!(
+            bytes("input_bytes"),
+            input.0.join(name).as_os_str().as_bytes(),
+            "{entry}"
+        );
+        assert!(bytes("output_bytes").ends_with(b"\xff\xfe.png"), "{entry}");
+        assert!(
+            out_arg.is_file() || output.0.join(name).is_file(),
+            "{what}: nothing written"
+        );
+    }
+}
+
+/// Decodes standard base64 (test helper, independent of the encoder under test).
+fn unbase64(text: &str) -> Vec<u8> {
+    let value = |c: u8| match c {
+        b'A'..=b'Z' => c - b'A',
+        b'a'..=b'z' => c - b'a' + 26,
+        b'0'..=b'9' => c - b'0' + 52,
+        b'+' => 62,
+        b'/' => 63,
+        _ => panic!("not base64: {text}"),
+    };
+    let mut out = Vec::new();
+    for quad in text.as_bytes().chunks(4) {
+        let digits: Vec<u8> = quad.iter().filter(|&&c| c != b'=').map(|&c| value(c)).collect();
+        let n = digits
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, &d)| n | u32::from(d) << (18 - 6 * i));
+        out.extend((0..digits.len() - 1).map(|i| (n >> (16 - 8 * i)) as u8));
+    }
+    out
+}

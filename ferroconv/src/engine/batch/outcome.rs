@@ -48,7 +48,8 @@ impl Outcome {
 pub const JSON_SCHEMA: u32 = 2;
 
 /// One entry of the JSON document: every field always present, `null` where unknown or not
-/// applicable; `output` only when it was written; `error` without the input's path.
+/// applicable; `output` only when it was written; `error` without the input's path;
+/// `input_bytes` and `output_bytes` (base64) only for names that are not UTF-8.
 impl Serialize for Outcome {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
         use serde::ser::{Error as _, SerializeMap as _};
@@ -63,10 +64,11 @@ impl Serialize for Outcome {
         }
         .map_err(S::Error::custom)?;
         let mut map = serializer.serialize_map(None)?;
-        map.serialize_entry("input", &self.input)?;
-        map.serialize_entry(
+        path_entry(&mut map, "input", Some(&self.input))?;
+        path_entry(
+            &mut map,
             "output",
-            &(self.status == Status::Written).then_some(&self.output),
+            (self.status == Status::Written).then_some(&self.output),
         )?;
         map.serialize_entry("status", &self.status)?;
         if let serde_json::Value::Object(facts) = facts {
@@ -76,6 +78,60 @@ impl Serialize for Outcome {
         }
         map.serialize_entry("error", &self.reason())?;
         map.end()
+    }
+}
+
+/// `path` under `key` as text (`null` for `None`), lossy where it is not UTF-8, and then also
+/// its bytes, base64, under `<key>_bytes`: names that are not UTF-8 are reported, never a panic.
+fn path_entry<M: serde::ser::SerializeMap>(
+    map: &mut M,
+    key: &str,
+    path: Option<&std::path::Path>,
+) -> std::result::Result<(), M::Error> {
+    map.serialize_entry(key, &path.map(|p| p.to_string_lossy()))?;
+    if let Some(p) = path
+        && p.to_str().is_none()
+    {
+        use std::os::unix::ffi::OsStrExt as _;
+        map.serialize_entry(&format!("{key}_bytes"), &base64(p.as_os_str().as_bytes()))?;
+    }
+    Ok(())
+}
+
+/// Standard base64 (RFC 4648, with padding).
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, &b)| n | u32::from(b) << (16 - 8 * i));
+        for i in 0..4 {
+            out.push(if i <= chunk.len() {
+                char::from(ALPHABET[(n >> (18 - 6 * i) & 63) as usize])
+            } else {
+                '='
+            });
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn base64_matches_rfc_4648() {
+        for (raw, encoded) in [
+            (&b""[..], ""),
+            (b"f", "Zg=="),
+            (b"fo", "Zm8="),
+            (b"foo", "Zm9v"),
+            (b"foobar", "Zm9vYmFy"),
+            (b"\xff\xfe.png", "//4ucG5n"),
+        ] {
+            assert_eq!(super::base64(raw), encoded);
+        }
     }
 }
 
