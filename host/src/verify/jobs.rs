@@ -95,14 +95,19 @@ fn checked_runs(
         gpu.time(|g| g.launch(kernel, dev))?;
         let (out, _) = gpu.download(dev)?;
         let c = check::compare(&out, expected, tol, clamp);
-        if worst
-            .as_ref()
-            .is_none_or(|w| (c.failures, c.max_error) > (w.failures, w.max_error))
-        {
-            worst = Some(c);
-        }
+        keep_worst(&mut worst, c);
     }
     Ok(worst.expect("every dtype has a poison"))
+}
+
+/// Keeps in `worst` the worse of it and `c`: more failures, then the larger error.
+fn keep_worst(worst: &mut Option<Comparison>, c: Comparison) {
+    if worst
+        .as_ref()
+        .is_none_or(|w| (c.failures, c.max_error) > (w.failures, w.max_error))
+    {
+        *worst = Some(c);
+    }
 }
 
 /// The tolerance of `variant` for this image and filter.
@@ -334,12 +339,7 @@ fn plan_checked_runs(
         ms = gpu.time(|g| plan.run_device(src, dst, g.stream()))?;
         dst.copy_to_image(&mut result)?;
         let c = check::compare(&result, expected, tol, clamp);
-        if worst
-            .as_ref()
-            .is_none_or(|w| (c.failures, c.max_error) > (w.failures, w.max_error))
-        {
-            worst = Some(c);
-        }
+        keep_worst(&mut worst, c);
     }
     Ok((worst.expect("every dtype has a poison"), ms))
 }
