@@ -191,7 +191,7 @@ fn run<T: Poison>(plan: &mut Filter2D<'_>, image: &Image, path: Path) -> (Image,
 /// Every border, channel count and a ladder of sizes for sample type `T` along `path`.
 fn ladder<T: Poison>(test: &str, plan_for: &dyn Fn(&Filter, Border) -> Filter2D<'static>, path: Path) {
     let mut cases = 0;
-    for border in Border::ALL {
+    for border in Border::CHECKED {
         for k in [1, 3, 5, 9, 17] {
             let filter = Filter::random(k, SEED + k as u64).unwrap();
             let mut plan = plan_for(&filter, border);
@@ -387,7 +387,7 @@ fn cpu_batches_match_single_images() {
     let n = 3;
     for (w, h, c, k) in [(37, 23, 3, 5), (16, 9, 1, 3), (5, 4, 4, 9)] {
         let filter = Filter::random(k, SEED + k as u64).unwrap();
-        for border in Border::ALL {
+        for border in Border::CHECKED {
             let mut plan = Filter2D::cpu(&filter, border);
             let Ok((ow, oh)) = plan.output_size(w, h) else {
                 continue;
@@ -467,7 +467,7 @@ fn gpu_batches_match_single_images() {
                 } else {
                     Filter::random(k, SEED + k as u64).unwrap()
                 };
-                for border in Border::ALL {
+                for border in Border::CHECKED {
                     let shape = (w, 23, c);
                     cases += match dtype {
                         DType::U8 => batch_case::<u8>(gpu, variant, shape, &filter, border),

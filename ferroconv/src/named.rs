@@ -68,7 +68,7 @@ mod tests {
         let e = "mirror".parse::<Border>().unwrap_err();
         assert_eq!(
             e.to_string(),
-            "unknown border 'mirror' (one of: zero, replicate, reflect, wrap, valid)"
+            "unknown border 'mirror' (one of: zero, replicate, reflect, symmetric, wrap, constant, valid)"
         );
     }
 }

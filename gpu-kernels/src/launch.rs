@@ -15,8 +15,9 @@ pub const PIXEL_BLOCK: (u32, u32) = (32, 8);
 
 /// Border modes, as the kernels receive them in [`Geometry::border`].
 pub mod border {
-    /// Pixels outside the image are 0 (ghost cells).
-    pub const ZERO: u32 = 0;
+    /// Pixels outside the image are the constant [`Geometry::cval`](super::Geometry::cval)
+    /// (0 for the zero border, "ghost cells").
+    pub const CONSTANT: u32 = 0;
     /// Clamp to the nearest edge pixel.
     pub const REPLICATE: u32 = 1;
     /// Mirror without repeating the edge pixel: `d c b | a b c d | c b a`.
@@ -26,6 +27,9 @@ pub mod border {
     /// Coordinates are used as they are: every tap is inside the image (the `valid` border), or the
     /// texture unit's address mode handles the outside.
     pub const NONE: u32 = 4;
+    /// Mirror repeating the edge pixel: `a b c d | d c b a` (scipy's `reflect`, numpy's
+    /// `symmetric`, OpenCV's `BORDER_REFLECT`).
+    pub const SYMMETRIC: u32 = 5;
 }
 
 /// Sizes and modes of one convolution, passed by value to every kernel.
@@ -33,7 +37,7 @@ pub mod border {
 /// Images are interleaved (`channels` samples per pixel) and row-major without padding. Output
 /// pixel `(x, y)` is centred on input pixel `(x + offset, y + offset)`.
 #[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Geometry {
     pub in_width: u32,
     pub in_height: u32,
@@ -48,6 +52,9 @@ pub struct Geometry {
     pub offset: u32,
     /// Non-zero: clamp `f32` results to [0, 1] (integer results are always clamped).
     pub clamp: u32,
+    /// The value of pixels outside the image under [`border::CONSTANT`], on the kernels' scale
+    /// (integer samples divided by their maximum); 0 for every other border.
+    pub cval: f32,
 }
 
 /// The filter taps passed by value as a kernel parameter. Kernel parameters live in the GPU's

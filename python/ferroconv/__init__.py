@@ -46,9 +46,10 @@ __all__ = [
 ]
 
 MODES = ("reflect", "mirror", "nearest", "wrap", "constant")
-# Modes the kernels run as they are, by the library's border names. `reflect` (edge repeated)
-# and `constant` with a value other than 0 run on a padded copy with the `valid` border.
-_NATIVE = {"mirror": "reflect", "nearest": "replicate", "wrap": "wrap"}
+# The library's border of each mode.
+_NATIVE = {"reflect": "symmetric", "mirror": "reflect", "nearest": "replicate", "wrap": "wrap", "constant": "constant"}
+# The largest level of the integer sample types.
+_LEVELS = {"u8": 255, "u16": 65535}
 
 # OpenCV's border constants (same values as cv2's).
 BORDER_CONSTANT = 0
@@ -89,31 +90,40 @@ class Filter2D:
         self.weights = w
         self.mode = mode
         self.cval = float(cval)
+        if not np.isfinite(self.cval):
+            raise ValueError(f"cval must be finite, got {cval}")
         self.radius = w.shape[0] // 2
-        padded = mode == "reflect" or (mode == "constant" and self.cval != 0.0)
-        self._pad = padded and self.radius > 0
-        if mode == "constant" and not self._pad:
-            self._border = "zero"
-        elif self._pad:
-            self._border = "valid"
-        else:
-            self._border = _NATIVE.get(mode, "zero")
+        self._border = _NATIVE[mode]
         self._taps = [float(t) for t in w.astype(np.float32).ravel()]
         self._plans = {}
         self._shapes = {}
 
-    def _plan(self, device):
-        plan = self._plans.get(device)
+    def _cval(self, name):
+        """The library's constant for samples of type ``name`` (the scale of float32 samples:
+        integer levels over their maximum), or None where that type cannot hold ``cval`` (not
+        a whole level of its range): the call then computes in float32."""
+        if self.mode != "constant":
+            return 0.0
+        top = _LEVELS.get(name)
+        if top is None:
+            return self.cval
+        if self.cval.is_integer() and 0 <= self.cval <= top:
+            return self.cval / top
+        return None
+
+    def _plan(self, device, cval):
+        key = (device, cval)
+        plan = self._plans.get(key)
         if plan is None:
-            plan = _native.Plan(self._taps, self.weights.shape[0], self._border, device)
-            self._plans[device] = plan
+            plan = _native.Plan(self._taps, self.weights.shape[0], self._border, cval, device)
+            self._plans[key] = plan
         return plan
 
     @property
     def variant(self):
         """The GPU variant the host plan chose for its last shape (None on the CPU)."""
-        plan = self._plans.get(None)
-        return plan.variant if plan is not None else None
+        plans = [p for (device, _), p in self._plans.items() if device is None]
+        return plans[-1].variant if plans else None
 
     def __call__(self, input, output=None, axes=None, stream=None):
         if _is_cuda(input):
@@ -245,6 +255,25 @@ def _dtype_name(dtype):
     raise TypeError(f"unsupported dtype {dt}: uint8, uint16, float32 or float64 (computed in float32)")
 
 
+def _compute(f, dtype):
+    """(sample type name, computed dtype, the library's constant) of a call on ``dtype``: an
+    integer type whose range cannot hold the mode's ``cval`` is computed in float32 (and rounded
+    and clamped back)."""
+    name, compute = _dtype_name(dtype)
+    cval = f._cval(name)
+    if cval is None:
+        return "f32", np.dtype(np.float32), f.cval
+    return name, compute, cval
+
+
+def _narrow(a, dtype):
+    """Float results as ``dtype``: integers rounded to the nearest and clamped to the range."""
+    if np.dtype(dtype).kind == "u":
+        info = np.iinfo(dtype)
+        a = np.clip(np.rint(a), info.min, info.max)
+    return np.ascontiguousarray(a, dtype=dtype)
+
+
 def _layout(shape, axes):
     """The permutation that puts the batch axes first, then y, x and the channels, and the
     (images, height, width, channels) the permuted array is viewed as."""
@@ -256,18 +285,9 @@ def _layout(shape, axes):
     return order, (images, shape[y], shape[x], channels)
 
 
-def _pad_numpy(x, r, mode, cval):
-    """``x`` (images, H, W, C) padded by ``r`` on both image axes for the modes that run as
-    `valid`: edge-repeating reflection or a constant."""
-    width = ((0, 0), (r, r), (r, r), (0, 0))
-    if mode == "reflect":
-        return np.pad(x, width, mode="symmetric")
-    return np.pad(x, width, mode="constant", constant_values=cval)
-
-
 def _run_numpy(f, input, output, axes):
     x = np.asarray(input)
-    name, compute = _dtype_name(x.dtype)
+    name, compute, cval = _compute(f, x.dtype)
     order, (n, h, w, c) = _layout(x.shape, axes)
     if h == 0 or w == 0 or n == 0:
         raise ValueError(f"an empty image: shape {x.shape}")
@@ -277,9 +297,7 @@ def _run_numpy(f, input, output, axes):
         # Other channel counts, and RGBA (whose alpha the kernels copy instead of filtering),
         # run as one gray image per channel.
         work = np.ascontiguousarray(np.moveaxis(work, 3, 1)).reshape(n * c, h, w, 1)
-    if f._pad:
-        work = _pad_numpy(work, f.radius, f.mode, f.cval)
-    ni, hi, wi, ci = work.shape
+    ni, ci = work.shape[0], work.shape[3]
     direct = (
         output is not None
         and not planes
@@ -292,8 +310,8 @@ def _run_numpy(f, input, output, axes):
     )
     # The caller's packed output of the computed dtype is written in place.
     result = output.reshape(ni, h, w, ci) if direct else np.empty((ni, h, w, ci), dtype=compute)
-    f._plan(None).run_host(
-        work.ctypes.data, wi * ci, result.ctypes.data, w * ci, wi, hi, ci, name, ni
+    f._plan(None, cval).run_host(
+        work.ctypes.data, w * ci, result.ctypes.data, w * ci, w, h, ci, name, ni
     )
     if direct:
         return output
@@ -302,11 +320,11 @@ def _run_numpy(f, input, output, axes):
     inverse = np.argsort(order)
     shaped = np.transpose(result.reshape([x.shape[a] for a in order]), inverse)
     if output is None:
-        return np.ascontiguousarray(shaped, dtype=x.dtype)
+        return _narrow(shaped, x.dtype)
     out = np.asarray(output)
     if out.shape != x.shape or out.dtype != x.dtype:
         raise ValueError(f"output must be {x.shape} {x.dtype}, got {out.shape} {out.dtype}")
-    out[...] = shaped
+    out[...] = _narrow(shaped, x.dtype)
     return out
 
 
@@ -365,15 +383,15 @@ def _current_stream(kind, xp, input):
 def _shape_info(f, shape, dt, axes):
     """What a call on arrays of this shape, dtype and axes needs, worked out once per plan:
     the sample type's name and computed dtype, the axes' order, (images, height, width,
-    channels), and whether the array runs as it is (batch axes first, then the image and 1 or
-    3 interleaved channels, a native dtype, a border the kernels have)."""
+    channels), the library's constant, and whether the array runs as it is (batch axes first,
+    then the image and 1 or 3 interleaved channels, computed in its own dtype)."""
     key = (shape, dt, axes)
     info = f._shapes.get(key)
     if info is None:
-        name, compute = _dtype_name(dt)
+        name, compute, cval = _compute(f, dt)
         order, dims = _layout(shape, axes)
-        direct = compute == dt and dims[3] in (1, 3) and not f._pad and order == list(range(len(shape)))
-        info = (name, compute, order, dims, direct)
+        direct = compute == dt and dims[3] in (1, 3) and order == list(range(len(shape)))
+        info = (name, compute, cval, order, dims, direct)
         f._shapes[key] = info
     return info
 
@@ -381,7 +399,7 @@ def _shape_info(f, shape, dt, axes):
 def _run_cuda(f, input, output, axes, stream):
     kind, xp = _framework(input)
     ptr, shape, dt, contiguous = _cuda_info(input)
-    name, compute, order, (n, h, w, c), direct = _shape_info(f, shape, dt, axes)
+    name, compute, cval, order, (n, h, w, c), direct = _shape_info(f, shape, dt, axes)
     device = input.device.index if kind == "torch" else input.device.id
     if stream is None:
         stream = _current_stream(kind, xp, input)
@@ -389,31 +407,29 @@ def _run_cuda(f, input, output, axes, stream):
     # The common case runs on the caller's memory as it is, packed.
     if direct and contiguous and (output is None or _cuda_info(output)[1:] == (shape, dt, True)):
         result = xp.empty_like(input) if output is None else output
-        f._plan(device).run_device(ptr, w * c * size, _cuda_info(result)[0], w * c * size, w, h, c, name, n, int(stream))
+        f._plan(device, cval).run_device(ptr, w * c * size, _cuda_info(result)[0], w * c * size, w, h, c, name, n, int(stream))
         return result
     if kind == "torch":
         work = input.permute(*order).reshape(n, h, w, c)
-        if dt == np.float64:
+        if compute != dt:
             work = work.float()
         if c not in (1, 3):
             work = work.permute(0, 3, 1, 2).reshape(n * c, h, w, 1)
         work = work.contiguous()
     else:
         work = xp.transpose(input, order).reshape(n, h, w, c)
-        if dt == np.float64:
+        if compute != dt:
             work = work.astype(xp.float32)
         if c not in (1, 3):
             work = xp.moveaxis(work, 3, 1).reshape(n * c, h, w, 1)
         work = xp.ascontiguousarray(work)
-    if f._pad:
-        work = _pad_cuda(kind, xp, work, f.radius, f.mode, f.cval)
-    ni, hi, wi, ci = (int(s) for s in work.shape)
+    ni, ci = int(work.shape[0]), int(work.shape[3])
     if kind == "torch":
         result = xp.empty((ni, h, w, ci), dtype=work.dtype, device=work.device)
     else:
         result = xp.empty((ni, h, w, ci), dtype=work.dtype)
-    f._plan(device).run_device(
-        _cuda_info(work)[0], wi * ci * size, _cuda_info(result)[0], w * ci * size, wi, hi, ci, name, ni, int(stream)
+    f._plan(device, cval).run_device(
+        _cuda_info(work)[0], w * ci * size, _cuda_info(result)[0], w * ci * size, w, h, ci, name, ni, int(stream)
     )
     if c not in (1, 3):
         result = result.reshape(n, c, h, w)
@@ -421,8 +437,8 @@ def _run_cuda(f, input, output, axes, stream):
     inverse = [int(i) for i in np.argsort(order)]
     shaped = result.reshape([shape[a] for a in order])
     shaped = shaped.permute(*inverse) if kind == "torch" else xp.transpose(shaped, inverse)
-    if dt == np.float64:
-        shaped = shaped.double() if kind == "torch" else shaped.astype(xp.float64)
+    if compute != dt:
+        shaped = _narrow_cuda(kind, xp, shaped, input.dtype, dt)
     if output is None:
         return shaped.contiguous() if kind == "torch" else xp.ascontiguousarray(shaped)
     if tuple(output.shape) != tuple(shape):
@@ -434,23 +450,9 @@ def _run_cuda(f, input, output, axes, stream):
     return output
 
 
-def _pad_cuda(kind, xp, x, r, mode, cval):
-    """`_pad_numpy` for torch and CuPy arrays (images, H, W, C), on the array's device."""
-    n, h, w, c = (int(s) for s in x.shape)
-    if mode == "reflect":
-        def index(size):
-            # numpy's `symmetric` padding: the sequence repeats every 2·size, mirrored.
-            m = np.arange(-r, size + r) % (2 * size)
-            return np.where(m < size, m, 2 * size - 1 - m)
-
-        if kind == "torch":
-            iy = xp.as_tensor(index(h), device=x.device)
-            ix = xp.as_tensor(index(w), device=x.device)
-            return x.index_select(1, iy).index_select(2, ix).contiguous()
-        return xp.ascontiguousarray(xp.take(xp.take(x, xp.asarray(index(h)), axis=1), xp.asarray(index(w)), axis=2))
-    if kind == "torch":
-        out = xp.full((n, h + 2 * r, w + 2 * r, c), cval, dtype=x.dtype, device=x.device)
-    else:
-        out = xp.full((n, h + 2 * r, w + 2 * r, c), cval, dtype=x.dtype)
-    out[:, r : r + h, r : r + w] = x
-    return out
+def _narrow_cuda(kind, xp, a, dtype, np_dtype):
+    """:func:`_narrow` for torch and CuPy arrays (``dtype`` the framework's, ``np_dtype`` numpy's)."""
+    if np_dtype.kind == "u":
+        info = np.iinfo(np_dtype)
+        a = a.round().clamp(info.min, info.max) if kind == "torch" else xp.clip(xp.rint(a), info.min, info.max)
+    return a.to(dtype) if kind == "torch" else a.astype(dtype)

@@ -24,11 +24,14 @@ fn to_py(e: Error) -> PyErr {
     }
 }
 
-fn border(name: &str) -> PyResult<Border> {
-    Border::ALL
-        .into_iter()
-        .find(|b| b.name() == name)
-        .ok_or_else(|| PyValueError::new_err(format!("unknown border '{name}'")))
+/// The library's border called `name`; `cval` is the constant border's value (on the scale of
+/// `f32` samples).
+fn border(name: &str, cval: f64) -> PyResult<Border> {
+    match Border::ALL.into_iter().find(|b| b.name() == name) {
+        Some(Border::Constant(_)) => Border::constant(cval).map_err(to_py),
+        Some(b) => Ok(b),
+        None => Err(PyValueError::new_err(format!("unknown border '{name}'"))),
+    }
 }
 
 fn dtype(name: &str) -> PyResult<DType> {
@@ -69,10 +72,16 @@ struct Plan {
 #[pymethods]
 impl Plan {
     #[new]
-    #[pyo3(signature = (taps, size, border_name, device=None))]
-    fn new(taps: Vec<f32>, size: usize, border_name: &str, device: Option<usize>) -> PyResult<Self> {
+    #[pyo3(signature = (taps, size, border_name, cval=0.0, device=None))]
+    fn new(
+        taps: Vec<f32>,
+        size: usize,
+        border_name: &str,
+        cval: f64,
+        device: Option<usize>,
+    ) -> PyResult<Self> {
         let filter = Filter::new(size, taps).map_err(to_py)?;
-        let border = border(border_name)?;
+        let border = border(border_name, cval)?;
         let plan = match device {
             Some(d) => Filter2D::new(gpu(d).map_err(to_py)?, &filter, border),
             None => match gpu(0) {

@@ -38,16 +38,22 @@ def test_torch_and_cupy_equal_numpy_bit_for_bit(mode, dtype, shape):
     x = random(shape, dtype, 1)
     for k in (3, 7):
         w = weights(k, k)
-        want = ferroconv.correlate(x, w, mode=mode, cval=0.5 if dtype != np.uint8 else 0.0)
-        cval = 0.5 if dtype != np.uint8 else 0.0
-        t = ferroconv.correlate(torch.from_numpy(x).cuda(), w, mode=mode, cval=cval)
-        c = ferroconv.correlate(cupy.asarray(x), w, mode=mode, cval=cval)
-        torch.cuda.synchronize()
-        cupy.cuda.get_current_stream().synchronize()
-        assert t.dtype == TORCH[dtype] and t.is_cuda and tuple(t.shape) == x.shape
-        assert isinstance(c, cupy.ndarray) and c.dtype == x.dtype and c.shape == x.shape
-        assert np.array_equal(t.cpu().numpy(), want), f"torch k={k}"
-        assert np.array_equal(cupy.asnumpy(c), want), f"cupy k={k}"
+        # For uint8 a whole level (the kernels' byte path) and one between levels (float32).
+        for cval in (200.0, 100.5) if dtype == np.uint8 else (0.5,):
+            check_equal(x, w, mode, cval, k)
+
+
+def check_equal(x, w, mode, cval, k):
+    """torch and CuPy arrays give the numpy path's result, bit for bit."""
+    want = ferroconv.correlate(x, w, mode=mode, cval=cval)
+    t = ferroconv.correlate(torch.from_numpy(x).cuda(), w, mode=mode, cval=cval)
+    c = ferroconv.correlate(cupy.asarray(x), w, mode=mode, cval=cval)
+    torch.cuda.synchronize()
+    cupy.cuda.get_current_stream().synchronize()
+    assert t.dtype == TORCH[x.dtype.type] and t.is_cuda and tuple(t.shape) == x.shape
+    assert isinstance(c, cupy.ndarray) and c.dtype == x.dtype and c.shape == x.shape
+    assert np.array_equal(t.cpu().numpy(), want), f"torch k={k} cval={cval}"
+    assert np.array_equal(cupy.asnumpy(c), want), f"cupy k={k} cval={cval}"
 
 
 def test_output_keeps_its_memory():
@@ -90,3 +96,34 @@ def test_strided_views():
     got = ferroconv.correlate(cview, weights(3, 5), mode="reflect")
     want = ferroconv.correlate(cupy.asnumpy(cview), weights(3, 5), mode="reflect")
     assert np.array_equal(cupy.asnumpy(got), want)
+
+
+# A kernel that faults poisons the process's primary context, which torch, CuPy and every later
+# test share: the fault runs in a process of its own.
+FAULT = """
+import sys, numpy as np, torch, ferroconv
+from ferroconv import _native
+plan = _native.Plan([1 / 9] * 9, 3, "reflect", 0.0, 0)  # the library's name of `mirror`
+torch.zeros(1, device="cuda")  # the primary context, as a torch user has it
+# Images at address 256, in the unmapped first page: the kernel's first access faults.
+plan.run_device(256, 64 * 4, 256, 64 * 4, 64, 64, 1, "f32", 1, 0)
+x = np.zeros((64, 64), np.float32)
+y = np.empty_like(x)
+try:
+    plan.run_host(x.ctypes.data, 64, y.ctypes.data, 64, 64, 64, 1, "f32", 1)
+except RuntimeError as e:
+    print("RuntimeError:", e)
+    sys.exit(0)
+print("no error")
+sys.exit(1)
+"""
+
+
+def test_a_gpu_fault_is_a_runtime_error_in_its_own_process():
+    import subprocess
+    import sys
+
+    run = subprocess.run([sys.executable, "-c", FAULT], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, f"exit {run.returncode}: {run.stdout}{run.stderr}"
+    assert "RuntimeError:" in run.stdout and "ILLEGAL_ADDRESS" in run.stdout, run.stdout
+    print(run.stdout.strip())

@@ -97,9 +97,20 @@ def test_correlate_matches_scipy(mode, dtype, layout):
     x = random(shape, dtype, 1)
     for k in SIZES:
         w = weights(k, dtype, k)
-        cval = 0.0 if np.dtype(dtype).kind == "u" else 0.25
+        cval = 200.0 if np.dtype(dtype).kind == "u" else 0.25
         got = ferroconv.correlate(x, w, mode=mode, cval=cval, axes=axes)
         check(got, x, w, mode, cval, axes)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16])
+@pytest.mark.parametrize("cval", [0.0, 100.5, -3.0, 70000.0])
+def test_constants_an_integer_type_cannot_hold(dtype, cval):
+    # A cval between levels or outside the type's range is used as it is, as scipy uses it
+    # (computed in float32, then rounded and clamped), not rounded to a level first.
+    x = random((3, 21, 26, 3), dtype, 8)
+    for k in (3, 7):
+        w = weights(k, dtype, k)
+        check(ferroconv.correlate(x, w, mode="constant", cval=cval), x, w, "constant", cval, None)
 
 
 @pytest.mark.parametrize("mode", MODES)

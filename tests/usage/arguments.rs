@@ -39,6 +39,18 @@ fn options_that_do_nothing_with_files_are_refused() {
         1,
         &["--sigma applies only to --filter gaussian"],
     );
+    // --cval belongs to --border constant, and is a finite number.
+    fails_with(
+        &[&files_args[..], &["--cval", "0.5", "--border", "reflect"]].concat(),
+        1,
+        &["--cval sets the value of --border constant, not of --border reflect"],
+    );
+    fails_with(
+        &["--size", "16", "--border", "constant", "--cval", "inf"],
+        1,
+        &["--cval", "not a finite"],
+    );
+    assert!(!out.exists());
     // --cpu-only with files means --variant cpu: no GPU is looked for, so none is missed.
     let (json, err) = run_ok(&[&files_args[..], &["--cpu-only", "--json"]].concat());
     assert!(!err.contains("no usable GPU"), "{err}");

@@ -3,14 +3,14 @@
 //! with exactly the result it gives on the whole image.
 //!
 //! A strip of output rows `y0..y1` is convolved from a strip image of input rows
-//! `y0 - r .. y1 + r`, where rows outside the image are made by the border mode (zero rows for
-//! `zero`), so the border is applied only at the real image edges; only the strip's own output
+//! `y0 - r .. y1 + r`, where rows outside the image are made by the border mode (rows of the
+//! constant for `zero` and `constant`), so the border is applied only at the real image edges; only the strip's own output
 //! rows are kept. For the `valid` border the strip image is input rows `y0 .. y1 + 2r`, whose
 //! valid output is exactly rows `y0..y1`. Every kept output sample reads the same input values in
 //! the same order as on the whole image, so the CPU result is bit for bit the same.
 
 use crate::Problem;
-use crate::model::image::{Image, Samples};
+use crate::model::image::{DType, Image, Samples};
 use crate::{Border, Error, Result};
 use std::ops::Range;
 
@@ -120,12 +120,24 @@ pub fn strip_input(image: &Image, border: Border, strip: &Strip) -> Result<Image
     let row_bytes = w * ch * image.dtype().size();
     let wanted = strip.input.clone();
     let height = wanted.len();
-    let mut samples = Samples::filled(image.dtype(), w * ch * height);
+    let dtype = image.dtype();
+    let mut samples = Samples::filled(dtype, w * ch * height);
     let src = image.samples().as_bytes();
+    // One sample of the constant border's value, as the image stores it.
+    let v = border.outside_sample(dtype);
+    let outside = match dtype {
+        DType::U8 => vec![v as u8],
+        DType::U16 => (v as u16).to_ne_bytes().to_vec(),
+        DType::F32 => (v as f32).to_ne_bytes().to_vec(),
+    };
     for (dst, y) in samples.as_bytes_mut().chunks_mut(row_bytes).zip(wanted) {
         match border.source(y, h) {
             Some(y) => dst.copy_from_slice(&src[y * row_bytes..(y + 1) * row_bytes]),
-            None => dst.fill(0),
+            None => {
+                for d in dst.chunks_exact_mut(outside.len()) {
+                    d.copy_from_slice(&outside);
+                }
+            }
         }
     }
     Image::new(w, height, ch, samples)

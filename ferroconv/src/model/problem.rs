@@ -66,6 +66,7 @@ impl Problem {
             border: self.border.kernel_code(),
             offset: u(self.border.offset(r))?,
             clamp: u32::from(self.clamp),
+            cval: self.border.outside(self.dtype) as f32,
         })
     }
 }

@@ -1,7 +1,7 @@
 //! Borrowed views of the caller's images: [`ImageView`] and [`ImageViewMut`] over `&[T]` and
 //! `&mut [T]`, with a row stride, so a region of a larger image is filtered in place.
 
-use crate::model::image::{DType, Image, Samples};
+use crate::model::image::{Image, Samples};
 use crate::{Error, Result};
 
 mod sealed {
@@ -11,21 +11,12 @@ mod sealed {
     impl Sealed for f32 {}
 }
 
-/// A sample type the kernels take: `u8`, `u16` or `f32`.
-pub trait Pixel: sealed::Sealed + crate::engine::cpu::Sample + bytemuck::Pod {
-    /// The run-time name of this type.
-    const DTYPE: DType;
-}
+/// A sample type the kernels take: `u8`, `u16` or `f32` (its run-time name is `T::DTYPE`).
+pub trait Pixel: sealed::Sealed + crate::engine::cpu::Sample + bytemuck::Pod {}
 
-impl Pixel for u8 {
-    const DTYPE: DType = DType::U8;
-}
-impl Pixel for u16 {
-    const DTYPE: DType = DType::U16;
-}
-impl Pixel for f32 {
-    const DTYPE: DType = DType::F32;
-}
+impl Pixel for u8 {}
+impl Pixel for u16 {}
+impl Pixel for f32 {}
 
 /// The shape of a view: `width × height` pixels of `channels` interleaved samples, rows
 /// `stride` samples apart.

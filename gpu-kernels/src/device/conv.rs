@@ -46,14 +46,15 @@ pub fn correlate(g: &Geometry, src: &impl Source, x: u32, y: u32, tap: impl Fn(u
     let mut acc = 0.0f32;
     for i in 0..k {
         let yy = resolve(y0 + i as i32, g.in_height as i32, g.border);
-        if yy < 0 && g.border != border::NONE {
-            continue;
-        }
         for j in 0..k {
             let xx = resolve(x0 + j as i32, g.in_width as i32, g.border);
-            if xx >= 0 || g.border == border::NONE {
-                acc = fma(src.fetch(xx, yy), tap(i * k + j), acc);
-            }
+            // Outside reads the constant (the constant border; none is outside under NONE).
+            let v = if (xx >= 0 && yy >= 0) || g.border == border::NONE {
+                src.fetch(xx, yy)
+            } else {
+                g.cval
+            };
+            acc = fma(v, tap(i * k + j), acc);
         }
     }
     acc

@@ -6,7 +6,7 @@
 //! - [`shared`]: [`dynamic_shared_mem`](shared::dynamic_shared_mem) (as `cuda_std::shared`).
 //! - [`Sample`]: `u8`, `u16`, `f32` samples read as `f32` in [0, 1] and written back, also 4 at a time.
 //! - [`Source`]: where input samples come from ([`Global`], [`ReadOnly`], [`Texture`]).
-//! - [`resolve`], [`fetch_or_zero`], [`outside_is_zero`]: border handling.
+//! - [`resolve`], [`fetch_or_cval`], [`outside_is_constant`]: border handling.
 //! - [`ParamTaps`], [`TapRead`], [`param_taps!`]: filter taps read from kernel parameters.
 //! - [`fma`], [`correlate`], [`correlate_tile`], [`per_sample`], [`store_sample`], [`store_patch`]:
 //!   the arithmetic and the output side.
@@ -30,7 +30,7 @@ mod taps;
 mod unroll;
 
 pub use batch::batch_image;
-pub use border::{fetch_or_zero, outside_is_zero, resolve};
+pub use border::{fetch_or_cval, outside_is_constant, resolve};
 pub use conv::{
     computed_here, copy_alpha_tile, correlate, correlate_tile, fma, is_alpha, out_index, per_sample,
     store_patch, store_sample,

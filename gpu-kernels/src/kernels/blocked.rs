@@ -86,7 +86,7 @@ use {
     crate::device::thread::{block_idx_x, block_idx_y, sync_threads, thread_idx_x, thread_idx_y},
     crate::device::{
         F32x4, Global, Sample, TapRead, batch_image, clamp_keeping_nan, computed_here, fma, is_alpha,
-        outside_is_zero, param_taps, store_patch, unroll,
+        outside_is_constant, param_taps, store_patch, unroll,
     },
     crate::launch::{ExactTaps, MAX_FILTER_SIZE},
     kernel_macros::kernel,
@@ -109,7 +109,7 @@ mod load;
 /// tile rows, in batches of up to [`LOAD_BATCH`](load::LOAD_BATCH) = 6 issued before any is stored, so their
 /// latencies overlap; a gray `f32` tile at the image's edges does the same under the zero and
 /// `valid` borders, with the vectors outside the image zeros, and other edge tiles load vector by
-/// vector, those beyond the image's edges zeros or resolved pixel by pixel. Another tile wholly
+/// vector, those beyond the image's edges the constant or resolved pixel by pixel. Another tile wholly
 /// inside (RGB, RGBA, other widths) gathers 4 pixels of its channel per shared vector, and the
 /// remaining tiles are loaded pixel by pixel with the border resolved. Each thread then computes a
 /// 4 × PY patch of outputs held in registers. Where
@@ -235,7 +235,8 @@ unsafe fn blocked<T: Sample, const R: usize, const PY: usize, const C: usize>(
     let vectors_ok = (g.channels == 1 || C > 1) && row_len.is_multiple_of(4) && x0 % 4 == 0;
     let per_row = tile_w / 4;
     let inside = x0 >= 0 && y0 >= 0 && x0 as u32 + tile_w <= row_len && y0 as u32 + tile_h <= g.in_height;
-    let zero_outside = outside_is_zero(g.border);
+    // Whether what lies outside reads 0: the zero border's (a constant of 0) and `valid`'s.
+    let zero_outside = outside_is_constant(g) && g.cval == 0.0;
     // Only gray `f32` edge tiles load in batches; the others run the vector-by-vector loop below
     // (batching them too made 8- and 16-bit tiles up to 6% slower at 8192², RGB `f32` 7% at
     // 2048²).
@@ -307,10 +308,15 @@ unsafe fn blocked<T: Sample, const R: usize, const PY: usize, const C: usize>(
                         || (gy + ry) as u32 >= g.in_height + (2 * ry) as u32)
             {
                 // The whole vector is outside (its 4 pixels share a row, and the width is a
-                // multiple of 4), and reads 0 or is read by no stored output.
+                // multiple of 4), and reads 0 or is read by no stored output (a constant other
+                // than 0 is fetched pixel by pixel below: as a vector here it took the RGBA
+                // entries past their register limits).
                 [0.0; 4]
             } else {
-                [0, 1, 2, 3].map(|i| fetch_sample::<T, C>(g, &src, gx + i, gy))
+                // Written out (not `map`): with a call in it the map was left a loop over an
+                // array in local memory.
+                let fetch = |i: i32| fetch_sample::<T, C>(g, &src, gx + i, gy);
+                [fetch(0), fetch(1), fetch(2), fetch(3)]
             };
             // SAFETY: `e` indexes a vector inside the tile.
             unsafe { *vectors.add(e as usize) = F32x4(v) };

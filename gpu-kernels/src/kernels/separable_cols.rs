@@ -76,7 +76,9 @@ unsafe fn separable_cols<T: Sample>(tmp: *const f32, output: *mut T, g: &Geometr
         let v = if x < g.out_width && (yy as u32) < g.in_height {
             src.fetch(x as i32, yy)
         } else {
-            0.0
+            // Outside (or past the output's columns): the constant border's rows, whose row-pass
+            // result the host passes as `cval` (the constant times the row taps' sum).
+            g.cval
         };
         // SAFETY: ly < th and tx < 32: inside the (SPAN + 2r) × 32 tile.
         unsafe { *tile.add((ly * BLOCK.0 + tx) as usize) = v };

@@ -23,7 +23,7 @@ use {
         block_idx_x, block_idx_y, block_idx_z, sync_threads, thread_idx_x, thread_idx_y,
     },
     crate::device::{
-        F32x4, Global, ParamTaps, Sample, fetch_or_zero, fma, is_alpha, param_taps, store_patch, unroll,
+        F32x4, Global, ParamTaps, Sample, fetch_or_cval, fma, is_alpha, param_taps, store_patch, unroll,
     },
     crate::launch::{Geometry, MAX_FILTER_SIZE, MAX_RADIUS, Taps},
     kernel_macros::kernel,
@@ -123,7 +123,7 @@ unsafe fn separable_fused<T: Sample, const R: usize>(
             });
         } else {
             unroll!(M < 4 + 2 * R; [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33] {
-                seg[M + ra - R] = fetch_or_zero(g, &src, x - R as i32 + M as i32, y);
+                seg[M + ra - R] = fetch_or_cval(g, &src, x - R as i32 + M as i32, y);
             });
         }
         let mut out = [0.0f32; 4];

@@ -22,7 +22,7 @@ use {
     crate::device::thread::{
         block_idx_x, block_idx_y, block_idx_z, sync_threads, thread_idx_x, thread_idx_y,
     },
-    crate::device::{Global, ParamTaps, Sample, fetch_or_zero, fma, is_alpha, param_taps},
+    crate::device::{Global, ParamTaps, Sample, fetch_or_cval, fma, is_alpha, param_taps},
     crate::launch::{Geometry, Taps},
     kernel_macros::kernel,
 };
@@ -69,7 +69,7 @@ unsafe fn separable_rows<T: Sample>(input: *const T, tmp: *mut f32, g: &Geometry
         let mut e = tx;
         while e < tw {
             // SAFETY: e < tw, this block row's share of the shared memory.
-            unsafe { *tile.add(e as usize) = fetch_or_zero(g, &src, x0 + e as i32, y as i32) };
+            unsafe { *tile.add(e as usize) = fetch_or_cval(g, &src, x0 + e as i32, y as i32) };
             e += BLOCK.0;
         }
     }

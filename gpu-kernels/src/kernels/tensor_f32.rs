@@ -179,8 +179,8 @@ pub unsafe fn conv_tensor_f32<T: Sample, const R: usize, const CH: usize>(
             // SAFETY: (xx, yy) is inside the image.
             unsafe { *samples.add(at) }
         } else {
-            // Outside: the zero border, or (border NONE) a position no output uses.
-            0.0
+            // Outside: the constant border, or (border NONE) a position no output uses.
+            g.cval
         }
     };
     // Whether the image's rows and the tile's first column are multiples of 4 pixels.
@@ -267,7 +267,10 @@ pub unsafe fn conv_tensor_f32<T: Sample, const R: usize, const CH: usize>(
                 } else {
                     let mut v = [[0.0f32; 4]; 3];
                     unroll!(P < PLANES; [0, 1, 2] {
-                        v[P] = [0, 1, 2, 3].map(|i| resolved(4 * q + i, row, P));
+                        // Written out (not `map`, which a call in `resolve` left a loop
+                        // over an array in local memory).
+                        let at = |i: u32| resolved(4 * q + i, row, P);
+                        v[P] = [at(0), at(1), at(2), at(3)];
                     });
                     v
                 };

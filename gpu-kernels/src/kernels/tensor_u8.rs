@@ -168,8 +168,12 @@ pub unsafe fn conv_tensor_u8<T: Sample, const R: usize, const C: usize>(
     let shared = dynamic_shared_mem::<u8>();
     let first = ty * BLOCK.0 + tx;
     let threads = BLOCK.0 * BLOCK.1;
-    // Stores tile pixel (col, row) in the planes: the bytes the border rule reads, or zeros
-    // outside the image (the zero border, or (border NONE) a position no output uses).
+    // The constant border's byte (the host picks this kernel only where the constant is a whole
+    // level; 0 for the other borders).
+    let cval = (g.cval * 255.0 + 0.5) as u8;
+    // Stores tile pixel (col, row) in the planes: the bytes the border rule reads, or the
+    // constant outside the image (the constant border, or (border NONE) a position no output
+    // uses).
     let load_pixel = |col: u32, row: u32| {
         let xx = resolve(x0 + col as i32, g.in_width as i32, g.border);
         let yy = resolve(y0 + row as i32, g.in_height as i32, g.border);
@@ -183,7 +187,7 @@ pub unsafe fn conv_tensor_u8<T: Sample, const R: usize, const C: usize>(
             // SAFETY: (xx, yy) is inside the image where read; (col, row) inside the tile.
             unsafe {
                 *shared.add((CH as u32 * plane + row * STRIDE + col) as usize) =
-                    if inside { *bytes.add(at + CH) } else { 0 }
+                    if inside { *bytes.add(at + CH) } else { cval }
             };
         });
     };

@@ -21,7 +21,7 @@ use {
     crate::device::thread::{
         block_idx_x, block_idx_y, block_idx_z, sync_threads, thread_idx_x, thread_idx_y,
     },
-    crate::device::{Global, Sample, correlate_tile, fetch_or_zero, is_alpha, param_taps, store_sample},
+    crate::device::{Global, Sample, correlate_tile, fetch_or_cval, is_alpha, param_taps, store_sample},
     crate::launch::{Geometry, Taps},
     kernel_macros::kernel,
 };
@@ -54,7 +54,7 @@ pub unsafe fn conv_tiled<T: Sample>(input: *const T, output: *mut T, g: Geometry
     let ix = (block_idx_x() * out_side + g.offset + tx) as i32 - r as i32;
     let iy = (block_idx_y() * out_side + g.offset + ty) as i32 - r as i32;
     // SAFETY: the block has SIDE² threads and SIDE² f32 of shared memory.
-    unsafe { *tile.add((ty * SIDE + tx) as usize) = fetch_or_zero(&g, &src, ix, iy) };
+    unsafe { *tile.add((ty * SIDE + tx) as usize) = fetch_or_cval(&g, &src, ix, iy) };
     sync_threads();
 
     let (ox, oy) = (tx.wrapping_sub(r), ty.wrapping_sub(r));

@@ -16,7 +16,7 @@ use {
         block_dim_x, block_dim_y, block_idx_x, block_idx_y, block_idx_z, sync_threads, thread_idx_x,
         thread_idx_y,
     },
-    crate::device::{Global, Sample, fetch_or_zero, fma, is_alpha, param_taps, store_sample},
+    crate::device::{Global, Sample, fetch_or_cval, fma, is_alpha, param_taps, store_sample},
     crate::launch::{Geometry, Taps},
     kernel_macros::kernel,
 };
@@ -47,7 +47,7 @@ pub unsafe fn conv_tiled_cache<T: Sample>(input: *const T, output: *mut T, g: Ge
     let (x, y) = (block_idx_x() * bw + tx, block_idx_y() * bh + ty);
     let (cx, cy) = ((x + g.offset) as i32, (y + g.offset) as i32);
     // SAFETY: one element per thread of the bw·bh tile.
-    unsafe { *tile.add((ty * bw + tx) as usize) = fetch_or_zero(&g, &src, cx, cy) };
+    unsafe { *tile.add((ty * bw + tx) as usize) = fetch_or_cval(&g, &src, cx, cy) };
     sync_threads();
 
     if x >= g.out_width || y >= g.out_height {
@@ -67,7 +67,7 @@ pub unsafe fn conv_tiled_cache<T: Sample>(input: *const T, output: *mut T, g: Ge
                     // SAFETY: (lx, ly) is inside the tile.
                     unsafe { *tile.add((ly as u32 * bw + lx as u32) as usize) }
                 } else {
-                    fetch_or_zero(&g, &src, cx + j as i32 - r, cy + i as i32 - r)
+                    fetch_or_cval(&g, &src, cx + j as i32 - r, cy + i as i32 - r)
                 };
                 acc = fma(value, taps.get(i * k + j), acc);
             }

@@ -18,7 +18,7 @@ use {
         block_dim_x, block_dim_y, block_idx_x, block_idx_y, block_idx_z, sync_threads, thread_idx_x,
         thread_idx_y,
     },
-    crate::device::{Global, Sample, correlate_tile, fetch_or_zero, is_alpha, param_taps, store_sample},
+    crate::device::{Global, Sample, correlate_tile, fetch_or_cval, is_alpha, param_taps, store_sample},
     crate::launch::{Geometry, Taps},
     kernel_macros::kernel,
 };
@@ -54,7 +54,7 @@ pub unsafe fn conv_tiled_output<T: Sample>(input: *const T, output: *mut T, g: G
     while e < tw * th {
         let (lx, ly) = (e % tw, e / tw);
         // SAFETY: e < tw·th, the tile size the host allocates.
-        unsafe { *tile.add(e as usize) = fetch_or_zero(&g, &src, x0 + lx as i32, y0 + ly as i32) };
+        unsafe { *tile.add(e as usize) = fetch_or_cval(&g, &src, x0 + lx as i32, y0 + ly as i32) };
         e += bw * bh;
     }
     sync_threads();

@@ -26,11 +26,16 @@ pub const MAX_RADIUS: u32 = 2;
 pub const INTERLEAVED_MAX_RADIUS: u32 = 1;
 
 /// Whether the rows of `g` are whole 8-byte words a lane loads at a time: rows of a multiple of
-/// 8 bytes, not the valid border, and (but for the zero border) no warp whose first lane ends the
-/// row, which would need a word beyond each end of its bytes.
+/// 8 bytes, not the valid border, not a constant border other than zero (the words beyond the
+/// image are zeros), and (but for the zero border) no warp whose first lane ends the row, which
+/// would need a word beyond each end of its bytes.
 pub const fn words(g: &Geometry) -> bool {
     let row = g.in_width * g.channels;
-    row.is_multiple_of(PER_LANE) && g.offset == 0 && (g.border == border::ZERO || row % STRIP != PER_LANE)
+    let zero = g.border == border::CONSTANT && g.cval == 0.0;
+    row.is_multiple_of(PER_LANE)
+        && g.offset == 0
+        && (zero || g.border != border::CONSTANT)
+        && (zero || row % STRIP != PER_LANE)
 }
 
 /// Whether the kernel streams `g` by words (gray, or RGB and RGBA on their entries); elsewhere
@@ -62,7 +67,7 @@ use {
     },
     crate::launch::ExactTaps,
     kernel_macros::kernel,
-    ptx::{edge_selector, fma_sat, load_nc, load_nc_v2, store_v2},
+    ptx::{edge_selectors, fma_sat, load_nc, load_nc_v2, store_v2},
 };
 
 #[cfg(target_arch = "nvptx64")]
@@ -147,7 +152,7 @@ pub unsafe fn conv_warp_rows<T: Sample, const R: usize, const C: usize>(
     // loop. Unrolled it is as correct (the edge lane takes the border's bytes from its own word),
     // but ptxas then gives the gray radius-1 entry 48 registers instead of 56, and 8192² k=3 ran
     // 1.5% slower (measured 2026-11-24).
-    let strip_unrolled = g.border == border::ZERO || strip + STRIP <= row;
+    let strip_unrolled = g.border == border::CONSTANT || strip + STRIP <= row;
     let rows_inside = oy >= R as u32 && oy + ROWS + R as u32 <= g.in_height;
     // SAFETY: the launch contract.
     unsafe {
@@ -188,9 +193,10 @@ impl Lane {
         let right = !left && (lane == 31 || x + PER_LANE == row);
         // (side, side_at, side_sel) at an edge of the image, given the wrap border's word and the
         // replicate and reflect borders' selectors (of the lane's own words).
-        let edge = |wrap_at: u32, replicate: u32, reflect: u32| match g.border {
+        let edge = |wrap_at: u32, [replicate, reflect, symmetric]: [u32; 3]| match g.border {
             border::REPLICATE => (true, x, replicate),
             border::REFLECT => (true, x, reflect),
+            border::SYMMETRIC => (true, x, symmetric),
             border::WRAP => (true, wrap_at, KEEP),
             _ => (false, 0, KEEP),
         };
@@ -199,17 +205,9 @@ impl Lane {
         } else if right && x + PER_LANE < row {
             (true, x + PER_LANE, KEEP)
         } else if left {
-            edge(
-                row - 4,
-                const { edge_selector::<C, true>(border::REPLICATE) },
-                const { edge_selector::<C, true>(border::REFLECT) },
-            )
+            edge(row - 4, const { edge_selectors::<C, true>() })
         } else if right && x + PER_LANE == row {
-            edge(
-                0,
-                const { edge_selector::<C, false>(border::REPLICATE) },
-                const { edge_selector::<C, false>(border::REFLECT) },
-            )
+            edge(0, const { edge_selectors::<C, false>() })
         } else {
             (false, 0, KEEP)
         };

@@ -58,6 +58,10 @@ pub struct MainArgs {
     /// How pixels outside the image are treated.
     #[arg(long, value_parser = names::border(), default_value = "zero")]
     pub border: Border,
+    /// The value of pixels outside the image under --border constant, on the scale of f32
+    /// samples: 0 to 1 for any sample type (1 is 255 in 8-bit images, 65535 in 16-bit ones).
+    #[arg(long, allow_negative_numbers = true)]
+    pub cval: Option<f64>,
     /// Clamp f32 results to [0, 1].
     #[arg(long)]
     pub clamp: bool,
@@ -149,6 +153,20 @@ pub enum FileVariant {
     Cpu,
     Auto,
     Gpu(Variant),
+}
+
+impl MainArgs {
+    /// The border the options describe: `--border`, with `--cval` for the constant one.
+    pub fn border(&self) -> Result<Border> {
+        match (self.border, self.cval) {
+            (Border::Constant(_), cval) => Ok(Border::constant(cval.unwrap_or(0.0)).context("--cval")?),
+            (_, Some(_)) => bail!(
+                "--cval sets the value of --border constant, not of --border {}",
+                self.border.name()
+            ),
+            (border, None) => Ok(border),
+        }
+    }
 }
 
 impl FileVariant {

@@ -23,7 +23,8 @@ pub fn run(args: &MainArgs, given: &Given) -> Result<()> {
     let dtype = args.dtype.unwrap_or(DType::F32);
     let image = Image::random(width, height, args.channels, dtype, args.seed)
         .context("--size/--width/--height/--channels")?;
-    args.border
+    let border = args.border()?;
+    border
         .output_size(width, height, filter.radius())
         .context("--border")?;
     let requested = match &args.variants {
@@ -45,7 +46,7 @@ pub fn run(args: &MainArgs, given: &Given) -> Result<()> {
         dtype,
         args.seed,
         args.filter.describe(&filter),
-        args.border.name(),
+        border.describe(),
         if args.clamp { ", clamped" } else { "" },
         rayon::current_num_threads()
     );
@@ -53,7 +54,7 @@ pub fn run(args: &MainArgs, given: &Given) -> Result<()> {
     let job = MainJob {
         image,
         filter,
-        border: args.border,
+        border,
         clamp: args.clamp,
         variants,
         runs: args.runs,

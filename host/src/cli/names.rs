@@ -23,8 +23,16 @@ pub fn border() -> impl TypedValueParser<Value = Border> {
     parser(|b| match b {
         Border::Zero => "Pixels outside are 0 (\"ghost cells\")",
         Border::Replicate => "Clamp to the nearest edge pixel: `a a | a b c d | d d`",
-        Border::Reflect => "Mirror without repeating the edge pixel: `c b | a b c d | c b`",
+        Border::Reflect => {
+            "Mirror without repeating the edge pixel: `c b | a b c d | c b` (scipy's mirror, OpenCV's REFLECT_101)"
+        }
+        Border::Symmetric => {
+            "Mirror repeating the edge pixel: `b a | a b c d | d c` (scipy's reflect, OpenCV's REFLECT)"
+        }
         Border::Wrap => "Periodic: `c d | a b c d | a b`",
+        Border::Constant(_) => {
+            "Pixels outside are --cval (0 to 1 for any sample type; 1 is 255 in 8-bit images)"
+        }
         Border::Valid => "No padding: only outputs whose whole window is inside; (W - 2r) × (H - 2r)",
     })
 }

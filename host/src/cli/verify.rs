@@ -16,7 +16,7 @@ pub struct VerifyArgs {
     /// Filter sizes, comma-separated.
     #[arg(long, value_delimiter = ',')]
     filters: Option<Vec<usize>>,
-    /// Border modes, comma-separated.
+    /// Border modes, comma-separated (`constant` checks the constant 0.75).
     #[arg(long, value_delimiter = ',', value_parser = names::border())]
     borders: Option<Vec<Border>>,
     /// Channel counts, comma-separated.
@@ -105,7 +105,15 @@ fn plans(args: &VerifyArgs) -> Result<Vec<VerifyPlan>> {
     Ok(vec![VerifyPlan::widest(
         args.sizes.clone(),
         args.filters.clone(),
-        args.borders.clone(),
+        // `constant` checks the constant of the standard plan, which a kernel reading 0 fails.
+        args.borders.as_ref().map(|b| {
+            b.iter()
+                .map(|&b| match b {
+                    Border::Constant(_) => Border::Constant(Border::CHECKED_CVAL),
+                    b => b,
+                })
+                .collect()
+        }),
         args.channels.clone(),
         args.dtypes.clone(),
     )])

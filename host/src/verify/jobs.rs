@@ -423,7 +423,7 @@ impl VerifyPlan {
             VerifyPlan {
                 sizes: vec![(1023, 769), (2048, 2048)],
                 filter_sizes: vec![3, 17],
-                borders: Border::ALL.to_vec(),
+                borders: Border::CHECKED.to_vec(),
                 layouts: vec![(1, DType::F32), (3, DType::U16), (4, DType::U8)],
             },
         ]
@@ -444,7 +444,7 @@ impl VerifyPlan {
         VerifyPlan {
             sizes: sizes.unwrap_or_else(|| vec![(1, 1), (1, 7), (7, 1), (7, 5), (31, 17), (257, 129)]),
             filter_sizes: filter_sizes.unwrap_or_else(|| vec![1, 3, 5, 7, 9, 17, 31]),
-            borders: borders.unwrap_or_else(|| Border::ALL.to_vec()),
+            borders: borders.unwrap_or_else(|| Border::CHECKED.to_vec()),
             layouts: channels
                 .iter()
                 .flat_map(|&c| dtypes.iter().map(move |&d| (c, d)))
@@ -480,7 +480,7 @@ impl std::fmt::Display for Case {
             self.height,
             self.channels,
             self.dtype.suffix(),
-            self.border.name(),
+            self.border.describe(),
             self.filter_size,
             if self.rank1 { " rank-1" } else { "" },
             self.check

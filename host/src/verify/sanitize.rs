@@ -10,12 +10,12 @@ pub const TOOLS: [&str; 4] = ["memcheck", "racecheck", "synccheck", "initcheck"]
 pub const SIZES: &str = "1x1,7x5,257x129,1023x769";
 
 /// The other `host verify` arguments every tool runs: every variant, several filter sizes, a
-/// subset of borders and layouts.
+/// subset of borders (the constant one with its 0.75) and layouts.
 pub const VERIFY_ARGS: [&str; 10] = [
     "--filters",
     "1,3,7,17",
     "--borders",
-    "zero,reflect,valid",
+    "zero,reflect,symmetric,constant,valid",
     "--channels",
     "1,4",
     "--dtypes",
@@ -29,12 +29,12 @@ pub const VERIFY_ARGS: [&str; 10] = [
 pub const LARGE_PIXELS: usize = 100_000;
 
 /// The `host verify` arguments for the large sizes: every variant, a small and a large filter, the
-/// zero and reflect borders, gray and RGBA, f32.
+/// zero, symmetric and constant borders, gray and RGBA, f32.
 pub const LARGE_VERIFY_ARGS: [&str; 10] = [
     "--filters",
     "3,17",
     "--borders",
-    "zero,reflect",
+    "zero,symmetric,constant",
     "--channels",
     "1,4",
     "--dtypes",
@@ -44,7 +44,8 @@ pub const LARGE_VERIFY_ARGS: [&str; 10] = [
 ];
 
 /// The `host verify` arguments of one kernel's own run: `sizes`, `variant`, `filters` and
-/// `dtypes`, with the zero, reflect and valid borders, gray, RGB and RGBA, and seed 11.
+/// `dtypes`, with the zero, reflect, symmetric, constant and valid borders, gray, RGB and RGBA,
+/// and seed 11.
 const fn own_run(
     sizes: &'static str,
     variant: &'static str,
@@ -59,7 +60,7 @@ const fn own_run(
         "--filters",
         filters,
         "--borders",
-        "zero,reflect,valid",
+        "zero,reflect,symmetric,constant,valid",
         "--channels",
         "1,3,4",
         "--dtypes",
@@ -71,19 +72,19 @@ const fn own_run(
 
 /// The `host verify` arguments of the `tensor-u8` kernel's own run: gray, RGB and RGBA images of
 /// whole tiles across and a width that is a multiple of 16 (its inner tiles load 16-byte
-/// vectors), and of a width that is a multiple of 4 only (RGB loads pixel by pixel), the zero,
-/// reflect and valid borders, its smallest and largest filters.
+/// vectors), and of a width that is a multiple of 4 only (RGB loads pixel by pixel), every border
+/// but replicate and wrap, its smallest and largest filters.
 pub const TENSOR_U8_VERIFY_ARGS: [&str; 14] = own_run("528x268,300x140", "tensor-u8", "3,9", "u8");
 
 /// The `host verify` arguments of the `tensor-f32` kernel's own run: gray, RGB and RGBA images of
 /// whole tiles across (its inner gray tiles load 16-byte vectors where the width is a multiple of
-/// 4), the zero, reflect and valid borders, `f32` samples and its smallest, a middle and its
+/// 4), every border but replicate and wrap, `f32` samples and its smallest, a middle and its
 /// largest filters.
 pub const TENSOR_F32_VERIFY_ARGS: [&str; 14] = own_run("528x268", "tensor-f32", "3,17,31", "f32");
 
 /// The `host verify` arguments of the `warp-rows` kernel's own run: gray, RGB and RGBA images whose
 /// rows are whole 8-byte words (loaded a word per lane), ending on lane 1 of a strip (528) and on
-/// lane 0 (264 gray, 88 RGB bytes), the zero, reflect and valid borders, its filters.
+/// lane 0 (264 gray, 88 RGB bytes), every border but replicate and wrap, its filters.
 pub const WARP_ROWS_VERIFY_ARGS: [&str; 14] = own_run("528x268,264x40,88x20", "warp-rows", "1,3,5", "u8");
 
 /// The `verify` runs one tool gets for `sizes`: the small sizes with [`VERIFY_ARGS`], the large

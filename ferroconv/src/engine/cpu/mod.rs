@@ -70,8 +70,10 @@ struct Plan<'a, T> {
     off: usize,
     /// Padded row `py` (pixel `px`) is image row (pixel) `border.source(py - shift)`.
     shift: isize,
-    /// Source pixel of each padded pixel (`None`: outside the image, reads 0).
+    /// Source pixel of each padded pixel (`None`: outside the image, reads `outside`).
     columns: Vec<Option<usize>>,
+    /// The value of a pixel outside the image, in the samples' units (the constant border's).
+    outside: f32,
     /// Output samples of a working row, rounded up to a whole number of [`BLOCK`]s.
     work: usize,
     /// `f32` samples of a padded row: `work` plus the `(k - 1)` pixels the taps reach past it.
@@ -86,7 +88,7 @@ impl<T: Sample> Plan<'_, T> {
         let (w, ch) = (self.w, self.ch);
         let pw = self.columns.len();
         let Some(yy) = self.border.source(py as isize - self.shift, self.h) else {
-            dst.fill(0.0);
+            dst.fill(self.outside);
             return;
         };
         let row = &self.src[yy * w * ch..(yy + 1) * w * ch];
@@ -101,7 +103,7 @@ impl<T: Sample> Plan<'_, T> {
                         *d = s.load();
                     }
                 }
-                None => to.fill(0.0),
+                None => to.fill(self.outside),
             }
         }
         dst[pw * ch..].fill(0.0);
@@ -285,6 +287,7 @@ fn convolve<T: Sample>(
         off: border.offset(r),
         shift,
         columns: (0..pw).map(|px| border.source(px as isize - shift, w)).collect(),
+        outside: border.outside_sample(T::DTYPE) as f32,
         work,
         stride: work + (k - 1) * ch,
     };

@@ -14,6 +14,7 @@ pub fn naive_sequential(image: &Image, filter: &Filter, border: Border, clamp: b
     let (ow, oh) = border.output_size(w, h, r)?;
     let off = border.offset(r);
     let (taps, samples) = (filter.taps(), image.samples());
+    let outside = border.outside(image.dtype()) as f32;
     let mut values = vec![0.0f32; ow * oh * ch];
     for y in 0..oh {
         for x in 0..ow {
@@ -29,9 +30,11 @@ pub fn naive_sequential(image: &Image, filter: &Filter, border: Border, clamp: b
                     for j in 0..k {
                         let yy = border.source((cy + i) as isize - r as isize, h);
                         let xx = border.source((cx + j) as isize - r as isize, w);
-                        if let (Some(yy), Some(xx)) = (yy, xx) {
-                            acc += samples.value_f32((yy * w + xx) * ch + c) * taps[i * k + j];
-                        }
+                        let v = match (yy, xx) {
+                            (Some(yy), Some(xx)) => samples.value_f32((yy * w + xx) * ch + c),
+                            _ => outside,
+                        };
+                        acc += v * taps[i * k + j];
                     }
                 }
                 *out = acc;

@@ -21,6 +21,7 @@ fn reference_row(image: &Image, values: &[f64], filter: &Filter, border: Border,
     let off = border.offset(filter.radius()) as isize;
     let taps = filter.taps();
     let cy = y as isize + off;
+    let outside = border.outside(image.dtype());
     for (n, o) in out.iter_mut().enumerate() {
         let (x, c) = (n / ch, n % ch);
         let cx = x as isize + off;
@@ -30,13 +31,14 @@ fn reference_row(image: &Image, values: &[f64], filter: &Filter, border: Border,
         }
         let mut acc = 0.0f64;
         for i in 0..k {
-            let Some(yy) = border.source(cy + i as isize - r, h) else {
-                continue;
-            };
+            let yy = border.source(cy + i as isize - r, h);
             for j in 0..k {
-                if let Some(xx) = border.source(cx + j as isize - r, w) {
-                    acc += values[(yy * w + xx) * ch + c] * f64::from(taps[i * k + j]);
-                }
+                let xx = border.source(cx + j as isize - r, w);
+                let v = match (yy, xx) {
+                    (Some(yy), Some(xx)) => values[(yy * w + xx) * ch + c],
+                    _ => outside,
+                };
+                acc += v * f64::from(taps[i * k + j]);
             }
         }
         *o = acc;

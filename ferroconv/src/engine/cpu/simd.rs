@@ -184,9 +184,13 @@ pub fn correlate_pair<V: Vector>(
     }
 }
 
+use crate::DType;
+
 /// An image sample type the fast paths read and write: converted to `f32` in its own units
 /// (levels for integers, so no scaling), and back with rounding and clamping for integers.
 pub trait Sample: Copy + Default + Send + Sync + 'static {
+    /// The run-time name of this type.
+    const DTYPE: DType;
     /// `dst[n] = src[n]` as `f32`, for every `n` of `dst` (`src` as long).
     fn load_row(src: &[Self], dst: &mut [f32]);
     /// `dst[n] = src[n]` as this type: integers clamped to their range and rounded to the
@@ -197,6 +201,7 @@ pub trait Sample: Copy + Default + Send + Sync + 'static {
 }
 
 impl Sample for f32 {
+    const DTYPE: DType = DType::F32;
     #[inline(always)]
     fn load_row(src: &[f32], dst: &mut [f32]) {
         dst.copy_from_slice(src);
@@ -253,8 +258,9 @@ pub fn store_fence() {
 
 /// The integer sample types: plain loops over the row, which the compiler vectorizes.
 macro_rules! integer_sample {
-    ($t:ty) => {
+    ($t:ty, $d:expr) => {
         impl Sample for $t {
+            const DTYPE: DType = $d;
             #[inline(always)]
             fn load_row(src: &[$t], dst: &mut [f32]) {
                 for (d, &s) in dst.iter_mut().zip(src) {
@@ -281,8 +287,8 @@ macro_rules! integer_sample {
     };
 }
 
-integer_sample!(u8);
-integer_sample!(u16);
+integer_sample!(u8, DType::U8);
+integer_sample!(u16, DType::U16);
 
 #[cfg(test)]
 mod tests {

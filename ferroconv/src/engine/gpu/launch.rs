@@ -216,10 +216,16 @@ impl Gpu {
         let spec = job.variant.spec();
         for ((pass, functions), taps) in spec.passes.iter().zip(&kernel.functions).zip(&job.taps) {
             let entry = &functions[pass.function_index(&g, spec.max_radius)];
+            let mut geometry = g;
+            if let (Buffer::Intermediate, Some(PassTaps::Value(row))) = (pass.reads, job.taps.first()) {
+                // A pass over the row pass's results: a row outside the image, all constant,
+                // reads as the constant times the row taps' sum (the taps past them are 0).
+                geometry.cval = g.cval * row.0.iter().sum::<f32>();
+            }
             let args = ConvArgs {
                 input: address(pass.reads)?,
                 output: address(pass.writes)?,
-                geometry: g,
+                geometry,
                 taps: match taps {
                     PassTaps::Global(filter) => TapsParam::Pointer(filter.as_device_ptr().as_raw()),
                     PassTaps::Value(taps) => TapsParam::Value(taps),

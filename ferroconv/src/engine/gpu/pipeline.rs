@@ -249,7 +249,7 @@ mod tests {
 
     #[test]
     fn strips_cover_every_output_row_once() {
-        for border in Border::ALL {
+        for border in Border::CHECKED {
             for (h, r, n) in [(100, 2, 7), (5, 15, 4), (1, 0, 3), (64, 15, 16), (33, 1, 33)] {
                 let Ok((_, oh)) = border.output_size(4, h, r) else {
                     continue;
@@ -276,7 +276,7 @@ mod tests {
     #[test]
     fn strips_give_the_whole_image_result() {
         let image = Image::random(9, 23, 3, DType::F32, 5).unwrap();
-        for border in Border::ALL {
+        for border in Border::CHECKED {
             for k in [1, 3, 7] {
                 let filter = Filter::random(k, k as u64).unwrap();
                 let whole = cpu::sequential(&image, &filter, border, false).unwrap();

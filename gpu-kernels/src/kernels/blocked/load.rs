@@ -1,7 +1,7 @@
 //! The `blocked` kernels' load phase: a tile's rows fetched into shared memory by vectors, in
 //! batches whose loads are all issued before any is stored.
 
-use crate::device::{F32x4, Global, Sample, fetch_or_zero, unroll};
+use crate::device::{F32x4, Global, Sample, fetch_or_cval, unroll};
 use crate::launch::Geometry;
 
 /// Sample `s` of input row `y` after border resolution: with `C` > 1 channels the row's
@@ -10,10 +10,10 @@ use crate::launch::Geometry;
 #[inline(always)]
 pub(super) fn fetch_sample<T: Sample, const C: usize>(g: &Geometry, src: &Global<T>, s: i32, y: i32) -> f32 {
     if C == 1 {
-        fetch_or_zero(g, src, s, y)
+        fetch_or_cval(g, src, s, y)
     } else {
         let channel = s.rem_euclid(C as i32) as u32;
-        fetch_or_zero(g, &Global { channel, ..*src }, s.div_euclid(C as i32), y)
+        fetch_or_cval(g, &Global { channel, ..*src }, s.div_euclid(C as i32), y)
     }
 }
 

@@ -55,9 +55,18 @@ pub(super) unsafe fn store_v2(p: *mut u8, [a, b]: [u32; 2]) {
     };
 }
 
+/// [`edge_selector`]s of the replicate, reflect and symmetric borders.
+pub(super) const fn edge_selectors<const C: usize, const LEFT: bool>() -> [u32; 3] {
+    [
+        edge_selector::<C, LEFT>(border::REPLICATE),
+        edge_selector::<C, LEFT>(border::REFLECT),
+        edge_selector::<C, LEFT>(border::SYMMETRIC),
+    ]
+}
+
 /// The `prmt` selector that makes, from a lane's 8 bytes (`low`, `high`) at the left edge of the
-/// image (`LEFT`) or its right edge, the 4 bytes beyond that edge as border `mode` (replicate or
-/// reflect) gives them, for rows of `C` channels. Byte `s` of the result is the row's byte
+/// image (`LEFT`) or its right edge, the 4 bytes beyond that edge as border `mode` (replicate,
+/// reflect or symmetric) gives them, for rows of `C` channels. Byte `s` of the result is the row's byte
 /// `s - 4` (left) or `row + s` (right); bytes no window reads are 0.
 pub(super) const fn edge_selector<const C: usize, const LEFT: bool>(mode: u32) -> u32 {
     let c = C as i32;
@@ -71,10 +80,14 @@ pub(super) const fn edge_selector<const C: usize, const LEFT: bool>(mode: u32) -
         } else {
             (s / c, s % c)
         };
-        // The pixel it reads: `beyond` pixels inside from the edge pixel (reflect) or the edge
-        // pixel (replicate); its byte among the lane's 8 (the left edge's pixel 0 is byte 0,
-        // the right edge's last pixel byte 8 - C).
-        let inside = if mode == border::REFLECT { beyond + 1 } else { 0 };
+        // The pixel it reads, counted inward from the edge pixel: `beyond + 1` (reflect),
+        // `beyond` (symmetric) or the edge pixel (replicate); its byte among the lane's 8 (the
+        // left edge's pixel 0 is byte 0, the right edge's last pixel byte 8 - C).
+        let inside = match mode {
+            border::REFLECT => beyond + 1,
+            border::SYMMETRIC => beyond,
+            _ => 0,
+        };
         let byte = if LEFT {
             inside * c + ch
         } else {

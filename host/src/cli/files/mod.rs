@@ -249,7 +249,7 @@ fn open_gpus(
 fn settings(args: &MainArgs, filter: Filter) -> Result<batch::Settings> {
     Ok(batch::Settings {
         filter,
-        border: args.border,
+        border: args.border()?,
         clamp: args.clamp,
         dtype: args.dtype,
         raw: RawLayout {

@@ -147,7 +147,7 @@ fn print_document(b: &Batch, interrupted: Option<i32>, auto_choices: &[String]) 
         "variant": b.engine.name(),
         "auto_choices": auto_choices,
         "filter": b.args.filter.describe(&b.settings.filter),
-        "border": b.args.border.name(),
+        "border": b.settings.border.describe(),
         "shard": b.sharding.map(Sharding::json),
         "images": b.outcomes,
         "summary": b.summary,
