@@ -133,7 +133,14 @@ fn several_engines_share_a_batch_and_stop_together_at_a_fault() {
         })
         .collect();
     let paths: Vec<std::path::PathBuf> = (0..12).map(|n| inputs.0.join(format!("img{n:02}.png"))).collect();
-    let items = ferroconv::io::inputs::plan_outputs(&paths, &outputs.0, None, true, |_| true).unwrap();
+    let (items, _) = ferroconv::io::inputs::plan_outputs(
+        &paths,
+        &outputs.0,
+        None,
+        ferroconv::io::inputs::Existing::Replace,
+        |_| true,
+    )
+    .unwrap();
     let filter = Filter::random_normalized(3, 4).unwrap();
     let progress = indicatif::ProgressBar::hidden();
     for fault in [None, Some(Injection::parse("compute:5").unwrap())] {

@@ -214,6 +214,35 @@ fn shards_split_a_folder_and_their_reports_merge() {
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(err.contains("shard(s) 0, 2 of 3 missing"), "{err}");
     assert!(out.contains("\"schema\""), "{out}");
+    // A shard run with another setting that changes results (here the sample type) is not of
+    // the batch: the documents record every such setting, and merge compares them.
+    let other_out = TempDir::new("shard-other");
+    let o = host(&[
+        "-i",
+        s(&input.0),
+        "-o",
+        s(&other_out.0),
+        "--mask",
+        "3",
+        "--variant",
+        "cpu",
+        "--json",
+        "--shard",
+        "1/3",
+        "--dtype",
+        "u16",
+    ]);
+    let (stdout, err) = text(&o);
+    assert!(o.status.success(), "{err}");
+    let doc: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(doc["settings"]["dtype"], "u16", "{doc}");
+    assert_eq!(doc["settings"]["taps"].as_array().unwrap().len(), 9, "{doc}");
+    let other = report_dir.path("other.json");
+    std::fs::write(&other, &stdout).unwrap();
+    let o = host(&["report", "merge", paths[0], s(&other), paths[2]]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("were made with different settings"), "{err}");
 }
 
 /// A file whose name is not UTF-8 (the bytes `\xff\xfe.png`), in a folder and alone, through

@@ -12,6 +12,36 @@ fn info_works_without_a_gpu() {
     assert!(out.contains("PTX target: sm_"), "{out}");
     assert!(out.contains("largest filter: 31x31"), "{out}");
     assert!(out.lines().next().unwrap().starts_with("GPU: "), "{out}");
+    let (json, _) = run_ok(&["info", "--json"]);
+    let doc: serde_json::Value = serde_json::from_str(&json).expect("one JSON document");
+    assert_eq!(doc["largest_filter"], 31, "{doc}");
+    assert!(doc["ptx"]["kernels"].as_u64().unwrap() > 100, "{doc}");
+    assert!(
+        doc["variants"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|v| v["name"] == "blocked-4x4")
+    );
+    // No GPU here: none is listed, and the reason is.
+    assert!(doc["gpus"].as_array().unwrap().is_empty() == doc["gpu_unavailable"].is_string());
+}
+
+#[test]
+fn missing_arguments_are_named() {
+    for (args, needle) in [
+        (&["-o", "x.png"][..], "not provided: --input"),
+        (&["--force"], "not provided: --input"),
+        (&["report", "merge"], "not provided: <REPORTS>"),
+    ] {
+        let o = host(args);
+        let (_, err) = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.lines().count() == 1 && err.contains(needle),
+            "{args:?}: {err}"
+        );
+    }
 }
 
 #[test]
@@ -203,4 +233,40 @@ fn asking_for_a_gpu_variant_without_a_gpu_is_an_error() {
     // (tests/usage/defaults.rs checks both).
     let (_, err) = run_ok(&["-i", s(&good), "-o", s(&out)]);
     assert!(err.starts_with("note: no usable GPU"), "{err}");
+}
+
+#[test]
+fn format_applies_to_output_folders_only() {
+    let dir = TempDir::new("format-option");
+    let input = dir.path("in.png");
+    save_with_image_crate(&Image::random(6, 5, 3, DType::U8, 2).unwrap(), &input);
+    let file = dir.path("e.png");
+    assert_fails(
+        &["-i", s(&input), "-o", s(&file), "--format", "tif"],
+        "--format tif names the results in an output folder",
+        &file,
+    );
+    // A file without an extension: the advice is to name it, since --format does not apply.
+    let bare = dir.path("result");
+    let o = host(&["-i", s(&input), "-o", s(&bare)]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("name it with one") && !err.contains("--format"),
+        "{err}"
+    );
+    // In a folder, an extension no format has is refused before anything is written.
+    let out = TempDir::new("format-option-out");
+    let o = host(&[
+        "-i",
+        s(&input),
+        "-o",
+        &format!("{}/", s(&out.0)),
+        "--format",
+        "gif",
+    ]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("unknown output extension 'gif'"), "{err}");
+    assert!(out.names().is_empty());
 }

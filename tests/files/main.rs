@@ -11,9 +11,12 @@ mod common;
 use common::{host, text};
 
 mod batch;
+mod encoding;
 mod errors;
 mod formats;
 mod limits;
+mod names;
+mod resume;
 
 use ferroconv::io::files::{self, RawLayout};
 use ferroconv::model::filter::FilterKind;

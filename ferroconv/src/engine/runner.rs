@@ -5,7 +5,7 @@
 use crate::engine::autotune::Tuner;
 use crate::engine::fault::{self, Injection, Stage};
 use crate::engine::gpu::{Gpu, Problem, Variant};
-use crate::io::files::RawLayout;
+use crate::io::files::{Encoding, RawLayout};
 use crate::model::image::DType;
 use crate::plan::Filter2D;
 use crate::{Border, Filter, Image, Result, engine::cpu, engine::strips};
@@ -30,6 +30,8 @@ pub struct Settings {
     pub max_mem: Option<usize>,
     /// A fault to inject (tests; see [`crate::engine::fault`]).
     pub inject: Option<Injection>,
+    /// How results are encoded (JPEG quality, TIFF and PNG compression).
+    pub encoding: Encoding,
 }
 
 impl Settings {
@@ -45,6 +47,7 @@ impl Settings {
             max_image_bytes: u64::MAX,
             max_mem: None,
             inject: None,
+            encoding: Encoding::default(),
         }
     }
 }

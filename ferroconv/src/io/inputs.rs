@@ -1,7 +1,7 @@
 //! Which files a batch reads and writes: expands inputs (files, folders, globs) and plans
 //! outputs (never over an input, never over an existing file unless forced).
 
-use crate::io::files::{self, EXTENSIONS};
+use crate::io::files::{self, EXTENSIONS, shown};
 use serde::Serialize;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -68,15 +68,15 @@ fn expand_each(inputs: &[PathBuf]) -> Result<Vec<Input>, String> {
         let text = input.to_string_lossy();
         if input.is_dir() {
             let entries = std::fs::read_dir(input)
-                .map_err(|e| format!("cannot read input folder {}: {e}", input.display()))?;
+                .map_err(|e| format!("cannot read input folder {}: {e}", shown(input)))?;
             let mut found: Vec<PathBuf> = entries
                 .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.is_file() && has_image_extension(p))
+                .filter(|p| p.is_file() && has_image_extension(p) && !is_apple_double(p))
                 .collect();
             if found.is_empty() {
                 return Err(format!(
                     "input folder {} has no image files ({})",
-                    input.display(),
+                    shown(input),
                     EXTENSIONS.join(", ")
                 ));
             }
@@ -84,7 +84,10 @@ fn expand_each(inputs: &[PathBuf]) -> Result<Vec<Input>, String> {
             files.extend(keyed(found, input));
         } else if text.contains(['*', '?', '[']) && !input.exists() {
             let paths = glob::glob(&text).map_err(|e| format!("bad pattern {text}: {e}"))?;
-            let mut found: Vec<PathBuf> = paths.filter_map(|p| p.ok()).filter(|p| p.is_file()).collect();
+            let mut found: Vec<PathBuf> = paths
+                .filter_map(|p| p.ok())
+                .filter(|p| p.is_file() && !is_apple_double(p))
+                .collect();
             if found.is_empty() {
                 return Err(format!("no file matches {text}"));
             }
@@ -98,13 +101,20 @@ fn expand_each(inputs: &[PathBuf]) -> Result<Vec<Input>, String> {
         } else if input.exists() {
             return Err(format!(
                 "input {} is not a regular file (a device, pipe or socket)",
-                input.display()
+                shown(input)
             ));
         } else {
-            return Err(format!("input {} does not exist", input.display()));
+            return Err(format!("input {} does not exist", shown(input)));
         }
     }
     Ok(files)
+}
+
+/// macOS's AppleDouble companions (`._photo.png` beside `photo.png`, written on file systems
+/// without extended attributes): metadata, not images, skipped in folders and patterns.
+fn is_apple_double(path: &Path) -> bool {
+    path.file_name()
+        .is_some_and(|n| n.as_encoded_bytes().starts_with(b"._"))
 }
 
 fn has_image_extension(path: &Path) -> bool {
@@ -113,25 +123,37 @@ fn has_image_extension(path: &Path) -> bool {
         .is_some_and(|e| EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
 }
 
+/// What to do with a result whose file exists already.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Existing {
+    /// Refuse the run (the default).
+    Refuse,
+    /// Replace the file (`--force`).
+    Replace,
+    /// Skip the input (`--skip-existing`): results appear only whole, by rename, so an existing
+    /// one is complete (its settings are not compared).
+    Skip,
+}
+
 /// Where each input's result goes, for the inputs `own` accepts (by index; the others are
-/// another shard's). `output` is a file when there is one input and `output` is neither an
+/// another shard's), and how many of those were skipped since their result exists. `output` is a file when there is one input and `output` is neither an
 /// existing folder nor ends with `/`; otherwise a folder that must exist, and each result is
 /// named after its input with the extension `format` (default: the input's). Refuses to write two
 /// results to one file (among all the inputs, so shards never collide), and, for its own items,
-/// to overwrite an input or to replace an existing file unless `force`. Checks that the
-/// destination folder is writable before anything is decoded.
+/// to overwrite an input or to meet an existing file other than as `existing` says. Checks that
+/// the destination folder is writable before anything is decoded.
 pub fn plan_outputs(
     inputs: &[PathBuf],
     output: &Path,
     format: Option<&str>,
-    force: bool,
+    existing: Existing,
     own: impl Fn(usize) -> bool,
-) -> Result<Vec<Item>, String> {
+) -> Result<(Vec<Item>, usize), String> {
     let special = |path: &Path| {
         files::not_a_regular_file(path).map(|kind| {
             format!(
                 "{} is {kind}, not a regular file: refusing to write a result there, even with --force",
-                path.display()
+                shown(path)
             )
         })
     };
@@ -161,6 +183,13 @@ pub fn plan_outputs(
             })
             .collect()
     } else {
+        if let Some(f) = format {
+            return Err(format!(
+                "--format {f} names the results in an output folder, and the output {} is a file: \
+                 give it the extension of the format you want",
+                shown(output)
+            ));
+        }
         files::check_writable_dir(output.parent().unwrap_or(Path::new("")))?;
         vec![Item {
             input: inputs[0].clone(),
@@ -170,6 +199,7 @@ pub fn plan_outputs(
     let canonical: std::collections::HashSet<PathBuf> =
         inputs.iter().filter_map(|p| p.canonicalize().ok()).collect();
     let mut first_with_output: HashMap<&Path, &Item> = HashMap::with_capacity(items.len());
+    let mut skipped = std::collections::HashSet::new();
     for (n, item) in items.iter().enumerate() {
         if own(n)
             && let Some(e) = special(&item.output)
@@ -181,13 +211,16 @@ pub fn plan_outputs(
             return Err(match item.output.extension() {
                 Some(e) => format!(
                     "{}: unknown output extension '{}' (use one of: {list})",
-                    item.output.display(),
+                    shown(&item.output),
                     e.to_string_lossy()
                 ),
+                None if folder_mode => format!(
+                    "{}: the output has no extension to choose its format: give --format (one of: {list})",
+                    shown(&item.output)
+                ),
                 None => format!(
-                    "{}: the output has no extension to choose its format: name it with one, or give \
-                     --format (one of: {list})",
-                    item.output.display()
+                    "{}: the output has no extension to choose its format: name it with one (one of: {list})",
+                    shown(&item.output)
                 ),
             });
         }
@@ -195,29 +228,37 @@ pub fn plan_outputs(
             if item.output.canonicalize().is_ok_and(|c| canonical.contains(&c)) {
                 return Err(format!(
                     "refusing to overwrite the input {} with a result",
-                    item.output.display()
+                    shown(&item.output)
                 ));
             }
-            if !force {
-                return Err(format!(
-                    "{} already exists (use --force to overwrite it)",
-                    item.output.display()
-                ));
+            match existing {
+                Existing::Refuse => {
+                    return Err(format!(
+                        "{} already exists (use --force to overwrite it, or --skip-existing to skip its input)",
+                        shown(&item.output)
+                    ));
+                }
+                Existing::Replace => {}
+                Existing::Skip => {
+                    skipped.insert(n);
+                }
             }
         }
         if let Some(other) = first_with_output.insert(&item.output, item) {
             return Err(format!(
                 "{} and {} would both be written to {}: rename one, or give them separate runs",
-                other.input.display(),
-                item.input.display(),
-                item.output.display()
+                shown(&other.input),
+                shown(&item.input),
+                shown(&item.output)
             ));
         }
     }
-    Ok(items
+    let count = skipped.len();
+    let items = items
         .into_iter()
         .enumerate()
-        .filter(|(n, _)| own(*n))
+        .filter(|(n, _)| own(*n) && !skipped.contains(n))
         .map(|(_, item)| item)
-        .collect())
+        .collect();
+    Ok((items, count))
 }

@@ -3,13 +3,14 @@
 
 use super::names;
 use super::values::{
-    parse_bytes, parse_count, parse_file_variant, parse_gpus, parse_seed, parse_shard, parse_sigma,
-    parse_variant,
+    parse_bytes, parse_compress, parse_count, parse_file_variant, parse_gpus, parse_quality, parse_seed,
+    parse_shard, parse_sigma, parse_variant,
 };
 use super::{api_bench, bench, cpu_time, info, merge, sanitize, scale, soak, verify};
 use anyhow::{Context as _, Result, bail};
 use clap::{Parser, Subcommand};
 use ferroconv::engine::gpu::{GpuSelection, Variant};
+use ferroconv::io::files::TiffCompression;
 use ferroconv::io::shard::Shard;
 use ferroconv::model::filter::FilterKind;
 use ferroconv::named::Named as _;
@@ -97,9 +98,22 @@ pub struct FileArgs {
     /// Overwrite existing output files.
     #[arg(long, requires = "input")]
     pub force: bool,
+    /// Skip the inputs whose result exists (results appear only whole, so an existing one is
+    /// complete; its settings are not compared): a re-run of an interrupted batch, or a restarted
+    /// job-array task, does only what is left.
+    #[arg(long, requires = "input", conflicts_with = "force")]
+    pub skip_existing: bool,
     /// Extension (format) of the results in an output folder (default: each input's).
     #[arg(long, requires = "input")]
     pub format: Option<String>,
+    /// JPEG quality of JPEG results, 1 to 100 (default 95, as OpenCV's).
+    #[arg(long, requires = "input", value_parser = parse_quality)]
+    pub quality: Option<u8>,
+    /// Compression of TIFF results, `none` (the default), `lzw` or `deflate` (lossless, with the
+    /// horizontal predictor for 8- and 16-bit samples); or of PNG results, a zlib level from 0
+    /// (stored) to 9 (smallest).
+    #[arg(long, requires = "input", value_parser = parse_compress)]
+    pub compress: Option<Compress>,
     /// The one variant for files: `auto` (the default: the fastest for each image's problem class,
     /// measured once per GPU model and cached), a GPU variant, or `cpu`; the CPU is used when no
     /// GPU is usable and no GPU variant was asked for.
@@ -153,6 +167,15 @@ pub enum FileVariant {
     Cpu,
     Auto,
     Gpu(Variant),
+}
+
+/// `--compress`: for TIFF results or for PNG ones.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Compress {
+    /// A TIFF compression.
+    Tiff(TiffCompression),
+    /// A PNG zlib level, 0 to 9.
+    Png(u8),
 }
 
 impl MainArgs {
@@ -242,7 +265,7 @@ pub enum Command {
     Verify(verify::VerifyArgs),
     /// Describe the GPU (name, compute capability, SMs, memory, driver), the embedded PTX's target
     /// and the largest filter; works without a GPU.
-    Info,
+    Info(info::InfoArgs),
     /// Run every variant at awkward sizes under compute-sanitizer (memcheck, racecheck,
     /// synccheck, initcheck); one PASS/FAIL line per tool and case set (sizes over 100,000 pixels
     /// run a reduced set: k 3 and 17, zero and reflect, gray and RGBA, f32); fails on any
@@ -272,7 +295,7 @@ impl Command {
         match self {
             Command::Bench(args) => bench::run(args),
             Command::Verify(args) => verify::run(args),
-            Command::Info => info::run(),
+            Command::Info(args) => info::run(&args),
             Command::Sanitize(args) => sanitize::run(&args),
             Command::Soak(args) => soak::run(&args),
             Command::CpuTime(args) => cpu_time::run(&args),

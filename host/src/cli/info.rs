@@ -1,19 +1,59 @@
 //! `host info`: every visible GPU (or why there is none), the embedded PTX and the largest
-//! filter; works without a GPU.
+//! filter, as text or (`--json`) one JSON document; works without a GPU.
 
 use super::gpu::{gib, open_selected};
+use super::json;
 use anyhow::Result;
-use ferroconv::engine::gpu::GpuSelection;
+use ferroconv::engine::gpu::{FATBIN, GpuSelection, ptx_directive, ptx_entries};
+
+/// `host info`'s options.
+#[derive(clap::Args, Debug)]
+pub struct InfoArgs {
+    /// Print one JSON document (GPUs, kernels, largest filter, variants) instead of text.
+    #[arg(long)]
+    json: bool,
+}
 
 /// Prints the description: every visible GPU (the driver applies `CUDA_VISIBLE_DEVICES`), in
 /// the order `--gpus` numbers them.
-pub fn run() -> Result<()> {
+pub fn run(args: &InfoArgs) -> Result<()> {
+    let mut unavailable = None;
     let gpus = open_selected(GpuSelection::All, |e| {
-        println!("GPU: none ({e})");
+        unavailable = Some(e.to_string());
         Ok(())
     })?;
+    let mut described = Vec::new();
     for gpu in &gpus {
         gpu.make_current()?;
+        let mut doc = json::gpu(gpu.info());
+        if let Ok((free, _)) = gpu.memory() {
+            doc["memory_free_bytes"] = free.into();
+        }
+        doc["kernels_from"] = gpu.module_kind().to_string().into();
+        doc["kernels_load_ms"] = gpu.module_load_ms().into();
+        described.push(doc);
+    }
+    let k = gpu_kernels::launch::MAX_FILTER_SIZE;
+    let registry = &ferroconv::engine::gpu::variant::REGISTRY;
+    if args.json {
+        json::print(&serde_json::json!({
+            "gpus": described,
+            "gpu_unavailable": unavailable,
+            "ptx": {
+                "target": ptx_directive(".target"),
+                "isa": ptx_directive(".version"),
+                "kernels": ptx_entries(),
+                "sass_embedded": !FATBIN.is_empty(),
+            },
+            "largest_filter": k,
+            "variants": registry.iter().map(|s| serde_json::json!({"name": s.name, "summary": s.summary})).collect::<Vec<_>>(),
+        }));
+        return Ok(());
+    }
+    if let Some(e) = &unavailable {
+        println!("GPU: none ({e})");
+    }
+    for (gpu, doc) in gpus.iter().zip(&described) {
         let i = gpu.info();
         let label = if gpus.len() > 1 {
             format!("GPU {}", i.ordinal)
@@ -26,9 +66,13 @@ pub fn run() -> Result<()> {
             i.compute_capability.0, i.compute_capability.1
         );
         println!("SMs: {}", i.multiprocessors);
-        match gpu.memory() {
-            Ok((free, total)) => println!("memory: {:.1} GiB ({:.1} GiB free)", gib(total), gib(free)),
-            Err(_) => println!("memory: {:.1} GiB", gib(i.memory_bytes)),
+        match doc["memory_free_bytes"].as_u64() {
+            Some(free) => println!(
+                "memory: {:.1} GiB ({:.1} GiB free)",
+                gib(i.memory_bytes),
+                gib(free as usize)
+            ),
+            None => println!("memory: {:.1} GiB", gib(i.memory_bytes)),
         }
         println!("driver: CUDA driver API {}", i.driver_api());
         println!(
@@ -37,7 +81,6 @@ pub fn run() -> Result<()> {
             gpu.module_load_ms()
         );
     }
-    use ferroconv::engine::gpu::{FATBIN, ptx_directive, ptx_entries};
     println!(
         "PTX target: {} (PTX ISA {}, {} kernels); SASS: {}",
         ptx_directive(".target"),
@@ -49,10 +92,9 @@ pub fn run() -> Result<()> {
             "embedded for the PTX target"
         }
     );
-    let k = gpu_kernels::launch::MAX_FILTER_SIZE;
     println!("largest filter: {k}x{k}");
     println!("variants:");
-    for spec in &ferroconv::engine::gpu::variant::REGISTRY {
+    for spec in registry {
         println!("  {:<18} {}", spec.name, spec.summary);
     }
     Ok(())

@@ -4,6 +4,7 @@
 use super::json;
 use anyhow::{Context as _, Result};
 use ferroconv::engine::batch::{self, Outcome, Summary};
+use ferroconv::io::files::shown;
 use indicatif::ProgressBar;
 
 /// A batch stopped by a signal; the process exits with 128 + its number.
@@ -48,7 +49,7 @@ pub fn stopped(signal: i32, outcomes: &[Outcome], summary: &Summary) -> anyhow::
     let unwritten: Vec<String> = outcomes
         .iter()
         .filter(|o| o.status != batch::Status::Written)
-        .map(|o| o.input.display().to_string())
+        .map(|o| shown(&o.input))
         .collect();
     let listed = match unwritten.len() {
         0 => String::new(),

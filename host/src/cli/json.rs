@@ -30,6 +30,8 @@ pub fn print_failure(error: &str, interrupted: Option<i32>) {
         "auto_choices": [],
         "filter": null,
         "border": null,
+        "settings": null,
+        "skipped_existing": 0,
         "shard": null,
         "images": [],
         "summary": null,

@@ -55,8 +55,9 @@ pub fn run(args: &ReportArgs) -> Result<()> {
 
 /// The merged document of `docs` (name, document), and what makes the merged batch incomplete
 /// or failed (missing shards, errors, interruptions, images not written). Refuses documents of
-/// another schema, of different filters or borders, of different shard counts, the same shard
-/// twice, or the same input twice.
+/// another schema, of different settings (filter, border, sample type, clamping, format, encoder
+/// choices, variant asked for), of different shard counts, the same shard twice, or the same
+/// input twice.
 pub fn merge(docs: &[(String, Value)]) -> Result<(Value, Vec<String>)> {
     let mut problems = Vec::new();
     let field = |doc: &Value, key: &str| doc.get(key).cloned().unwrap_or(Value::Null);
@@ -69,8 +70,12 @@ pub fn merge(docs: &[(String, Value)]) -> Result<(Value, Vec<String>)> {
             );
         }
     }
-    // Documents of runs that failed before processing have no filter or border: they agree.
-    for key in ["filter", "border"] {
+    // Documents of runs that failed before processing have no settings: they agree.
+    for (key, what) in [
+        ("filter", "filters"),
+        ("border", "borders"),
+        ("settings", "settings"),
+    ] {
         let values: Vec<(&String, Value)> = docs
             .iter()
             .map(|(n, d)| (n, field(d, key)))
@@ -78,7 +83,7 @@ pub fn merge(docs: &[(String, Value)]) -> Result<(Value, Vec<String>)> {
             .collect();
         if let Some((other, _)) = values.iter().find(|(_, v)| *v != values[0].1) {
             bail!(
-                "{} and {other} were made with different {key}s: not one batch",
+                "{} and {other} were made with different {what}: not one batch",
                 values[0].0
             );
         }
@@ -226,6 +231,12 @@ pub fn merge(docs: &[(String, Value)]) -> Result<(Value, Vec<String>)> {
     doc.insert("auto_choices".into(), Value::Array(choices));
     doc.insert("filter".into(), filter);
     doc.insert("border".into(), border);
+    doc.insert("settings".into(), first("settings"));
+    let skipped: u64 = docs
+        .iter()
+        .filter_map(|(_, d)| d.get("skipped_existing")?.as_u64())
+        .sum();
+    doc.insert("skipped_existing".into(), json!(skipped));
     doc.insert(
         "shard".into(),
         match count {

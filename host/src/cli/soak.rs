@@ -72,6 +72,7 @@ pub fn run(args: &SoakArgs) -> Result<()> {
         max_image_bytes: ferroconv::io::files::default_max_image_bytes(),
         max_mem: None,
         inject: None,
+        encoding: Default::default(),
     };
     println!(
         "Soak: {} small (64..256 square-ish) and {} large ({}x{}) random images, {} on {}",

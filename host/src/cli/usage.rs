@@ -39,7 +39,18 @@ pub fn usage_error(e: clap::Error) -> ExitCode {
     let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
     let first = lines.next().unwrap_or("the command line could not be parsed");
     let mut message = first.strip_prefix("error: ").unwrap_or(first).to_string();
-    for tip in lines.filter_map(|l| l.strip_prefix("tip: ")) {
+    let rest: Vec<&str> = lines.collect();
+    if e.kind() == ErrorKind::MissingRequiredArgument {
+        // clap lists the missing arguments on the lines below its first.
+        let missing: Vec<&str> = rest
+            .iter()
+            .copied()
+            .filter(|l| l.starts_with(['-', '<']))
+            .collect();
+        message.push(' ');
+        message.push_str(&missing.join(", "));
+    }
+    for tip in rest.iter().filter_map(|l| l.strip_prefix("tip: ")) {
         message.push_str("; ");
         message.push_str(tip);
     }

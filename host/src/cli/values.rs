@@ -1,9 +1,11 @@
-//! Parsers of option values: counts, seeds, sigmas, sizes, byte sizes and variant names. Each
+//! Parsers of option values: counts, seeds, sigmas, sizes, byte sizes, variant names and encoder
+//! choices. Each
 //! returns the message clap prints after `invalid value '...' for '--option':`.
 
-use super::args::{FileVariant, ShardChoice};
+use super::args::{Compress, FileVariant, ShardChoice};
 use ferroconv::engine::gpu::variant::InputKind;
 use ferroconv::engine::gpu::{GpuSelection, Variant};
+use ferroconv::io::files::TiffCompression;
 use ferroconv::io::shard::Shard;
 
 /// Parses a whole number of at least 0, saying what is wrong with a negative or fractional one.
@@ -21,6 +23,27 @@ pub fn parse_seed(s: &str) -> Result<u64, String> {
     s.trim()
         .parse::<u64>()
         .map_err(|_| "give a whole number from 0 to 18446744073709551615".to_string())
+}
+
+/// Parses a JPEG quality: a whole number from 1 to 100.
+pub fn parse_quality(s: &str) -> Result<u8, String> {
+    match s.trim().parse::<u8>() {
+        Ok(q @ 1..=100) => Ok(q),
+        _ => Err("give a whole number from 1 to 100".to_string()),
+    }
+}
+
+/// Parses `--compress`: `none`, `lzw` or `deflate` (TIFF), or a level from 0 to 9 (PNG).
+pub fn parse_compress(s: &str) -> Result<Compress, String> {
+    match s.trim() {
+        "none" => Ok(Compress::Tiff(TiffCompression::None)),
+        "lzw" => Ok(Compress::Tiff(TiffCompression::Lzw)),
+        "deflate" => Ok(Compress::Tiff(TiffCompression::Deflate)),
+        t => match t.parse::<u8>() {
+            Ok(level @ 0..=9) => Ok(Compress::Png(level)),
+            _ => Err("give none, lzw or deflate (TIFF), or a level from 0 to 9 (PNG)".to_string()),
+        },
+    }
 }
 
 /// Parses a Gaussian's standard deviation: a positive, finite number.

@@ -9,7 +9,7 @@ pub use crate::engine::runner::{Choice, ComputeTimes, Convolved, Engine, Setting
 pub use outcome::{Done, JSON_SCHEMA, Outcome, Status, Summary, summarize};
 
 use crate::engine::fault::Stage;
-use crate::io::files::{self, FileError};
+use crate::io::files::{self, FileError, shown};
 use crate::io::inputs::Item;
 use crate::{Image, Result, io::interrupt};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
@@ -170,7 +170,7 @@ pub fn run(
                     let outcome = match decoded.image {
                         Ok(image) => {
                             let t = Instant::now();
-                            match files::write(&image, &item.output) {
+                            match files::write_with(&image, &item.output, &settings.encoding) {
                                 Ok(()) => {
                                     let done = done_facts(&image, &computed, decoded.decode_ms, t);
                                     finish(decoded.index, Status::Written, Some(done), None)
@@ -178,7 +178,7 @@ pub fn run(
                                 Err(FileError::Interrupted { signal, .. }) => {
                                     let why = format!(
                                         "{}: discarded while being written: interrupted by {signal}",
-                                        item.input.display()
+                                        shown(&item.input)
                                     );
                                     finish(decoded.index, Status::Discarded, None, Some(why))
                                 }
@@ -263,7 +263,7 @@ pub fn run(
                 output: item.output.clone(),
                 status: Status::NotProcessed,
                 done: None,
-                error: Some(format!("{}: not processed: {why_not}", item.input.display())),
+                error: Some(format!("{}: not processed: {why_not}", shown(&item.input))),
             })
         })
         .collect()

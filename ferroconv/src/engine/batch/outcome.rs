@@ -2,6 +2,7 @@
 //! document) and the batch's totals.
 
 use super::ComputeTimes;
+use crate::io::files::shown;
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -36,10 +37,7 @@ impl Outcome {
     /// [`Outcome::error`] without the input's path in front (the JSON has it in `input`).
     pub fn reason(&self) -> Option<&str> {
         let e = self.error.as_deref()?;
-        Some(
-            e.strip_prefix(&format!("{}: ", self.input.display()))
-                .unwrap_or(e),
-        )
+        Some(e.strip_prefix(&format!("{}: ", shown(&self.input))).unwrap_or(e))
     }
 }
 

@@ -15,7 +15,7 @@ mod decode;
 mod write;
 
 pub use decode::{decode, decode_with_limit, default_max_image_bytes, read, read_with_limit};
-pub use write::write;
+pub use write::{Encoding, TiffCompression, write, write_with};
 #[doc(hidden)]
 pub use write::{check_writable_dir, not_a_regular_file, remove_temporaries_and_exit};
 
@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, thiserror::Error)]
 pub enum FileError {
     /// The file could not be opened or read.
-    #[error("cannot read {}: {source}", .path.display())]
+    #[error("cannot read {}: {source}", shown(.path))]
     Read {
         /// The file.
         path: PathBuf,
@@ -34,7 +34,7 @@ pub enum FileError {
         source: std::io::Error,
     },
     /// The file could not be created or written.
-    #[error("cannot write {}: {source}", .path.display())]
+    #[error("cannot write {}: {source}", shown(.path))]
     Write {
         /// The file.
         path: PathBuf,
@@ -42,7 +42,7 @@ pub enum FileError {
         source: std::io::Error,
     },
     /// The file's content is not a valid image of its format.
-    #[error("{}: {}", .path.display(), one_line(.reason))]
+    #[error("{}: {}", shown(.path), one_line(.reason))]
     Decode {
         /// The file.
         path: PathBuf,
@@ -50,7 +50,7 @@ pub enum FileError {
         reason: String,
     },
     /// The image could not be encoded in the file's format.
-    #[error("{}: {}", .path.display(), one_line(.reason))]
+    #[error("{}: {}", shown(.path), one_line(.reason))]
     Encode {
         /// The file.
         path: PathBuf,
@@ -58,7 +58,7 @@ pub enum FileError {
         reason: String,
     },
     /// A format, sample type or layout this library does not read or write.
-    #[error("{}: {reason}", .path.display())]
+    #[error("{}: {reason}", shown(.path))]
     Unsupported {
         /// The file.
         path: PathBuf,
@@ -66,7 +66,7 @@ pub enum FileError {
         reason: String,
     },
     /// The decoded image is not a valid image (size, channels, memory bound).
-    #[error("{}: {source}", .path.display())]
+    #[error("{}: {source}", shown(.path))]
     Image {
         /// The file.
         path: PathBuf,
@@ -75,7 +75,7 @@ pub enum FileError {
     },
     /// A signal asked the process to stop while (or before) the result was written; nothing was
     /// left at `path`.
-    #[error("{}: not written: interrupted by {signal}", .path.display())]
+    #[error("{}: not written: interrupted by {signal}", shown(.path))]
     Interrupted {
         /// The file that was not written.
         path: PathBuf,
@@ -87,6 +87,20 @@ pub enum FileError {
 /// `text` with every run of whitespace, line breaks included, made one space.
 pub fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// `path` for messages: as text (lossy where it is not UTF-8), its control characters written
+/// as escapes (`\n`, `\t`, `\u{1b}`), so that no name can split a message's line or forge one.
+pub fn shown(path: &Path) -> String {
+    let mut text = String::new();
+    for c in path.to_string_lossy().chars() {
+        if c.is_control() {
+            text.extend(c.escape_default());
+        } else {
+            text.push(c);
+        }
+    }
+    text
 }
 
 /// A file format, chosen by the file's extension (for reading, by its content when it is known).

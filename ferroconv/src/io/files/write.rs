@@ -3,14 +3,52 @@
 
 use super::{EXTENSIONS, FileError, Format};
 use crate::model::image::{DType, Image, Samples};
-use image::{ExtendedColorType, ImageFormat};
+use image::{ExtendedColorType, ImageEncoder as _, ImageFormat};
 use std::fs::File;
 use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
+/// How results are encoded where the format has a choice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Encoding {
+    /// JPEG quality, 1 to 100 (default 95, OpenCV's `IMWRITE_JPEG_QUALITY`).
+    pub jpeg_quality: u8,
+    /// TIFF compression (default none).
+    pub tiff: TiffCompression,
+    /// PNG's zlib level, 0 (stored) to 9 (smallest), or `None` for the encoder's fast default.
+    pub png_level: Option<u8>,
+}
+
+impl Default for Encoding {
+    fn default() -> Self {
+        Encoding {
+            jpeg_quality: 95,
+            tiff: TiffCompression::None,
+            png_level: None,
+        }
+    }
+}
+
+/// A TIFF's compression: lossless, with the horizontal predictor for integer samples where
+/// compressed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TiffCompression {
+    /// Uncompressed.
+    None,
+    /// LZW.
+    Lzw,
+    /// Deflate (zlib), at its default level.
+    Deflate,
+}
+
 /// Encodes `image` into `writer` in the format of `path`'s extension.
-fn encode<W: Write + Seek>(image: &Image, path: &Path, writer: &mut W) -> Result<(), FileError> {
+fn encode<W: Write + Seek>(
+    image: &Image,
+    path: &Path,
+    encoding: &Encoding,
+    writer: &mut W,
+) -> Result<(), FileError> {
     let unsupported = |reason: String| FileError::Unsupported {
         path: path.to_path_buf(),
         reason,
@@ -44,7 +82,7 @@ fn encode<W: Write + Seek>(image: &Image, path: &Path, writer: &mut W) -> Result
                 source,
             })
         }
-        Format::Tiff => write_tiff(image, writer).map_err(|e| encode_err(e.to_string())),
+        Format::Tiff => write_tiff(image, encoding.tiff, writer).map_err(|e| encode_err(e.to_string())),
         Format::Pnm if ext != "pam" && ch != 4 => {
             // Binary PGM (P5) or PPM (P6), 8-bit or 16-bit (big-endian samples, maxval 65535).
             let magic = if ch == 1 { "P5" } else { "P6" };
@@ -58,10 +96,23 @@ fn encode<W: Write + Seek>(image: &Image, path: &Path, writer: &mut W) -> Result
                 source,
             })
         }
-        Format::Png | Format::Jpeg | Format::Bmp | Format::Pnm => {
+        Format::Jpeg => image::codecs::jpeg::JpegEncoder::new_with_quality(writer, encoding.jpeg_quality)
+            .write_image(bytes, w, h, color_type(ch, dtype))
+            .map_err(|e| encode_err(e.to_string())),
+        Format::Png if encoding.png_level.is_some() => {
+            use image::codecs::png::{CompressionType, FilterType, PngEncoder};
+            let level = match encoding.png_level {
+                Some(0) => CompressionType::Uncompressed,
+                Some(n) => CompressionType::Level(n),
+                None => CompressionType::Default,
+            };
+            PngEncoder::new_with_quality(writer, level, FilterType::Adaptive)
+                .write_image(bytes, w, h, color_type(ch, dtype))
+                .map_err(|e| encode_err(e.to_string()))
+        }
+        Format::Png | Format::Bmp | Format::Pnm => {
             let format = match format {
                 Format::Png => ImageFormat::Png,
-                Format::Jpeg => ImageFormat::Jpeg,
                 Format::Bmp => ImageFormat::Bmp,
                 _ => ImageFormat::Pnm,
             };
@@ -89,12 +140,30 @@ fn color_type(channels: usize, dtype: DType) -> ExtendedColorType {
 /// the directory and strip tables need room below 4 GiB too.
 const BIG_TIFF_BYTES: usize = (4 << 30) - (64 << 20);
 
-fn write_tiff<W: Write + Seek>(image: &Image, writer: &mut W) -> tiff::TiffResult<()> {
-    use tiff::encoder::TiffEncoder;
-    if image.samples().as_bytes().len() >= BIG_TIFF_BYTES {
-        write_tiff_with(image, TiffEncoder::new_big(writer)?)
+fn write_tiff<W: Write + Seek>(
+    image: &Image,
+    compression: TiffCompression,
+    writer: &mut W,
+) -> tiff::TiffResult<()> {
+    use tiff::encoder::{Compression, DeflateLevel, Predictor, TiffEncoder};
+    let method = match compression {
+        TiffCompression::None => Compression::Uncompressed,
+        TiffCompression::Lzw => Compression::Lzw,
+        TiffCompression::Deflate => Compression::Deflate(DeflateLevel::Balanced),
+    };
+    // The horizontal predictor (differences along rows) helps integer samples compress; the
+    // encoder has none for floats.
+    let predictor = if compression != TiffCompression::None && image.dtype() != DType::F32 {
+        Predictor::Horizontal
     } else {
-        write_tiff_with(image, TiffEncoder::new(writer)?)
+        Predictor::None
+    };
+    if image.samples().as_bytes().len() >= BIG_TIFF_BYTES {
+        let enc = TiffEncoder::new_big(writer)?;
+        write_tiff_with(image, enc.with_compression(method).with_predictor(predictor))
+    } else {
+        let enc = TiffEncoder::new(writer)?;
+        write_tiff_with(image, enc.with_compression(method).with_predictor(predictor))
     }
 }
 
@@ -148,13 +217,13 @@ impl Temporary {
         };
         let name = path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
         let mut live = live_temporaries();
-        let prefix = format!(".{name}.");
+        let prefix = temporary_prefix(&name);
         let mut builder = tempfile::Builder::new();
         builder.prefix(&prefix).suffix(".tmp");
         // As `File::create` would: read-write for all, less the umask.
         #[cfg(unix)]
         builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
-        let file = builder.tempfile_in(dir)?;
+        let file = builder.tempfile_in(dir).map_err(without_path)?;
         live.push(file.path().to_path_buf());
         Ok(Self(Some(file)))
     }
@@ -180,6 +249,42 @@ impl Drop for Temporary {
             live.retain(|p| p != file.path());
             drop(file);
         }
+    }
+}
+
+/// Bytes of a temporary name besides the prefix: 6 random characters and `.tmp`.
+const TEMPORARY_TAIL: usize = 6 + 4;
+
+/// The start of a temporary name for the file `name`: `.NAME.`, within the 255 bytes most file
+/// systems allow a name with the random tail; a longer name is cut at a character boundary and
+/// given a hash of the whole (`.NAME-HASH.`), so results whose names differ only near their ends
+/// still get temporaries of different names.
+fn temporary_prefix(name: &str) -> String {
+    const ROOM: usize = 255 - TEMPORARY_TAIL - 2;
+    if name.len() <= ROOM {
+        return format!(".{name}.");
+    }
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    std::hash::Hash::hash(name, &mut hasher);
+    let hash = std::hash::Hasher::finish(&hasher);
+    let mut keep = ROOM - 17;
+    while !name.is_char_boundary(keep) {
+        keep -= 1;
+    }
+    format!(".{}-{hash:016x}.", &name[..keep])
+}
+
+/// The system's error without the temporary file's name that `tempfile` adds to it: messages
+/// name the result, not the file it is written through.
+fn without_path(e: std::io::Error) -> std::io::Error {
+    let os = e
+        .get_ref()
+        .and_then(|inner| std::error::Error::source(inner))
+        .and_then(|source| source.downcast_ref::<std::io::Error>())
+        .and_then(std::io::Error::raw_os_error);
+    match os {
+        Some(code) => std::io::Error::from_raw_os_error(code),
+        None => e,
     }
 }
 
@@ -248,6 +353,11 @@ pub fn not_a_regular_file(path: &Path) -> Option<&'static str> {
 /// process to stop ([`crate::io::interrupt`]), the temporary file is removed, so an interruption or
 /// failure never leaves a truncated image or a temporary file.
 pub fn write(image: &Image, path: &Path) -> Result<(), FileError> {
+    write_with(image, path, &Encoding::default())
+}
+
+/// [`write`](fn@write) with the encoder's choices `encoding`.
+pub fn write_with(image: &Image, path: &Path, encoding: &Encoding) -> Result<(), FileError> {
     if let Some(kind) = not_a_regular_file(path) {
         return Err(FileError::Unsupported {
             path: path.to_path_buf(),
@@ -269,7 +379,7 @@ pub fn write(image: &Image, path: &Path) -> Result<(), FileError> {
     }
     let tmp = Temporary::create(path).map_err(write_err)?;
     let mut writer = BufWriter::new(Cancellable(tmp.file()));
-    let encoded = encode(image, path, &mut writer).and_then(|()| {
+    let encoded = encode(image, path, encoding, &mut writer).and_then(|()| {
         writer
             .into_inner()
             .map_err(|e| write_err(e.into_error()))
@@ -291,12 +401,29 @@ pub fn check_writable_dir(dir: &Path) -> Result<(), String> {
         dir
     };
     if !shown.is_dir() {
-        return Err(format!("output folder {} does not exist", shown.display()));
+        return Err(format!("output folder {} does not exist", super::shown(shown)));
     }
     // An exclusively created probe with an unpredictable name, removed when dropped.
     tempfile::Builder::new()
         .prefix(".conv-write-probe.")
         .tempfile_in(shown)
         .map(drop)
-        .map_err(|e| format!("output folder {} is not writable: {e}", shown.display()))
+        .map_err(|e| format!("output folder {} is not writable: {e}", super::shown(shown)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn temporary_names_fit_the_file_systems_limit() {
+        assert_eq!(temporary_prefix("a.png"), ".a.png.");
+        let long = |last: char| format!("{}{last}.png", "é".repeat(130));
+        let (a, b) = (temporary_prefix(&long('x')), temporary_prefix(&long('y')));
+        assert!(a.len() + TEMPORARY_TAIL <= 255, "{} bytes", a.len());
+        assert!(a.starts_with(".éé") && a.ends_with('.'), "{a}");
+        assert_ne!(a, b, "names that differ at their ends");
+        let at_limit = "n".repeat(255 - TEMPORARY_TAIL - 2);
+        assert_eq!(temporary_prefix(&at_limit), format!(".{at_limit}."));
+    }
 }

@@ -3,13 +3,13 @@
 
 mod report;
 
-use super::args::{FileVariant, MainArgs, ShardChoice};
+use super::args::{Compress, FileArgs, FileVariant, MainArgs, ShardChoice};
 use super::interrupt::{self, Interrupted};
 use super::json;
 use super::usage::Given;
 use anyhow::{Context as _, Result, bail};
 use ferroconv::engine::gpu::{Gpu, GpuSelection};
-use ferroconv::io::files::{Format, RawLayout};
+use ferroconv::io::files::{Encoding, Format, RawLayout};
 use ferroconv::io::inputs;
 use ferroconv::io::shard::{Shard, ShardSource};
 use ferroconv::{Filter, engine::batch};
@@ -42,6 +42,7 @@ fn process(args: &MainArgs, given: &Given) -> Result<()> {
     interrupt::install(&progress, f.json)?;
     let Plan {
         items,
+        skipped,
         filter,
         variant,
         sharding,
@@ -101,6 +102,7 @@ fn process(args: &MainArgs, given: &Given) -> Result<()> {
         outcomes: &outcomes,
         summary: &summary,
         sharding: sharding.as_ref(),
+        skipped,
     })
 }
 
@@ -147,6 +149,8 @@ fn check_options(args: &MainArgs, given: &Given) -> Result<()> {
 struct Plan {
     /// This process's inputs and where their results go.
     items: Vec<inputs::Item>,
+    /// This process's inputs skipped since their results exist (`--skip-existing`).
+    skipped: usize,
     filter: Filter,
     /// The variant asked for (`None`: `auto` by default).
     variant: Option<FileVariant>,
@@ -189,8 +193,16 @@ fn plan(args: &MainArgs, given: &Given) -> Result<Plan> {
         }
     }
     let own = |n: usize| shard.is_none_or(|s| s.owns(&keys[n]));
-    let items = inputs::plan_outputs(&inputs, output, f.format.as_deref(), f.force, own)
+    let existing = if f.force {
+        inputs::Existing::Replace
+    } else if f.skip_existing {
+        inputs::Existing::Skip
+    } else {
+        inputs::Existing::Refuse
+    };
+    let (items, skipped) = inputs::plan_outputs(&inputs, output, f.format.as_deref(), existing, own)
         .map_err(anyhow::Error::msg)?;
+    check_encoder_options(f, &items)?;
     let sharding = shard.map(|shard| Sharding { shard, total });
     let variant = if args.cpu_only {
         Some(FileVariant::Cpu)
@@ -214,6 +226,7 @@ fn plan(args: &MainArgs, given: &Given) -> Result<Plan> {
     }
     Ok(Plan {
         items,
+        skipped,
         filter,
         variant,
         sharding,
@@ -263,5 +276,43 @@ fn settings(args: &MainArgs, filter: Filter) -> Result<batch::Settings> {
             .map_or_else(ferroconv::io::files::default_max_image_bytes, |b| b as u64),
         max_mem: args.files.max_gpu_mem,
         inject: ferroconv::engine::fault::Injection::from_env()?,
+        encoding: encoding(&args.files),
     })
+}
+
+/// The encoder's choices from `--quality` and `--compress`.
+fn encoding(f: &FileArgs) -> Encoding {
+    let default = Encoding::default();
+    Encoding {
+        jpeg_quality: f.quality.unwrap_or(default.jpeg_quality),
+        tiff: match f.compress {
+            Some(Compress::Tiff(c)) => c,
+            _ => default.tiff,
+        },
+        png_level: match f.compress {
+            Some(Compress::Png(level)) => Some(level),
+            _ => default.png_level,
+        },
+    }
+}
+
+/// Refuses `--quality` or `--compress` where no result of this run is in a format it applies to.
+fn check_encoder_options(f: &FileArgs, items: &[inputs::Item]) -> Result<()> {
+    let none_is = |format| !items.is_empty() && !items.iter().any(|i| Format::of(&i.output) == Some(format));
+    if let Some(q) = f.quality
+        && none_is(Format::Jpeg)
+    {
+        bail!("--quality {q} sets the quality of JPEG results, and no result here is JPEG");
+    }
+    match f.compress {
+        Some(Compress::Tiff(_)) if none_is(Format::Tiff) => {
+            bail!("--compress none, lzw and deflate apply to TIFF results, and no result here is TIFF")
+        }
+        Some(Compress::Png(level)) if none_is(Format::Png) => {
+            bail!(
+                "--compress {level} is a PNG level, and no result here is PNG (TIFF takes none, lzw or deflate)"
+            )
+        }
+        _ => Ok(()),
+    }
 }

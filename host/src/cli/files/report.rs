@@ -6,6 +6,7 @@ use crate::cli::{interrupt, json};
 use anyhow::{Result, bail};
 use ferroconv::engine::batch::{self, Engine, Outcome, Settings, Status, Summary};
 use ferroconv::engine::gpu::Gpu;
+use ferroconv::io::files::shown;
 use ferroconv::io::shard::{Shard, ShardSource};
 
 /// Which lines are printed as images finish.
@@ -25,8 +26,8 @@ impl Lines {
             (Status::Written, Some(d)) if self.verbose => {
                 let line = format!(
                     "{} -> {}: {}x{} x{} {}, {}, {} strip(s), {:.2} ms",
-                    o.input.display(),
-                    o.output.display(),
+                    shown(&o.input),
+                    shown(&o.output),
                     d.width,
                     d.height,
                     d.channels,
@@ -65,6 +66,8 @@ pub struct Batch<'a> {
     pub outcomes: &'a [Outcome],
     pub summary: &'a Summary,
     pub sharding: Option<&'a Sharding>,
+    /// Inputs skipped since their results exist (`--skip-existing`).
+    pub skipped: usize,
 }
 
 /// The shard a batch is, and how many inputs all the shards have together.
@@ -148,10 +151,31 @@ fn print_document(b: &Batch, interrupted: Option<i32>, auto_choices: &[String]) 
         "auto_choices": auto_choices,
         "filter": b.args.filter.describe(&b.settings.filter),
         "border": b.settings.border.describe(),
+        "settings": settings(b),
+        "skipped_existing": b.skipped,
         "shard": b.sharding.map(Sharding::json),
         "images": b.outcomes,
         "summary": b.summary,
     }));
+}
+
+/// Every setting that changes a result, for `report merge` to compare: the filter's taps (so its
+/// kind, size, sigma, file and flip), the border with its value, the sample type, clamping, the
+/// output format, the encoder's choices and the variant asked for (not those the images got).
+fn settings(b: &Batch) -> serde_json::Value {
+    let (f, e) = (&b.args.files, &b.settings.encoding);
+    serde_json::json!({
+        "filter": b.args.filter.describe(&b.settings.filter),
+        "taps": b.settings.filter.taps(),
+        "border": b.settings.border.describe(),
+        "dtype": b.settings.dtype.map(|d| d.suffix()),
+        "clamp": b.settings.clamp,
+        "format": f.format,
+        "jpeg_quality": e.jpeg_quality,
+        "tiff_compression": format!("{:?}", e.tiff).to_lowercase(),
+        "png_level": e.png_level,
+        "variant": if b.args.cpu_only { Some("cpu") } else { f.variant.map(|v| v.name()) },
+    })
 }
 
 /// The summary line on stderr: counts, time, throughput and engine.
@@ -163,6 +187,9 @@ fn print_summary(b: &Batch) {
     }
     if summary.not_processed > 0 {
         counts += &format!(", {} not processed", summary.not_processed);
+    }
+    if b.skipped > 0 {
+        counts += &format!(", {} skipped (results exist)", b.skipped);
     }
     eprintln!(
         "{counts}, {:.2} s, {:.1} megapixels/s, {}",
