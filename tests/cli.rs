@@ -148,7 +148,7 @@ fn bad_arguments_get_one_line_errors_and_nonzero_exit() {
         (&["--filter-file", missing][..], "cannot read filter file"),
         (
             &["--filter", "sobel-x", "--mask", "1"][..],
-            "needs a size of at least 3",
+            "sobel-x needs a size of at least 3",
         ),
         (&["verify", "--filters", "2"][..], "size 2 is not supported"),
         (&["verify", "--sizes", "0x5"][..], "has no pixels"),

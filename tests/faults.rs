@@ -132,7 +132,13 @@ fn several_engines_share_a_batch_and_stop_together_at_a_fault() {
             image
         })
         .collect();
-    let paths: Vec<std::path::PathBuf> = (0..12).map(|n| inputs.0.join(format!("img{n:02}.png"))).collect();
+    let paths: Vec<ferroconv::io::inputs::Input> = (0..12)
+        .map(|n| ferroconv::io::inputs::Input {
+            path: inputs.0.join(format!("img{n:02}.png")),
+            key: format!("img{n:02}.png"),
+            folder: Default::default(),
+        })
+        .collect();
     let (items, _) = ferroconv::io::inputs::plan_outputs(
         &paths,
         &outputs.0,

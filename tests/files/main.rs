@@ -17,6 +17,7 @@ mod formats;
 mod limits;
 mod names;
 mod resume;
+mod trees;
 
 use ferroconv::io::files::{self, RawLayout};
 use ferroconv::model::filter::FilterKind;

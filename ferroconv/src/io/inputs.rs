@@ -21,18 +21,56 @@ pub struct Item {
 pub struct Input {
     pub path: PathBuf,
     pub key: String,
+    /// The folder the file is in, relative to its input root (empty at the root): where its
+    /// result goes under an output folder, so the results mirror the input tree.
+    pub folder: PathBuf,
 }
 
-/// The files named by `inputs`: each a file, a folder (its image files, by extension, sorted) or a
-/// glob pattern (its matching files, sorted). A file named more than once (`-i a.png -i .`) is
-/// taken once, where it first appears.
-pub fn expand_inputs(inputs: &[PathBuf]) -> Result<Vec<Input>, String> {
-    let files = expand_each(inputs)?;
+/// The inputs of a batch, and the sub-folders of input folders that were not entered.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Expanded {
+    pub inputs: Vec<Input>,
+    /// Sub-folders of input folders skipped (without `recursive`).
+    pub skipped_folders: usize,
+}
+
+/// The files named by `inputs`: each a file, a folder (its image files, by extension, sorted; with
+/// `recursive`, those of its sub-folders too, not following symbolic links to folders) or a glob
+/// pattern (its matching files, sorted). A file named more than once (`-i a.png -i .`) is taken
+/// once, where it first appears.
+pub fn expand_inputs(inputs: &[PathBuf], recursive: bool) -> Result<Expanded, String> {
+    let mut skipped_folders = 0;
+    let files = expand_each(inputs, recursive, &mut skipped_folders)?;
     let mut seen = std::collections::HashSet::new();
-    Ok(files
-        .into_iter()
-        .filter(|f| seen.insert(f.path.canonicalize().unwrap_or_else(|_| f.path.clone())))
-        .collect())
+    Ok(Expanded {
+        inputs: files
+            .into_iter()
+            .filter(|f| seen.insert(f.path.canonicalize().unwrap_or_else(|_| f.path.clone())))
+            .collect(),
+        skipped_folders,
+    })
+}
+
+/// The image files of `folder` (by extension, AppleDouble files left out), and of its
+/// sub-folders where `recursive` (not through symbolic links to folders; else counted in
+/// `skipped`).
+fn folder_files(folder: &Path, recursive: bool, skipped: &mut usize) -> Result<Vec<PathBuf>, String> {
+    let entries =
+        std::fs::read_dir(folder).map_err(|e| format!("cannot read input folder {}: {e}", shown(folder)))?;
+    let mut found = Vec::new();
+    for entry in entries.filter_map(|e| e.ok()) {
+        let path = entry.path();
+        // The entry itself: a symbolic link to a folder is not a folder here.
+        let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+        if is_dir && recursive {
+            found.extend(folder_files(&path, true, skipped)?);
+        } else if is_dir {
+            *skipped += 1;
+        } else if path.is_file() && has_image_extension(&path) && !is_apple_double(&path) {
+            found.push(path);
+        }
+    }
+    Ok(found)
 }
 
 /// `path` relative to `root`, with `/` separators (the whole path where it is not under `root`).
@@ -53,13 +91,19 @@ fn glob_root(pattern: &Path) -> PathBuf {
         .collect()
 }
 
-fn expand_each(inputs: &[PathBuf]) -> Result<Vec<Input>, String> {
+fn expand_each(inputs: &[PathBuf], recursive: bool, skipped: &mut usize) -> Result<Vec<Input>, String> {
     let mut files = Vec::new();
     let keyed = |found: Vec<PathBuf>, root: &Path| -> Vec<Input> {
         found
             .into_iter()
             .map(|path| Input {
                 key: key(&path, root),
+                folder: path
+                    .strip_prefix(root)
+                    .ok()
+                    .and_then(Path::parent)
+                    .map(Path::to_path_buf)
+                    .unwrap_or_default(),
                 path,
             })
             .collect()
@@ -67,12 +111,7 @@ fn expand_each(inputs: &[PathBuf]) -> Result<Vec<Input>, String> {
     for input in inputs {
         let text = input.to_string_lossy();
         if input.is_dir() {
-            let entries = std::fs::read_dir(input)
-                .map_err(|e| format!("cannot read input folder {}: {e}", shown(input)))?;
-            let mut found: Vec<PathBuf> = entries
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.is_file() && has_image_extension(p) && !is_apple_double(p))
-                .collect();
+            let mut found = folder_files(input, recursive, skipped)?;
             if found.is_empty() {
                 return Err(format!(
                     "input folder {} has no image files ({})",
@@ -143,7 +182,7 @@ pub enum Existing {
 /// to overwrite an input or to meet an existing file other than as `existing` says. Checks that
 /// the destination folder is writable before anything is decoded.
 pub fn plan_outputs(
-    inputs: &[PathBuf],
+    inputs: &[Input],
     output: &Path,
     format: Option<&str>,
     existing: Existing,
@@ -167,17 +206,17 @@ pub fn plan_outputs(
         files::check_writable_dir(output)?;
         inputs
             .iter()
-            .map(|input| {
-                let stem = input.file_stem().unwrap_or_default();
-                let mut out = output.join(stem);
+            .map(|Input { path, folder, .. }| {
+                let stem = path.file_stem().unwrap_or_default();
+                let mut out = output.join(folder).join(stem);
                 let ext = format
                     .map(str::to_owned)
-                    .or_else(|| input.extension().map(|e| e.to_string_lossy().into_owned()));
+                    .or_else(|| path.extension().map(|e| e.to_string_lossy().into_owned()));
                 if let Some(ext) = ext {
                     out.set_extension(ext);
                 }
                 Item {
-                    input: input.clone(),
+                    input: path.clone(),
                     output: out,
                 }
             })
@@ -192,12 +231,12 @@ pub fn plan_outputs(
         }
         files::check_writable_dir(output.parent().unwrap_or(Path::new("")))?;
         vec![Item {
-            input: inputs[0].clone(),
+            input: inputs[0].path.clone(),
             output: output.to_path_buf(),
         }]
     };
     let canonical: std::collections::HashSet<PathBuf> =
-        inputs.iter().filter_map(|p| p.canonicalize().ok()).collect();
+        inputs.iter().filter_map(|i| i.path.canonicalize().ok()).collect();
     let mut first_with_output: HashMap<&Path, &Item> = HashMap::with_capacity(items.len());
     let mut skipped = std::collections::HashSet::new();
     for (n, item) in items.iter().enumerate() {
@@ -254,11 +293,21 @@ pub fn plan_outputs(
         }
     }
     let count = skipped.len();
-    let items = items
+    let items: Vec<Item> = items
         .into_iter()
         .enumerate()
         .filter(|(n, _)| own(*n) && !skipped.contains(n))
         .map(|(_, item)| item)
         .collect();
+    // The output tree's folders, for inputs found in sub-folders of their root.
+    for item in &items {
+        if let Some(parent) = item.output.parent()
+            && folder_mode
+            && parent != output
+        {
+            std::fs::create_dir_all(parent)
+                .map_err(|e| format!("cannot create the output folder {}: {e}", shown(parent)))?;
+        }
+    }
     Ok((items, count))
 }

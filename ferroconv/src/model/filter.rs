@@ -130,7 +130,8 @@ impl Filter {
             FilterKind::SobelX | FilterKind::SobelY => {
                 if k < 3 {
                     return Err(Error::Filter(format!(
-                        "{kind:?} needs a size of at least 3, got {k}"
+                        "{} needs a size of at least 3, got {k}",
+                        crate::named::Named::name(kind)
                     )));
                 }
                 let smooth = binomial(k - 1);

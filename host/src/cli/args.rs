@@ -92,6 +92,10 @@ pub struct FileArgs {
     /// followed by several, as a shell-expanded glob gives).
     #[arg(long, short, num_args = 1.., action = clap::ArgAction::Append)]
     pub input: Vec<PathBuf>,
+    /// Enter the sub-folders of input folders (not through symbolic links); the results mirror
+    /// the tree under the output folder.
+    #[arg(long, short, requires = "input")]
+    pub recursive: bool,
     /// Output file, or folder (which must exist) for many inputs. Never overwrites an input.
     #[arg(long, short, requires = "input")]
     pub output: Option<PathBuf>,
@@ -247,7 +251,7 @@ impl FilterArgs {
     pub fn describe(&self, filter: &Filter) -> String {
         let name = match &self.filter_file {
             Some(p) => format!("file {}", p.display()),
-            None => format!("{:?}", self.filter).to_lowercase(),
+            None => self.filter.name().to_string(),
         };
         let flip = if self.flip { ", flipped (convolution)" } else { "" };
         let rank = if filter.rank1().is_some() { ", rank-1" } else { "" };

@@ -16,7 +16,6 @@ use ferroconv::{Filter, engine::batch};
 use indicatif::{ProgressBar, ProgressDrawTarget};
 use report::Sharding;
 use std::io::IsTerminal as _;
-use std::path::PathBuf;
 use std::time::Instant;
 
 /// Processes image files; with `--json`, prints exactly one document on stdout, also when the
@@ -167,7 +166,15 @@ fn plan(args: &MainArgs, given: &Given) -> Result<Plan> {
         .as_deref()
         .context("--input needs --output (a file, or a folder for many inputs)")?;
     let filter = args.filter.build()?;
-    let inputs = inputs::expand_inputs(&f.input).map_err(anyhow::Error::msg)?;
+    let inputs::Expanded {
+        inputs,
+        skipped_folders,
+    } = inputs::expand_inputs(&f.input, f.recursive).map_err(anyhow::Error::msg)?;
+    if skipped_folders > 0 && !f.quiet {
+        eprintln!(
+            "note: {skipped_folders} sub-folder(s) of the input folders skipped (--recursive enters them)"
+        );
+    }
     let shard = match f.shard {
         Some(ShardChoice::Off) => None,
         Some(ShardChoice::Shard(s)) => Some(s),
@@ -181,8 +188,7 @@ fn plan(args: &MainArgs, given: &Given) -> Result<Plan> {
         );
     }
     let total = inputs.len();
-    let (inputs, keys): (Vec<PathBuf>, Vec<String>) = inputs.into_iter().map(|i| (i.path, i.key)).unzip();
-    if !inputs.iter().any(|p| Format::of(p) == Some(Format::Raw)) {
+    if !inputs.iter().any(|i| Format::of(&i.path) == Some(Format::Raw)) {
         for id in ["width", "height", "channels"] {
             if given.has(id) {
                 bail!(
@@ -192,7 +198,7 @@ fn plan(args: &MainArgs, given: &Given) -> Result<Plan> {
             }
         }
     }
-    let own = |n: usize| shard.is_none_or(|s| s.owns(&keys[n]));
+    let own = |n: usize| shard.is_none_or(|s| s.owns(&inputs[n].key));
     let existing = if f.force {
         inputs::Existing::Replace
     } else if f.skip_existing {
