@@ -15,6 +15,7 @@ mod encoding;
 mod errors;
 mod formats;
 mod limits;
+mod metadata;
 mod names;
 mod resume;
 mod trees;

@@ -32,6 +32,8 @@ pub struct Settings {
     pub inject: Option<Injection>,
     /// How results are encoded (JPEG quality, TIFF and PNG compression).
     pub encoding: Encoding,
+    /// Filter the pixels as stored and keep the Exif orientation tag, instead of applying it.
+    pub keep_orientation: bool,
 }
 
 impl Settings {
@@ -48,6 +50,7 @@ impl Settings {
             max_mem: None,
             inject: None,
             encoding: Encoding::default(),
+            keep_orientation: false,
         }
     }
 }

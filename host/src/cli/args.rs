@@ -110,6 +110,10 @@ pub struct FileArgs {
     /// Extension (format) of the results in an output folder (default: each input's).
     #[arg(long, requires = "input")]
     pub format: Option<String>,
+    /// Filter the pixels as stored and keep the Exif orientation tag (default: apply the
+    /// orientation, as OpenCV's imread does, and set the tag to 1).
+    #[arg(long, requires = "input")]
+    pub keep_orientation: bool,
     /// JPEG quality of JPEG results, 1 to 100 (default 95, as OpenCV's).
     #[arg(long, requires = "input", value_parser = parse_quality)]
     pub quality: Option<u8>,

@@ -73,6 +73,7 @@ pub fn run(args: &SoakArgs) -> Result<()> {
         max_mem: None,
         inject: None,
         encoding: Default::default(),
+        keep_orientation: false,
     };
     println!(
         "Soak: {} small (64..256 square-ish) and {} large ({}x{}) random images, {} on {}",

@@ -21,6 +21,8 @@ use std::time::{Duration, Instant};
 struct Decoded {
     index: usize,
     image: std::result::Result<Image, String>,
+    /// The input's metadata, for its result.
+    metadata: files::Metadata,
     decode_ms: f64,
 }
 
@@ -28,13 +30,16 @@ fn ms_since(t: Instant) -> f64 {
     t.elapsed().as_secs_f64() * 1e3
 }
 
-/// Decodes (and converts) one input.
-fn decode(item: &Item, s: &Settings) -> std::result::Result<Image, String> {
-    let image = files::read_with_limit(&item.input, &s.raw, s.max_image_bytes).map_err(|e| e.to_string())?;
-    Ok(match s.dtype {
+/// Decodes (and converts) one input, with its metadata.
+fn decode(item: &Item, s: &Settings) -> std::result::Result<(Image, files::Metadata), String> {
+    let (image, metadata) =
+        files::read_with_metadata(&item.input, &s.raw, s.max_image_bytes, s.keep_orientation)
+            .map_err(|e| e.to_string())?;
+    let image = match s.dtype {
         Some(d) => files::convert(image, d),
         None => image,
-    })
+    };
+    Ok((image, metadata))
 }
 
 /// The progress bar's look: bar, images done of all, images per second (one decimal), ETA.
@@ -147,10 +152,14 @@ pub fn run(
                     let index = next.fetch_add(1, Ordering::Relaxed);
                     let Some(item) = items.get(index) else { break };
                     let t = Instant::now();
-                    let image = decode(item, settings);
+                    let (image, metadata) = match decode(item, settings) {
+                        Ok((image, metadata)) => (Ok(image), metadata),
+                        Err(e) => (Err(e), files::Metadata::default()),
+                    };
                     let decoded = Decoded {
                         index,
                         image,
+                        metadata,
                         decode_ms: ms_since(t),
                     };
                     if decoded_tx.send(decoded).is_err() {
@@ -170,7 +179,12 @@ pub fn run(
                     let outcome = match decoded.image {
                         Ok(image) => {
                             let t = Instant::now();
-                            match files::write_with(&image, &item.output, &settings.encoding) {
+                            match files::write_with(
+                                &image,
+                                &item.output,
+                                &settings.encoding,
+                                &decoded.metadata,
+                            ) {
                                 Ok(()) => {
                                     let done = done_facts(&image, &computed, decoded.decode_ms, t);
                                     finish(decoded.index, Status::Written, Some(done), None)

@@ -18,15 +18,38 @@ pub fn read(path: &Path, raw: &RawLayout) -> Result<Image, FileError> {
 /// [`read`], refusing (before allocating it) an image whose decoded samples would take more than
 /// `max_bytes`.
 pub fn read_with_limit(path: &Path, raw: &RawLayout, max_bytes: u64) -> Result<Image, FileError> {
+    read_with_metadata(path, raw, max_bytes, false).map(|(image, _)| image)
+}
+
+/// What a file carries besides its pixels that a result keeps: its ICC profile (PNG, JPEG) and
+/// its Exif block (JPEG, PNG), whose orientation tag says 1 (as stored) once the orientation was
+/// applied.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Metadata {
+    /// The ICC colour profile.
+    pub icc: Option<Vec<u8>>,
+    /// The Exif block (a TIFF structure, without JPEG's `Exif\0\0` header).
+    pub exif: Option<Vec<u8>>,
+}
+
+/// [`read_with_limit`], with the file's [`Metadata`]. The Exif orientation (JPEG, PNG) is
+/// applied to the pixels, as OpenCV's `imread` and PIL's `exif_transpose` do, and the tag set to
+/// 1; with `keep_orientation` the stored pixels and the tag are kept as they are.
+pub fn read_with_metadata(
+    path: &Path,
+    raw: &RawLayout,
+    max_bytes: u64,
+    keep_orientation: bool,
+) -> Result<(Image, Metadata), FileError> {
     let read_err = |source| FileError::Read {
         path: path.to_path_buf(),
         source,
     };
     if Format::of(path) == Some(Format::Raw) {
-        return read_raw(path, raw, max_bytes);
+        return read_raw(path, raw, max_bytes).map(|image| (image, Metadata::default()));
     }
     let file = File::open(path).map_err(read_err)?;
-    decode_from(BufReader::new(file), path, max_bytes)
+    decode_from(BufReader::new(file), path, max_bytes, keep_orientation)
 }
 
 /// Decodes an image file held in memory (any format [`read`] detects by content; not RAW), with
@@ -37,7 +60,7 @@ pub fn decode(bytes: &[u8]) -> Result<Image, FileError> {
 
 /// [`decode`] with an explicit bound on the decoded image's memory, as [`read_with_limit`].
 pub fn decode_with_limit(bytes: &[u8], max_bytes: u64) -> Result<Image, FileError> {
-    decode_from(Cursor::new(bytes), Path::new("<memory>"), max_bytes)
+    decode_from(Cursor::new(bytes), Path::new("<memory>"), max_bytes, false).map(|(image, _)| image)
 }
 
 /// The memory one decoded image may take unless told otherwise: a quarter of the machine's
@@ -54,7 +77,12 @@ pub fn default_max_image_bytes() -> u64 {
 /// Decodes from `source`, naming `path` in errors. Before any pixel buffer is allocated it
 /// refuses an image beyond the size limits, one whose samples would take more than `max_bytes`,
 /// and one in an uncompressed format whose file is shorter than its header says.
-fn decode_from<R: BufRead + Seek>(mut source: R, path: &Path, max_bytes: u64) -> Result<Image, FileError> {
+fn decode_from<R: BufRead + Seek>(
+    mut source: R,
+    path: &Path,
+    max_bytes: u64,
+    keep_orientation: bool,
+) -> Result<(Image, Metadata), FileError> {
     let decode = |reason: String| FileError::Decode {
         path: path.to_path_buf(),
         reason,
@@ -86,14 +114,21 @@ fn decode_from<R: BufRead + Seek>(mut source: R, path: &Path, max_bytes: u64) ->
         ));
     };
     if format == ImageFormat::Tiff {
-        return read_tiff(reader.into_inner(), path, file_len, max_bytes);
+        return read_tiff(reader.into_inner(), path, file_len, max_bytes)
+            .map(|image| (image, Metadata::default()));
     }
     let mut limits = image::Limits::default();
     limits.max_image_width = Some(MAX_SIDE as u32);
     limits.max_image_height = Some(MAX_SIDE as u32);
     limits.max_alloc = Some(max_bytes);
     reader.limits(limits);
-    let decoder = reader.into_decoder().map_err(|e| decode(describe(e)))?;
+    let mut decoder = reader.into_decoder().map_err(|e| decode(describe(e)))?;
+    let icc = decoder.icc_profile().ok().flatten();
+    let mut exif = decoder.exif_metadata().ok().flatten();
+    let orientation = match exif.as_mut() {
+        Some(exif) if !keep_orientation => image::metadata::Orientation::remove_from_exif_chunk(exif),
+        _ => None,
+    };
     let (w, h) = decoder.dimensions();
     check_dims(w as usize, h as usize).map_err(|source| FileError::Image {
         path: path.to_path_buf(),
@@ -117,10 +152,14 @@ fn decode_from<R: BufRead + Seek>(mut source: R, path: &Path, max_bytes: u64) ->
              bytes, but the file has {file_len}"
         )));
     }
-    let dynamic = image::DynamicImage::from_decoder(decoder).map_err(|e| decode(describe(e)))?;
-    from_dynamic(dynamic)
+    let mut dynamic = image::DynamicImage::from_decoder(decoder).map_err(|e| decode(describe(e)))?;
+    if let Some(orientation) = orientation {
+        dynamic.apply_orientation(orientation);
+    }
+    let image = from_dynamic(dynamic)
         .map(|image| inspection.apply(image))
-        .map_err(decode)
+        .map_err(decode)?;
+    Ok((image, Metadata { icc, exif }))
 }
 
 /// Facts about a file that its decoder does not give.

@@ -1,7 +1,7 @@
 //! Writing image files: encoding with the bit depth kept, and safe writes (an exclusive hidden
 //! temporary file in the destination folder, then a rename), removed on error or interruption.
 
-use super::{EXTENSIONS, FileError, Format};
+use super::{EXTENSIONS, FileError, Format, Metadata};
 use crate::model::image::{DType, Image, Samples};
 use image::{ExtendedColorType, ImageEncoder as _, ImageFormat};
 use std::fs::File;
@@ -42,11 +42,13 @@ pub enum TiffCompression {
     Deflate,
 }
 
-/// Encodes `image` into `writer` in the format of `path`'s extension.
+/// Encodes `image` into `writer` in the format of `path`'s extension, with `metadata` where the
+/// format holds it (PNG and JPEG: the ICC profile and the Exif block).
 fn encode<W: Write + Seek>(
     image: &Image,
     path: &Path,
     encoding: &Encoding,
+    metadata: &Metadata,
     writer: &mut W,
 ) -> Result<(), FileError> {
     let unsupported = |reason: String| FileError::Unsupported {
@@ -96,23 +98,28 @@ fn encode<W: Write + Seek>(
                 source,
             })
         }
-        Format::Jpeg => image::codecs::jpeg::JpegEncoder::new_with_quality(writer, encoding.jpeg_quality)
-            .write_image(bytes, w, h, color_type(ch, dtype))
-            .map_err(|e| encode_err(e.to_string())),
-        Format::Png if encoding.png_level.is_some() => {
+        Format::Jpeg => with_metadata(
+            image::codecs::jpeg::JpegEncoder::new_with_quality(writer, encoding.jpeg_quality),
+            metadata,
+        )
+        .write_image(bytes, w, h, color_type(ch, dtype))
+        .map_err(|e| encode_err(e.to_string())),
+        Format::Png => {
             use image::codecs::png::{CompressionType, FilterType, PngEncoder};
             let level = match encoding.png_level {
                 Some(0) => CompressionType::Uncompressed,
                 Some(n) => CompressionType::Level(n),
-                None => CompressionType::Default,
+                None => CompressionType::default(),
             };
-            PngEncoder::new_with_quality(writer, level, FilterType::Adaptive)
-                .write_image(bytes, w, h, color_type(ch, dtype))
-                .map_err(|e| encode_err(e.to_string()))
+            with_metadata(
+                PngEncoder::new_with_quality(writer, level, FilterType::Adaptive),
+                metadata,
+            )
+            .write_image(bytes, w, h, color_type(ch, dtype))
+            .map_err(|e| encode_err(e.to_string()))
         }
-        Format::Png | Format::Bmp | Format::Pnm => {
+        Format::Bmp | Format::Pnm => {
             let format = match format {
-                Format::Png => ImageFormat::Png,
                 Format::Bmp => ImageFormat::Bmp,
                 _ => ImageFormat::Pnm,
             };
@@ -120,6 +127,18 @@ fn encode<W: Write + Seek>(
                 .map_err(|e| encode_err(e.to_string()))
         }
     }
+}
+
+/// `encoder` with the ICC profile and Exif block of `metadata` (both formats that take them
+/// accept them).
+fn with_metadata<E: image::ImageEncoder>(mut encoder: E, metadata: &Metadata) -> E {
+    if let Some(icc) = &metadata.icc {
+        let _ = encoder.set_icc_profile(icc.clone());
+    }
+    if let Some(exif) = &metadata.exif {
+        let _ = encoder.set_exif_metadata(exif.clone());
+    }
+    encoder
 }
 
 fn color_type(channels: usize, dtype: DType) -> ExtendedColorType {
@@ -353,11 +372,17 @@ pub fn not_a_regular_file(path: &Path) -> Option<&'static str> {
 /// process to stop ([`crate::io::interrupt`]), the temporary file is removed, so an interruption or
 /// failure never leaves a truncated image or a temporary file.
 pub fn write(image: &Image, path: &Path) -> Result<(), FileError> {
-    write_with(image, path, &Encoding::default())
+    write_with(image, path, &Encoding::default(), &Metadata::default())
 }
 
-/// [`write`](fn@write) with the encoder's choices `encoding`.
-pub fn write_with(image: &Image, path: &Path, encoding: &Encoding) -> Result<(), FileError> {
+/// [`write`](fn@write) with the encoder's choices `encoding`, and `metadata` (an input's, from
+/// [`read_with_metadata`](super::read_with_metadata)) where the format holds it.
+pub fn write_with(
+    image: &Image,
+    path: &Path,
+    encoding: &Encoding,
+    metadata: &Metadata,
+) -> Result<(), FileError> {
     if let Some(kind) = not_a_regular_file(path) {
         return Err(FileError::Unsupported {
             path: path.to_path_buf(),
@@ -379,7 +404,7 @@ pub fn write_with(image: &Image, path: &Path, encoding: &Encoding) -> Result<(),
     }
     let tmp = Temporary::create(path).map_err(write_err)?;
     let mut writer = BufWriter::new(Cancellable(tmp.file()));
-    let encoded = encode(image, path, encoding, &mut writer).and_then(|()| {
+    let encoded = encode(image, path, encoding, metadata, &mut writer).and_then(|()| {
         writer
             .into_inner()
             .map_err(|e| write_err(e.into_error()))

@@ -283,6 +283,7 @@ fn settings(args: &MainArgs, filter: Filter) -> Result<batch::Settings> {
         max_mem: args.files.max_gpu_mem,
         inject: ferroconv::engine::fault::Injection::from_env()?,
         encoding: encoding(&args.files),
+        keep_orientation: args.files.keep_orientation,
     })
 }
 

@@ -174,6 +174,7 @@ fn settings(b: &Batch) -> serde_json::Value {
         "jpeg_quality": e.jpeg_quality,
         "tiff_compression": format!("{:?}", e.tiff).to_lowercase(),
         "png_level": e.png_level,
+        "keep_orientation": b.settings.keep_orientation,
         "variant": if b.args.cpu_only { Some("cpu") } else { f.variant.map(|v| v.name()) },
     })
 }
