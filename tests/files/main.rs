@@ -18,6 +18,7 @@ mod limits;
 mod metadata;
 mod names;
 mod resume;
+mod tiff;
 mod trees;
 
 use ferroconv::io::files::{self, RawLayout};

@@ -1,0 +1,165 @@
+//! TIFF variants as scanners and instruments write them: 1-bit (both photometric senses), 4-bit,
+//! gray+alpha, 64-bit float and planar RGB are read; CMYK files are refused in one line naming
+//! the feature. The files are laid out by hand here, tag by tag.
+
+use crate::common::{TempDir, host, s, text};
+use ferroconv::io::files::{self, RawLayout};
+use ferroconv::model::image::Samples;
+
+/// A little-endian, uncompressed TIFF: `tags` as (tag, values) of SHORTs (LONGs for the strip
+/// offsets and byte counts, which this fills in), then `data` in one strip, or one per sample
+/// where `tags` make it planar.
+fn tiff(tags: &[(u16, Vec<u16>)], data: &[u8]) -> Vec<u8> {
+    let strips = if tags.contains(&(284, vec![2])) {
+        tags.iter()
+            .find(|t| t.0 == 277)
+            .map_or(1, |t| usize::from(t.1[0]))
+    } else {
+        1
+    };
+    let strip = data.len() / strips;
+    let mut tags: Vec<(u16, Vec<u32>, u16)> = tags
+        .iter()
+        .map(|(t, v)| (*t, v.iter().map(|&x| u32::from(x)).collect(), 3u16))
+        .collect();
+    tags.push((273, vec![0; strips], 4)); // StripOffsets, filled in below
+    tags.push((279, vec![strip as u32; strips], 4)); // StripByteCounts
+    tags.sort_by_key(|t| t.0);
+    let ifd_len = 2 + 12 * tags.len() + 4;
+    // Values longer than 4 bytes follow the directory; the pixels follow them.
+    let mut extra = Vec::new();
+    let mut entries = Vec::new();
+    let extra_at = 8 + ifd_len;
+    let mut fields = Vec::new();
+    for (tag, values, kind) in &tags {
+        let size = if *kind == 3 { 2 } else { 4 };
+        let bytes: Vec<u8> = values
+            .iter()
+            .flat_map(|&v| {
+                if size == 2 {
+                    (v as u16).to_le_bytes().to_vec()
+                } else {
+                    v.to_le_bytes().to_vec()
+                }
+            })
+            .collect();
+        fields.push((*tag, *kind, values.len() as u32, bytes));
+    }
+    let extra_len: usize = fields.iter().filter(|f| f.3.len() > 4).map(|f| f.3.len()).sum();
+    let data_at = (extra_at + extra_len) as u32;
+    for (tag, kind, count, mut bytes) in fields {
+        if tag == 273 {
+            bytes = (0..count)
+                .flat_map(|i| (data_at + i * strip as u32).to_le_bytes())
+                .collect();
+        }
+        entries.extend(tag.to_le_bytes());
+        entries.extend(kind.to_le_bytes());
+        entries.extend(count.to_le_bytes());
+        if bytes.len() > 4 {
+            entries.extend(((extra_at + extra.len()) as u32).to_le_bytes());
+            extra.extend(bytes);
+        } else {
+            bytes.resize(4, 0);
+            entries.extend(bytes);
+        }
+    }
+    let mut file = b"II*\0".to_vec();
+    file.extend(8u32.to_le_bytes());
+    file.extend((tags.len() as u16).to_le_bytes());
+    file.extend(entries);
+    file.extend(0u32.to_le_bytes());
+    file.extend(extra);
+    file.extend(data);
+    file
+}
+
+/// Width, height, bits a sample, photometric interpretation, samples a pixel.
+fn header(w: u16, h: u16, bits: &[u16], photometric: u16) -> Vec<(u16, Vec<u16>)> {
+    vec![
+        (256, vec![w]),
+        (257, vec![h]),
+        (258, bits.to_vec()),
+        (259, vec![1]),
+        (262, vec![photometric]),
+        (277, vec![bits.len() as u16]),
+        (278, vec![h]),
+    ]
+}
+
+fn read(dir: &TempDir, name: &str, bytes: Vec<u8>) -> Result<ferroconv::Image, String> {
+    let path = dir.path(name);
+    std::fs::write(&path, bytes).unwrap();
+    files::read(&path, &RawLayout::default()).map_err(|e| e.to_string())
+}
+
+#[test]
+fn one_and_four_bit_gray_is_read_as_8_bit() {
+    let dir = TempDir::new("tiff-bits");
+    // 10 × 2, 1-bit: rows of 2 bytes, the first bit the leftmost pixel.
+    let data = [0b1010_0000, 0b1100_0000, 0b0000_0001, 0b0100_0000];
+    let want_black_is_zero = [
+        255, 0, 255, 0, 0, 0, 0, 0, 255, 255, //
+        0, 0, 0, 0, 0, 0, 0, 255, 0, 255,
+    ];
+    let image = read(&dir, "b.tif", tiff(&header(10, 2, &[1], 1), &data)).unwrap();
+    assert_eq!((image.width(), image.height(), image.channels()), (10, 2, 1));
+    assert_eq!(image.samples(), &Samples::U8(want_black_is_zero.to_vec()));
+    // WhiteIsZero (fax and scanner files): the same bits, the other way round.
+    let image = read(&dir, "w.tif", tiff(&header(10, 2, &[1], 0), &data)).unwrap();
+    let inverted: Vec<u8> = want_black_is_zero.iter().map(|v| 255 - v).collect();
+    assert_eq!(image.samples(), &Samples::U8(inverted));
+    // 4-bit: levels 0-15 scaled to 0-255.
+    let image = read(&dir, "n.tif", tiff(&header(3, 1, &[4], 1), &[0x0F, 0x80])).unwrap();
+    assert_eq!(image.samples(), &Samples::U8(vec![0, 255, 136]));
+}
+
+#[test]
+fn gray_alpha_and_64_bit_floats_are_read() {
+    let dir = TempDir::new("tiff-types");
+    let mut tags = header(2, 1, &[8, 8], 1);
+    tags.push((338, vec![2])); // ExtraSamples: unassociated alpha
+    let image = read(&dir, "ga.tif", tiff(&tags, &[10, 200, 30, 40])).unwrap();
+    assert_eq!(image.channels(), 4);
+    assert_eq!(
+        image.samples(),
+        &Samples::U8(vec![10, 10, 10, 200, 30, 30, 30, 40])
+    );
+    let mut tags = header(2, 1, &[64], 1);
+    tags.push((339, vec![3])); // SampleFormat: IEEE float
+    let data: Vec<u8> = [0.25f64, -1.5].iter().flat_map(|v| v.to_le_bytes()).collect();
+    let image = read(&dir, "f64.tif", tiff(&tags, &data)).unwrap();
+    assert_eq!(image.samples(), &Samples::F32(vec![0.25, -1.5]));
+}
+
+#[test]
+fn planar_rgb_is_interleaved() {
+    let dir = TempDir::new("tiff-planar");
+    let mut planar = header(2, 2, &[8, 8, 8], 2);
+    planar.push((284, vec![2]));
+    // The red plane, then the green, then the blue, each 2 × 2.
+    let data = [1, 2, 3, 4, 11, 12, 13, 14, 21, 22, 23, 24];
+    let image = read(&dir, "planar.tif", tiff(&planar, &data)).unwrap();
+    assert_eq!(image.channels(), 3);
+    assert_eq!(
+        image.samples(),
+        &Samples::U8(vec![1, 11, 21, 2, 12, 22, 3, 13, 23, 4, 14, 24])
+    );
+}
+
+#[test]
+fn cmyk_files_are_refused_naming_the_feature() {
+    let dir = TempDir::new("tiff-refused");
+    let mut cmyk = header(1, 1, &[8, 8, 8, 8], 5);
+    cmyk.push((332, vec![1])); // InkSet: CMYK
+    let path = dir.path("cmyk.tif");
+    std::fs::write(&path, tiff(&cmyk, &[1u8; 4])).unwrap();
+    let out = dir.path("out.png");
+    let o = host(&["-i", s(&path), "-o", s(&out), "--quiet"]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    let errors: Vec<&str> = err.lines().filter(|l| !l.starts_with("note: ")).collect();
+    assert_eq!(errors.len(), 1, "{err}");
+    assert!(errors[0].contains("CMYK TIFF images are not supported"), "{err}");
+    assert!(!out.exists());
+}
