@@ -163,3 +163,35 @@ fn cmyk_files_are_refused_naming_the_feature() {
     assert!(errors[0].contains("CMYK TIFF images are not supported"), "{err}");
     assert!(!out.exists());
 }
+
+/// A multi-page TIFF (a z-stack) is not cut down to its first page without a word: without
+/// `--page` it fails, naming the option; `--page N` filters page N (0-based).
+#[test]
+fn a_multi_page_tiff_needs_a_page() {
+    use tiff::encoder::{TiffEncoder, colortype::Gray8};
+    let dir = TempDir::new("tiff-pages");
+    let stack = dir.path("stack.tif");
+    {
+        let mut enc = TiffEncoder::new(std::fs::File::create(&stack).unwrap()).unwrap();
+        enc.write_image::<Gray8>(4, 3, &[7; 12]).unwrap();
+        enc.write_image::<Gray8>(5, 2, &[9; 10]).unwrap();
+    }
+    let out = dir.path("page.tif");
+    let o = host(&["-i", s(&stack), "-o", s(&out), "--quiet"]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("a multi-page TIFF of 2 pages") && err.contains("--page N (0 to 1)"),
+        "{err}"
+    );
+    assert!(!out.exists());
+    let identity = ["--filter", "identity", "--mask", "1", "--quiet"];
+    crate::common::run_ok(&[&["-i", s(&stack), "-o", s(&out), "--page", "1"][..], &identity].concat());
+    let page = files::read(&out, &RawLayout::default()).unwrap();
+    assert_eq!((page.width(), page.height()), (5, 2));
+    assert_eq!(page.samples(), &Samples::U8(vec![9; 10]));
+    let o = host(&["-i", s(&stack), "-o", s(&out), "--page", "2", "--force"]);
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("has 2 page(s): no page 2"), "{err}");
+}

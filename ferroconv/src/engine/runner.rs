@@ -34,6 +34,8 @@ pub struct Settings {
     pub encoding: Encoding,
     /// Filter the pixels as stored and keep the Exif orientation tag, instead of applying it.
     pub keep_orientation: bool,
+    /// The page of multi-page TIFF inputs to filter (0-based); without it they fail.
+    pub page: Option<usize>,
 }
 
 impl Settings {
@@ -51,6 +53,7 @@ impl Settings {
             inject: None,
             encoding: Encoding::default(),
             keep_orientation: false,
+            page: None,
         }
     }
 }

@@ -110,6 +110,10 @@ pub struct FileArgs {
     /// Extension (format) of the results in an output folder (default: each input's).
     #[arg(long, requires = "input")]
     pub format: Option<String>,
+    /// The page of multi-page TIFF inputs to filter, 0-based (as tifffile counts); without it a
+    /// multi-page TIFF fails with an error rather than losing its other pages.
+    #[arg(long, requires = "input", allow_negative_numbers = true, value_parser = parse_count)]
+    pub page: Option<usize>,
     /// Filter the pixels as stored and keep the Exif orientation tag (default: apply the
     /// orientation, as OpenCV's imread does, and set the tag to 1).
     #[arg(long, requires = "input")]

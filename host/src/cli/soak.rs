@@ -74,6 +74,7 @@ pub fn run(args: &SoakArgs) -> Result<()> {
         inject: None,
         encoding: Default::default(),
         keep_orientation: false,
+        page: None,
     };
     println!(
         "Soak: {} small (64..256 square-ish) and {} large ({}x{}) random images, {} on {}",

@@ -32,9 +32,13 @@ fn ms_since(t: Instant) -> f64 {
 
 /// Decodes (and converts) one input, with its metadata.
 fn decode(item: &Item, s: &Settings) -> std::result::Result<(Image, files::Metadata), String> {
+    let options = files::ReadOptions {
+        max_bytes: s.max_image_bytes,
+        keep_orientation: s.keep_orientation,
+        page: s.page,
+    };
     let (image, metadata) =
-        files::read_with_metadata(&item.input, &s.raw, s.max_image_bytes, s.keep_orientation)
-            .map_err(|e| e.to_string())?;
+        files::read_with_metadata(&item.input, &s.raw, &options).map_err(|e| e.to_string())?;
     let image = match s.dtype {
         Some(d) => files::convert(image, d),
         None => image,

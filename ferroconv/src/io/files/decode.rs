@@ -18,7 +18,33 @@ pub fn read(path: &Path, raw: &RawLayout) -> Result<Image, FileError> {
 /// [`read`], refusing (before allocating it) an image whose decoded samples would take more than
 /// `max_bytes`.
 pub fn read_with_limit(path: &Path, raw: &RawLayout, max_bytes: u64) -> Result<Image, FileError> {
-    read_with_metadata(path, raw, max_bytes, false).map(|(image, _)| image)
+    let options = ReadOptions {
+        max_bytes,
+        ..ReadOptions::default()
+    };
+    read_with_metadata(path, raw, &options).map(|(image, _)| image)
+}
+
+/// How [`read_with_metadata`] reads a file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReadOptions {
+    /// The most memory the decoded image may take (default [`default_max_image_bytes`]).
+    pub max_bytes: u64,
+    /// Keep the stored pixels and the Exif orientation tag instead of applying it.
+    pub keep_orientation: bool,
+    /// The page of a multi-page TIFF to read (0-based). Without it a multi-page TIFF is an
+    /// error, not its first page: nothing is dropped without a word.
+    pub page: Option<usize>,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        ReadOptions {
+            max_bytes: default_max_image_bytes(),
+            keep_orientation: false,
+            page: None,
+        }
+    }
 }
 
 /// What a file carries besides its pixels that a result keeps: its ICC profile (PNG, JPEG) and
@@ -32,24 +58,37 @@ pub struct Metadata {
     pub exif: Option<Vec<u8>>,
 }
 
-/// [`read_with_limit`], with the file's [`Metadata`]. The Exif orientation (JPEG, PNG) is
-/// applied to the pixels, as OpenCV's `imread` and PIL's `exif_transpose` do, and the tag set to
-/// 1; with `keep_orientation` the stored pixels and the tag are kept as they are.
+/// [`read_with_limit`] as `options` say, with the file's [`Metadata`]. The Exif orientation
+/// (JPEG, PNG) is applied to the pixels, as OpenCV's `imread` and PIL's `exif_transpose` do, and
+/// the tag set to 1; with `keep_orientation` the stored pixels and the tag are kept as they are.
 pub fn read_with_metadata(
     path: &Path,
     raw: &RawLayout,
-    max_bytes: u64,
-    keep_orientation: bool,
+    options: &ReadOptions,
 ) -> Result<(Image, Metadata), FileError> {
+    let ReadOptions {
+        max_bytes,
+        keep_orientation,
+        page,
+    } = *options;
     let read_err = |source| FileError::Read {
         path: path.to_path_buf(),
         source,
     };
-    if Format::of(path) == Some(Format::Raw) {
+    let format = Format::of(path);
+    if let Some(n) = page.filter(|&n| n > 0)
+        && format.is_some_and(|f| f != Format::Tiff)
+    {
+        return Err(FileError::Unsupported {
+            path: path.to_path_buf(),
+            reason: format!("has one page, not a page {n}: --page picks a page of a multi-page TIFF"),
+        });
+    }
+    if format == Some(Format::Raw) {
         return read_raw(path, raw, max_bytes).map(|image| (image, Metadata::default()));
     }
     let file = File::open(path).map_err(read_err)?;
-    decode_from(BufReader::new(file), path, max_bytes, keep_orientation)
+    decode_from(BufReader::new(file), path, max_bytes, keep_orientation, page)
 }
 
 /// Decodes an image file held in memory (any format [`read`] detects by content; not RAW), with
@@ -60,7 +99,7 @@ pub fn decode(bytes: &[u8]) -> Result<Image, FileError> {
 
 /// [`decode`] with an explicit bound on the decoded image's memory, as [`read_with_limit`].
 pub fn decode_with_limit(bytes: &[u8], max_bytes: u64) -> Result<Image, FileError> {
-    decode_from(Cursor::new(bytes), Path::new("<memory>"), max_bytes, false).map(|(image, _)| image)
+    decode_from(Cursor::new(bytes), Path::new("<memory>"), max_bytes, false, None).map(|(image, _)| image)
 }
 
 /// The memory one decoded image may take unless told otherwise: a quarter of the machine's
@@ -82,6 +121,7 @@ fn decode_from<R: BufRead + Seek>(
     path: &Path,
     max_bytes: u64,
     keep_orientation: bool,
+    page: Option<usize>,
 ) -> Result<(Image, Metadata), FileError> {
     let decode = |reason: String| FileError::Decode {
         path: path.to_path_buf(),
@@ -114,7 +154,7 @@ fn decode_from<R: BufRead + Seek>(
         ));
     };
     if format == ImageFormat::Tiff {
-        return read_tiff(reader.into_inner(), path, file_len, max_bytes)
+        return read_tiff(reader.into_inner(), path, file_len, max_bytes, page)
             .map(|image| (image, Metadata::default()));
     }
     let mut limits = image::Limits::default();
@@ -413,6 +453,7 @@ fn read_tiff<R: BufRead + Seek>(
     path: &Path,
     file_len: u64,
     max_bytes: u64,
+    page: Option<usize>,
 ) -> Result<Image, FileError> {
     use tiff::decoder::{Decoder, DecodingResult, Limits};
     let decode = |e: tiff::TiffError| FileError::Decode {
@@ -434,6 +475,25 @@ fn read_tiff<R: BufRead + Seek>(
     // with it (the default allows 1 MiB).
     limits.ifd_value_size = limits.ifd_value_size.max(limits.decoding_buffer_size / 256);
     let mut decoder = Decoder::new(source).map_err(decode)?.with_limits(limits);
+    let mut pages = 1;
+    while decoder.more_images() {
+        decoder.next_image().map_err(decode)?;
+        pages += 1;
+    }
+    let last = pages - 1;
+    match page {
+        None if pages > 1 => {
+            return Err(FileError::Unsupported {
+                path: path.to_path_buf(),
+                reason: format!(
+                    "a multi-page TIFF of {pages} pages, which is filtered one page at a time for now: \
+                     give --page N (0 to {last}) to filter page N"
+                ),
+            });
+        }
+        Some(n) if n > last => return Err(refuse(format!("has {pages} page(s): no page {n} (0-based)"))),
+        _ => decoder.seek_to_image(page.unwrap_or(0)).map_err(decode)?,
+    }
     let (w, h) = decoder.dimensions().map_err(decode)?;
     check_dims(w as usize, h as usize).map_err(|source| FileError::Image {
         path: path.to_path_buf(),

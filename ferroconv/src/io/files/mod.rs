@@ -15,7 +15,8 @@ mod decode;
 mod write;
 
 pub use decode::{
-    Metadata, decode, decode_with_limit, default_max_image_bytes, read, read_with_limit, read_with_metadata,
+    Metadata, ReadOptions, decode, decode_with_limit, default_max_image_bytes, read, read_with_limit,
+    read_with_metadata,
 };
 pub use write::{Encoding, TiffCompression, write, write_with};
 #[doc(hidden)]

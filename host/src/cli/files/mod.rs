@@ -284,6 +284,7 @@ fn settings(args: &MainArgs, filter: Filter) -> Result<batch::Settings> {
         inject: ferroconv::engine::fault::Injection::from_env()?,
         encoding: encoding(&args.files),
         keep_orientation: args.files.keep_orientation,
+        page: args.files.page,
     })
 }
 

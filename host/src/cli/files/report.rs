@@ -175,6 +175,7 @@ fn settings(b: &Batch) -> serde_json::Value {
         "tiff_compression": format!("{:?}", e.tiff).to_lowercase(),
         "png_level": e.png_level,
         "keep_orientation": b.settings.keep_orientation,
+        "page": b.settings.page,
         "variant": if b.args.cpu_only { Some("cpu") } else { f.variant.map(|v| v.name()) },
     })
 }
