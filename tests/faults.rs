@@ -135,7 +135,7 @@ fn several_engines_share_a_batch_and_stop_together_at_a_fault() {
     let paths: Vec<ferroconv::io::inputs::Input> = (0..12)
         .map(|n| ferroconv::io::inputs::Input {
             path: inputs.0.join(format!("img{n:02}.png")),
-            key: format!("img{n:02}.png"),
+            key: format!("img{n:02}.png").into_bytes(),
             folder: Default::default(),
         })
         .collect();

@@ -164,33 +164,47 @@ fn cmyk_files_are_refused_naming_the_feature() {
     assert!(!out.exists());
 }
 
-/// A multi-page TIFF (a z-stack) is not cut down to its first page without a word: without
-/// `--page` it fails, naming the option; `--page N` filters page N (0-based).
+/// A multi-page TIFF (a z-stack) is filtered page by page, each of its own size, into a
+/// multi-page TIFF; a format of one page refuses it, naming `--page`, which picks one page.
 #[test]
-fn a_multi_page_tiff_needs_a_page() {
+fn a_multi_page_tiff_is_filtered_page_by_page() {
     use tiff::encoder::{TiffEncoder, colortype::Gray8};
     let dir = TempDir::new("tiff-pages");
     let stack = dir.path("stack.tif");
+    let first: Vec<u8> = (0..12).map(|v| v * 20).collect();
     {
         let mut enc = TiffEncoder::new(std::fs::File::create(&stack).unwrap()).unwrap();
-        enc.write_image::<Gray8>(4, 3, &[7; 12]).unwrap();
+        enc.write_image::<Gray8>(4, 3, &first).unwrap();
         enc.write_image::<Gray8>(5, 2, &[9; 10]).unwrap();
     }
-    let out = dir.path("page.tif");
-    let o = host(&["-i", s(&stack), "-o", s(&out), "--quiet"]);
+    let identity = ["--filter", "identity", "--mask", "1", "--json"];
+    let out = dir.path("out.tif");
+    let (json, _) = crate::common::run_ok(&[&["-i", s(&stack), "-o", s(&out)][..], &identity].concat());
+    let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(doc["images"][0]["pages"], 2, "{doc}");
+    let options = files::ReadOptions::default();
+    let (pages, _) = files::read_pages(&out, &RawLayout::default(), &options).unwrap();
+    let sizes: Vec<_> = pages.iter().map(|p| (p.width(), p.height())).collect();
+    assert_eq!(sizes, [(4, 3), (5, 2)]);
+    assert_eq!(pages[0].samples(), &Samples::U8(first));
+    assert_eq!(pages[1].samples(), &Samples::U8(vec![9; 10]));
+    // One image alone from a multi-page file is an error, not its first page.
+    let e = files::read(&out, &RawLayout::default()).unwrap_err().to_string();
+    assert!(e.contains("a multi-page TIFF of 2 pages"), "{e}");
+
+    let png = dir.path("page.png");
+    let o = host(&["-i", s(&stack), "-o", s(&png), "--quiet"]);
     let (_, err) = text(&o);
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(
-        err.contains("a multi-page TIFF of 2 pages") && err.contains("--page N (0 to 1)"),
+        err.contains("holds one page: give a .tif result, or --page N"),
         "{err}"
     );
-    assert!(!out.exists());
-    let identity = ["--filter", "identity", "--mask", "1", "--quiet"];
-    crate::common::run_ok(&[&["-i", s(&stack), "-o", s(&out), "--page", "1"][..], &identity].concat());
-    let page = files::read(&out, &RawLayout::default()).unwrap();
+    assert!(!png.exists());
+    crate::common::run_ok(&[&["-i", s(&stack), "-o", s(&png), "--page", "1"][..], &identity].concat());
+    let page = files::read(&png, &RawLayout::default()).unwrap();
     assert_eq!((page.width(), page.height()), (5, 2));
-    assert_eq!(page.samples(), &Samples::U8(vec![9; 10]));
-    let o = host(&["-i", s(&stack), "-o", s(&out), "--page", "2", "--force"]);
+    let o = host(&["-i", s(&stack), "-o", s(&png), "--page", "2", "--force"]);
     let (_, err) = text(&o);
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(err.contains("has 2 page(s): no page 2"), "{err}");

@@ -95,6 +95,21 @@ pub struct ComputeTimes {
     pub d2h_ms: Option<f64>,
 }
 
+impl ComputeTimes {
+    /// The times of two convolutions together (of two pages of one file), the variant `self`'s;
+    /// a GPU time one of them lacks is lacking.
+    pub fn add(&self, other: &ComputeTimes) -> ComputeTimes {
+        let sum = |a: Option<f64>, b: Option<f64>| Some(a? + b?);
+        ComputeTimes {
+            compute_ms: self.compute_ms + other.compute_ms,
+            variant: self.variant,
+            kernel_ms: sum(self.kernel_ms, other.kernel_ms),
+            h2d_ms: sum(self.h2d_ms, other.h2d_ms),
+            d2h_ms: sum(self.d2h_ms, other.d2h_ms),
+        }
+    }
+}
+
 impl<'g> Engine<'g> {
     /// An engine on `gpu` choosing its variants by `choice`.
     pub fn gpu(gpu: &'g Gpu, choice: Choice) -> Self {

@@ -13,14 +13,14 @@ pub struct Item {
     pub output: PathBuf,
 }
 
-/// One input file and its key: its path relative to the input root it was found under, with
-/// `/` separators (the root of a folder given as input is that folder; of a glob pattern, its
+/// One input file and its key: its path relative to the input root it was found under, as bytes
+/// (names need not be UTF-8), with `/` separators (the root of a folder given as input is that folder; of a glob pattern, its
 /// folders before the first wildcard; of a file named directly, its folder). Shards are split by
 /// key ([`crate::io::shard`]), so they do not depend on where the inputs are mounted.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Input {
     pub path: PathBuf,
-    pub key: String,
+    pub key: Vec<u8>,
     /// The folder the file is in, relative to its input root (empty at the root): where its
     /// result goes under an output folder, so the results mirror the input tree.
     pub folder: PathBuf,
@@ -73,14 +73,15 @@ fn folder_files(folder: &Path, recursive: bool, skipped: &mut usize) -> Result<V
     Ok(found)
 }
 
-/// `path` relative to `root`, with `/` separators (the whole path where it is not under `root`).
-fn key(path: &Path, root: &Path) -> String {
+/// `path` relative to `root`, with `/` separators, as bytes (the whole path where it is not
+/// under `root`).
+fn key(path: &Path, root: &Path) -> Vec<u8> {
     let relative = path.strip_prefix(root).unwrap_or(path);
     relative
         .components()
-        .map(|c| c.as_os_str().to_string_lossy())
+        .map(|c| c.as_os_str().as_encoded_bytes())
         .collect::<Vec<_>>()
-        .join("/")
+        .join(&b'/')
 }
 
 /// The folders of a glob pattern before its first component with a wildcard.

@@ -111,8 +111,8 @@ impl Shard {
         Ok(None)
     }
 
-    /// Whether the input with `key` belongs to this shard.
-    pub fn owns(&self, key: &str) -> bool {
+    /// Whether the input with `key` (its bytes: names need not be UTF-8) belongs to this shard.
+    pub fn owns(&self, key: impl AsRef<[u8]>) -> bool {
         shard_of(key, self.count) == self.index
     }
 }
@@ -130,8 +130,8 @@ impl fmt::Display for Shard {
 }
 
 /// The shard of `count` that the input with `key` belongs to.
-pub fn shard_of(key: &str, count: usize) -> usize {
-    (fnv1a(key.as_bytes()) % count.max(1) as u64) as usize
+pub fn shard_of(key: impl AsRef<[u8]>, count: usize) -> usize {
+    (fnv1a(key.as_ref()) % count.max(1) as u64) as usize
 }
 
 /// 64-bit FNV-1a: a fixed, documented hash (unlike `std`'s, which may change between releases).

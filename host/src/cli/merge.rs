@@ -166,7 +166,9 @@ pub fn merge(docs: &[(String, Value)]) -> Result<(Value, Vec<String>)> {
         }
         for image in doc.get("images").and_then(Value::as_array).into_iter().flatten() {
             let input = image.get("input").and_then(Value::as_str).unwrap_or_default();
-            if !inputs.insert(input.to_string()) {
+            // A name that is not UTF-8 is told apart by its bytes, not by its lossy text.
+            let bytes = image.get("input_bytes").and_then(Value::as_str);
+            if !inputs.insert((input.to_string(), bytes.map(str::to_string))) {
                 bail!("{input} is in more than one document: not shards of one batch");
             }
             images.push(image.clone());
@@ -314,6 +316,27 @@ mod tests {
         assert_eq!(m["shards"].as_array().unwrap().len(), 2);
         assert_eq!(m["variant"], "blocked-4x4");
         assert_eq!(m["error"], Value::Null);
+    }
+
+    /// Two names that are not UTF-8 and differ only in bytes their lossy text loses are two
+    /// inputs, told apart by `input_bytes`; the same name twice is still refused.
+    #[test]
+    fn names_that_are_not_utf8_are_compared_by_their_bytes() {
+        let mut a = shard(0, 2, &[("\u{fffd}.png", true)], 1.0);
+        let mut b = shard(1, 2, &[("\u{fffd}.png", true)], 1.0);
+        a["images"][0]["input_bytes"] = json!("/w==");
+        b["images"][0]["input_bytes"] = json!("/g==");
+        let (m, problems) = merge(&named(vec![a.clone(), b])).unwrap();
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(m["images"].as_array().unwrap().len(), 2);
+        let mut same = shard(1, 2, &[("\u{fffd}.png", true)], 1.0);
+        same["images"][0]["input_bytes"] = json!("/w==");
+        assert!(
+            merge(&named(vec![a, same]))
+                .unwrap_err()
+                .to_string()
+                .contains("more than one document")
+        );
     }
 
     #[test]

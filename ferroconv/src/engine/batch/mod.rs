@@ -20,7 +20,8 @@ use std::time::{Duration, Instant};
 /// An image on its way from a decoder to an encoder.
 struct Decoded {
     index: usize,
-    image: std::result::Result<Image, String>,
+    /// The image's pages (one but for a multi-page TIFF); after the convolution, the results.
+    image: std::result::Result<Vec<Image>, String>,
     /// The input's metadata, for its result.
     metadata: files::Metadata,
     decode_ms: f64,
@@ -30,20 +31,31 @@ fn ms_since(t: Instant) -> f64 {
     t.elapsed().as_secs_f64() * 1e3
 }
 
-/// Decodes (and converts) one input, with its metadata.
-fn decode(item: &Item, s: &Settings) -> std::result::Result<(Image, files::Metadata), String> {
+/// Decodes (and converts) one input's pages, with its metadata.
+fn decode(item: &Item, s: &Settings) -> std::result::Result<(Vec<Image>, files::Metadata), String> {
     let options = files::ReadOptions {
         max_bytes: s.max_image_bytes,
         keep_orientation: s.keep_orientation,
         page: s.page,
     };
-    let (image, metadata) =
-        files::read_with_metadata(&item.input, &s.raw, &options).map_err(|e| e.to_string())?;
-    let image = match s.dtype {
-        Some(d) => files::convert(image, d),
-        None => image,
-    };
-    Ok((image, metadata))
+    let (pages, metadata) = files::read_pages(&item.input, &s.raw, &options).map_err(|e| e.to_string())?;
+    if pages.len() > 1 && files::Format::of(&item.output) != Some(files::Format::Tiff) {
+        return Err(format!(
+            "{}: a multi-page TIFF of {} pages, and {} holds one page: give a .tif result, or --page N \
+             (0-based) for page N",
+            shown(&item.input),
+            pages.len(),
+            shown(&item.output)
+        ));
+    }
+    let pages = pages
+        .into_iter()
+        .map(|image| match s.dtype {
+            Some(d) => files::convert(image, d),
+            None => image,
+        })
+        .collect();
+    Ok((pages, metadata))
 }
 
 /// The progress bar's look: bar, images done of all, images per second (one decimal), ETA.
@@ -105,14 +117,24 @@ pub fn run(
      -> bool {
         let mut computed = Computed::default();
         let mut stop = false;
-        if let Ok(image) = &decoded.image {
-            computed.input_bytes = image.byte_len();
+        if let Ok(pages) = &decoded.image {
+            computed.input_bytes = pages.iter().map(Image::byte_len).sum();
             let fault = settings.inject.and_then(|i| i.at(decoded.index + 1));
-            decoded.image = match convolve(image, fault) {
-                Ok((out, strips, times)) => {
-                    (computed.strips, computed.times) = (strips, times);
-                    Ok(out)
-                }
+            // Page by page; the times and strips add up, the variant is the first page's.
+            let mut results: Vec<Image> = Vec::with_capacity(pages.len());
+            let convolved = pages.iter().try_for_each(|page| {
+                let (out, strips, times) = convolve(page, fault)?;
+                computed.strips += strips;
+                computed.times = if results.is_empty() {
+                    times
+                } else {
+                    computed.times.add(&times)
+                };
+                results.push(out);
+                Ok::<(), crate::Error>(())
+            });
+            decoded.image = match convolved {
+                Ok(()) => Ok(results),
                 Err(e) => {
                     stop = e.is_device_fault();
                     let error = FileError::Image {
@@ -181,16 +203,16 @@ pub fn run(
                     let Ok((decoded, computed)) = next else { break };
                     let item = &items[decoded.index];
                     let outcome = match decoded.image {
-                        Ok(image) => {
+                        Ok(pages) => {
                             let t = Instant::now();
-                            match files::write_with(
-                                &image,
+                            match files::write_pages(
+                                &pages,
                                 &item.output,
                                 &settings.encoding,
                                 &decoded.metadata,
                             ) {
                                 Ok(()) => {
-                                    let done = done_facts(&image, &computed, decoded.decode_ms, t);
+                                    let done = done_facts(&pages, &computed, decoded.decode_ms, t);
                                     finish(decoded.index, Status::Written, Some(done), None)
                                 }
                                 Err(FileError::Interrupted { signal, .. }) => {
@@ -295,18 +317,21 @@ struct Computed {
     times: ComputeTimes,
 }
 
-/// The facts of a written `result`.
-fn done_facts(result: &Image, c: &Computed, decode_ms: f64, encode: Instant) -> Done {
+/// The facts of a written result of `pages` (the first page's size and layout).
+fn done_facts(pages: &[Image], c: &Computed, decode_ms: f64, encode: Instant) -> Done {
     let seconds = c.times.kernel_ms.unwrap_or(c.times.compute_ms) / 1e3;
+    let first = &pages[0];
+    let output_bytes: usize = pages.iter().map(Image::byte_len).sum();
     Done {
-        width: result.width(),
-        height: result.height(),
-        channels: result.channels(),
-        dtype: result.dtype().suffix(),
+        width: first.width(),
+        height: first.height(),
+        channels: first.channels(),
+        dtype: first.dtype().suffix(),
+        pages: pages.len(),
         strips: c.strips,
         decode_ms,
         compute: c.times,
         encode_ms: ms_since(encode),
-        gb_per_s: (c.input_bytes + result.byte_len()) as f64 / seconds / 1e9,
+        gb_per_s: (c.input_bytes + output_bytes) as f64 / seconds / 1e9,
     }
 }

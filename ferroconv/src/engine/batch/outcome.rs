@@ -136,11 +136,14 @@ mod tests {
 /// Facts and times of an image that was processed.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Done {
-    /// The result's size (smaller than the input's with the valid border).
+    /// The result's size (smaller than the input's with the valid border); its first page's,
+    /// for a multi-page TIFF.
     pub width: usize,
     pub height: usize,
     pub channels: usize,
     pub dtype: &'static str,
+    /// Pages filtered and written (more than one for a multi-page TIFF).
+    pub pages: usize,
     pub strips: usize,
     pub decode_ms: f64,
     #[serde(flatten)]

@@ -61,11 +61,31 @@ pub struct Metadata {
 /// [`read_with_limit`] as `options` say, with the file's [`Metadata`]. The Exif orientation
 /// (JPEG, PNG) is applied to the pixels, as OpenCV's `imread` and PIL's `exif_transpose` do, and
 /// the tag set to 1; with `keep_orientation` the stored pixels and the tag are kept as they are.
+/// A multi-page TIFF is an error unless `options` pick a page ([`read_pages`] reads them all).
 pub fn read_with_metadata(
     path: &Path,
     raw: &RawLayout,
     options: &ReadOptions,
 ) -> Result<(Image, Metadata), FileError> {
+    read_file(path, raw, options, false).map(|(mut pages, metadata)| (pages.remove(0), metadata))
+}
+
+/// [`read_with_metadata`], with every page of a multi-page TIFF (each of its own size and
+/// layout) where `options` pick none; one page for every other file.
+pub fn read_pages(
+    path: &Path,
+    raw: &RawLayout,
+    options: &ReadOptions,
+) -> Result<(Vec<Image>, Metadata), FileError> {
+    read_file(path, raw, options, true)
+}
+
+fn read_file(
+    path: &Path,
+    raw: &RawLayout,
+    options: &ReadOptions,
+    all: bool,
+) -> Result<(Vec<Image>, Metadata), FileError> {
     let ReadOptions {
         max_bytes,
         keep_orientation,
@@ -85,10 +105,10 @@ pub fn read_with_metadata(
         });
     }
     if format == Some(Format::Raw) {
-        return read_raw(path, raw, max_bytes).map(|image| (image, Metadata::default()));
+        return read_raw(path, raw, max_bytes).map(|image| (vec![image], Metadata::default()));
     }
     let file = File::open(path).map_err(read_err)?;
-    decode_from(BufReader::new(file), path, max_bytes, keep_orientation, page)
+    decode_from(BufReader::new(file), path, max_bytes, keep_orientation, page, all)
 }
 
 /// Decodes an image file held in memory (any format [`read`] detects by content; not RAW), with
@@ -99,7 +119,15 @@ pub fn decode(bytes: &[u8]) -> Result<Image, FileError> {
 
 /// [`decode`] with an explicit bound on the decoded image's memory, as [`read_with_limit`].
 pub fn decode_with_limit(bytes: &[u8], max_bytes: u64) -> Result<Image, FileError> {
-    decode_from(Cursor::new(bytes), Path::new("<memory>"), max_bytes, false, None).map(|(image, _)| image)
+    decode_from(
+        Cursor::new(bytes),
+        Path::new("<memory>"),
+        max_bytes,
+        false,
+        None,
+        false,
+    )
+    .map(|(mut pages, _)| pages.remove(0))
 }
 
 /// The memory one decoded image may take unless told otherwise: a quarter of the machine's
@@ -122,7 +150,8 @@ fn decode_from<R: BufRead + Seek>(
     max_bytes: u64,
     keep_orientation: bool,
     page: Option<usize>,
-) -> Result<(Image, Metadata), FileError> {
+    all: bool,
+) -> Result<(Vec<Image>, Metadata), FileError> {
     let decode = |reason: String| FileError::Decode {
         path: path.to_path_buf(),
         reason,
@@ -154,8 +183,8 @@ fn decode_from<R: BufRead + Seek>(
         ));
     };
     if format == ImageFormat::Tiff {
-        return read_tiff(reader.into_inner(), path, file_len, max_bytes, page)
-            .map(|image| (image, Metadata::default()));
+        return read_tiff(reader.into_inner(), path, file_len, max_bytes, page, all)
+            .map(|pages| (pages, Metadata::default()));
     }
     let mut limits = image::Limits::default();
     limits.max_image_width = Some(MAX_SIDE as u32);
@@ -199,7 +228,7 @@ fn decode_from<R: BufRead + Seek>(
     let image = from_dynamic(dynamic)
         .map(|image| inspection.apply(image))
         .map_err(decode)?;
-    Ok((image, Metadata { icc, exif }))
+    Ok((vec![image], Metadata { icc, exif }))
 }
 
 /// Facts about a file that its decoder does not give.
@@ -454,21 +483,10 @@ fn read_tiff<R: BufRead + Seek>(
     file_len: u64,
     max_bytes: u64,
     page: Option<usize>,
-) -> Result<Image, FileError> {
-    use tiff::decoder::{Decoder, DecodingResult, Limits};
-    let decode = |e: tiff::TiffError| FileError::Decode {
-        path: path.to_path_buf(),
-        reason: match e {
-            tiff::TiffError::IoError(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
-                format!("the file is truncated or corrupt: its TIFF data ends early ({e})")
-            }
-            e => e.to_string(),
-        },
-    };
-    let refuse = |reason: String| FileError::Decode {
-        path: path.to_path_buf(),
-        reason,
-    };
+    all: bool,
+) -> Result<Vec<Image>, FileError> {
+    use tiff::decoder::{Decoder, Limits};
+    let decode = |e| tiff_error(path, e);
     let mut limits = Limits::default();
     limits.decoding_buffer_size = usize::try_from(max_bytes).unwrap_or(usize::MAX);
     // A gigapixel image has hundreds of thousands of strips: their offset and size tables grow
@@ -481,19 +499,63 @@ fn read_tiff<R: BufRead + Seek>(
         pages += 1;
     }
     let last = pages - 1;
-    match page {
-        None if pages > 1 => {
+    let wanted: Vec<usize> = match page {
+        Some(n) if n > last => {
+            return Err(FileError::Decode {
+                path: path.to_path_buf(),
+                reason: format!("has {pages} page(s): no page {n} (0-based)"),
+            });
+        }
+        Some(n) => vec![n],
+        None if pages > 1 && !all => {
             return Err(FileError::Unsupported {
                 path: path.to_path_buf(),
                 reason: format!(
-                    "a multi-page TIFF of {pages} pages, which is filtered one page at a time for now: \
-                     give --page N (0 to {last}) to filter page N"
+                    "a multi-page TIFF of {pages} pages: read_pages reads them all, or pick page N \
+                     (0 to {last}) with --page N"
                 ),
             });
         }
-        Some(n) if n > last => return Err(refuse(format!("has {pages} page(s): no page {n} (0-based)"))),
-        _ => decoder.seek_to_image(page.unwrap_or(0)).map_err(decode)?,
+        None => (0..pages).collect(),
+    };
+    // The pages together take at most `max_bytes`.
+    let mut left = max_bytes;
+    let mut images = Vec::with_capacity(wanted.len());
+    for n in wanted {
+        decoder.seek_to_image(n).map_err(decode)?;
+        let image = read_tiff_page(&mut decoder, path, file_len, left)?;
+        left = left.saturating_sub(image.byte_len() as u64);
+        images.push(image);
     }
+    Ok(images)
+}
+
+/// A TIFF decoding error as a file error: an early end of the data says the file is truncated.
+fn tiff_error(path: &Path, e: tiff::TiffError) -> FileError {
+    FileError::Decode {
+        path: path.to_path_buf(),
+        reason: match e {
+            tiff::TiffError::IoError(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
+                format!("the file is truncated or corrupt: its TIFF data ends early ({e})")
+            }
+            e => e.to_string(),
+        },
+    }
+}
+
+/// The page `decoder` is at, refused if its samples would take more than `max_bytes`.
+fn read_tiff_page<R: std::io::Read + Seek>(
+    decoder: &mut tiff::decoder::Decoder<R>,
+    path: &Path,
+    file_len: u64,
+    max_bytes: u64,
+) -> Result<Image, FileError> {
+    use tiff::decoder::DecodingResult;
+    let decode = |e| tiff_error(path, e);
+    let refuse = |reason: String| FileError::Decode {
+        path: path.to_path_buf(),
+        reason,
+    };
     let (w, h) = decoder.dimensions().map_err(decode)?;
     check_dims(w as usize, h as usize).map_err(|source| FileError::Image {
         path: path.to_path_buf(),
@@ -554,7 +616,7 @@ fn read_tiff<R: BufRead + Seek>(
     }
     let (w, h) = (w as usize, h as usize);
     let result = if planar {
-        read_planar(&mut decoder, stored).map_err(decode)?
+        read_planar(decoder, stored).map_err(decode)?
     } else {
         decoder.read_image().map_err(decode)?
     };

@@ -15,10 +15,10 @@ mod decode;
 mod write;
 
 pub use decode::{
-    Metadata, ReadOptions, decode, decode_with_limit, default_max_image_bytes, read, read_with_limit,
-    read_with_metadata,
+    Metadata, ReadOptions, decode, decode_with_limit, default_max_image_bytes, read, read_pages,
+    read_with_limit, read_with_metadata,
 };
-pub use write::{Encoding, TiffCompression, write, write_with};
+pub use write::{Encoding, TiffCompression, write, write_pages, write_with};
 #[doc(hidden)]
 pub use write::{check_writable_dir, not_a_regular_file, remove_temporaries_and_exit};
 

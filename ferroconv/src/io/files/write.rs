@@ -84,7 +84,8 @@ fn encode<W: Write + Seek>(
                 source,
             })
         }
-        Format::Tiff => write_tiff(image, encoding.tiff, writer).map_err(|e| encode_err(e.to_string())),
+        Format::Tiff => write_tiff(std::slice::from_ref(image), encoding.tiff, writer)
+            .map_err(|e| encode_err(e.to_string())),
         Format::Pnm if ext != "pam" && ch != 4 => {
             // Binary PGM (P5) or PPM (P6), 8-bit or 16-bit (big-endian samples, maxval 65535).
             let magic = if ch == 1 { "P5" } else { "P6" };
@@ -160,7 +161,7 @@ fn color_type(channels: usize, dtype: DType) -> ExtendedColorType {
 const BIG_TIFF_BYTES: usize = (4 << 30) - (64 << 20);
 
 fn write_tiff<W: Write + Seek>(
-    image: &Image,
+    pages: &[Image],
     compression: TiffCompression,
     writer: &mut W,
 ) -> tiff::TiffResult<()> {
@@ -172,23 +173,28 @@ fn write_tiff<W: Write + Seek>(
     };
     // The horizontal predictor (differences along rows) helps integer samples compress; the
     // encoder has none for floats.
-    let predictor = if compression != TiffCompression::None && image.dtype() != DType::F32 {
+    let predictor = if compression != TiffCompression::None && pages.iter().all(|p| p.dtype() != DType::F32) {
         Predictor::Horizontal
     } else {
         Predictor::None
     };
-    if image.samples().as_bytes().len() >= BIG_TIFF_BYTES {
-        let enc = TiffEncoder::new_big(writer)?;
-        write_tiff_with(image, enc.with_compression(method).with_predictor(predictor))
+    let bytes: usize = pages.iter().map(|p| p.samples().as_bytes().len()).sum();
+    if bytes >= BIG_TIFF_BYTES {
+        let mut enc = TiffEncoder::new_big(writer)?
+            .with_compression(method)
+            .with_predictor(predictor);
+        pages.iter().try_for_each(|p| write_tiff_with(p, &mut enc))
     } else {
-        let enc = TiffEncoder::new(writer)?;
-        write_tiff_with(image, enc.with_compression(method).with_predictor(predictor))
+        let mut enc = TiffEncoder::new(writer)?
+            .with_compression(method)
+            .with_predictor(predictor);
+        pages.iter().try_for_each(|p| write_tiff_with(p, &mut enc))
     }
 }
 
 fn write_tiff_with<W: Write + Seek, K: tiff::encoder::TiffKind>(
     image: &Image,
-    mut enc: tiff::encoder::TiffEncoder<W, K>,
+    enc: &mut tiff::encoder::TiffEncoder<W, K>,
 ) -> tiff::TiffResult<()> {
     use tiff::encoder::colortype as ct;
     let (w, h) = (image.width() as u32, image.height() as u32);
@@ -383,6 +389,18 @@ pub fn write_with(
     encoding: &Encoding,
     metadata: &Metadata,
 ) -> Result<(), FileError> {
+    write_file(path, |writer| encode(image, path, encoding, metadata, writer))
+}
+
+/// What an encoder writes into: the temporary file, buffered, failing once a signal came.
+type Sink<'a> = BufWriter<Cancellable<&'a File>>;
+
+/// Writes `path` through a temporary file that `encode` fills, renamed over `path` once complete
+/// and synced; removed on any error or interruption.
+fn write_file(
+    path: &Path,
+    encode: impl FnOnce(&mut Sink<'_>) -> Result<(), FileError>,
+) -> Result<(), FileError> {
     if let Some(kind) = not_a_regular_file(path) {
         return Err(FileError::Unsupported {
             path: path.to_path_buf(),
@@ -404,7 +422,7 @@ pub fn write_with(
     }
     let tmp = Temporary::create(path).map_err(write_err)?;
     let mut writer = BufWriter::new(Cancellable(tmp.file()));
-    let encoded = encode(image, path, encoding, metadata, &mut writer).and_then(|()| {
+    let encoded = encode(&mut writer).and_then(|()| {
         writer
             .into_inner()
             .map_err(|e| write_err(e.into_error()))
@@ -415,6 +433,30 @@ pub fn write_with(
     }
     encoded?;
     tmp.persist(path).map_err(write_err)
+}
+
+/// [`write_with`] for the pages of one result: a single page as [`write_with`] writes it, several
+/// as a multi-page TIFF (`path` must name a TIFF), each page of its own size and layout, a page
+/// at a time.
+pub fn write_pages(
+    pages: &[Image],
+    path: &Path,
+    encoding: &Encoding,
+    metadata: &Metadata,
+) -> Result<(), FileError> {
+    match pages {
+        [one] => write_with(one, path, encoding, metadata),
+        _ if Format::of(path) != Some(Format::Tiff) => Err(FileError::Unsupported {
+            path: path.to_path_buf(),
+            reason: format!("{} pages need a TIFF file, which holds several", pages.len()),
+        }),
+        _ => write_file(path, |writer| {
+            write_tiff(pages, encoding.tiff, writer).map_err(|e| FileError::Encode {
+                path: path.to_path_buf(),
+                reason: e.to_string(),
+            })
+        }),
+    }
 }
 
 /// Checks that `dir` is an existing folder this process can create files in, by creating and
