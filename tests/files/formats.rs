@@ -288,3 +288,53 @@ fn jpeg_raw_and_dtype_conversion() {
         DType::F32,
     );
 }
+
+/// A PGM of maxval 1000 (10-bit counts) or 100 comes back with its maxval and its counts, not
+/// rescaled to 65535 or 255.
+#[test]
+fn pnm_results_keep_the_inputs_maxval() {
+    let dir = TempDir::new("pnm-maxval");
+    for (maxval, counts) in [
+        (1000u16, vec![0u16, 250, 500, 750, 999, 1000]),
+        (100, vec![0, 1, 50, 99, 100, 7]),
+    ] {
+        let input = dir.path(&format!("in{maxval}.pgm"));
+        let mut file = format!("P5\n3 2\n{maxval}\n").into_bytes();
+        for &c in &counts {
+            if maxval > 255 {
+                file.extend(c.to_be_bytes());
+            } else {
+                file.push(c as u8);
+            }
+        }
+        std::fs::write(&input, file).unwrap();
+        let out = dir.path(&format!("out{maxval}.pgm"));
+        run_ok(&[
+            "-i",
+            s(&input),
+            "-o",
+            s(&out),
+            "--filter",
+            "identity",
+            "--mask",
+            "1",
+            "--quiet",
+        ]);
+        let written = std::fs::read(&out).unwrap();
+        let header = format!("P5\n3 2\n{maxval}\n");
+        assert!(
+            written.starts_with(header.as_bytes()),
+            "{maxval}: {:?}",
+            &written[..12]
+        );
+        let body = &written[header.len()..];
+        let got: Vec<u16> = if maxval > 255 {
+            body.chunks_exact(2)
+                .map(|b| u16::from_be_bytes([b[0], b[1]]))
+                .collect()
+        } else {
+            body.iter().map(|&b| u16::from(b)).collect()
+        };
+        assert_eq!(got, counts, "maxval {maxval}");
+    }
+}

@@ -38,7 +38,12 @@ fn decode(item: &Item, s: &Settings) -> std::result::Result<(Vec<Image>, files::
         keep_orientation: s.keep_orientation,
         page: s.page,
     };
-    let (pages, metadata) = files::read_pages(&item.input, &s.raw, &options).map_err(|e| e.to_string())?;
+    let (pages, mut metadata) =
+        files::read_pages(&item.input, &s.raw, &options).map_err(|e| e.to_string())?;
+    if s.dtype.is_some_and(|d| pages.iter().any(|p| p.dtype() != d)) {
+        // Converted samples keep no maxval of the file's.
+        metadata.pnm_maxval = None;
+    }
     if pages.len() > 1 && files::Format::of(&item.output) != Some(files::Format::Tiff) {
         return Err(format!(
             "{}: a multi-page TIFF of {} pages, and {} holds one page: give a .tif result, or --page N \

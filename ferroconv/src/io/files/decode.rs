@@ -56,6 +56,9 @@ pub struct Metadata {
     pub icc: Option<Vec<u8>>,
     /// The Exif block (a TIFF structure, without JPEG's `Exif\0\0` header).
     pub exif: Option<Vec<u8>>,
+    /// A PGM or PPM file's maxval where it is neither 255 nor 65535 (the decoder scales the
+    /// samples to the full range; a PGM or PPM result of the same sample type gets it back).
+    pub pnm_maxval: Option<u16>,
 }
 
 /// [`read_with_limit`] as `options` say, with the file's [`Metadata`]. The Exif orientation
@@ -228,7 +231,18 @@ fn decode_from<R: BufRead + Seek>(
     let image = from_dynamic(dynamic)
         .map(|image| inspection.apply(image))
         .map_err(decode)?;
-    Ok((vec![image], Metadata { icc, exif }))
+    let pnm_maxval = (format == ImageFormat::Pnm)
+        .then(|| pnm_maxval(head))
+        .flatten()
+        .filter(|&m| m != 255 && m != 65535);
+    Ok((
+        vec![image],
+        Metadata {
+            icc,
+            exif,
+            pnm_maxval,
+        },
+    ))
 }
 
 /// Facts about a file that its decoder does not give.
@@ -346,6 +360,25 @@ fn read_up_to(source: &mut impl std::io::Read, buf: &mut [u8]) -> std::io::Resul
 /// The length of a PNM or PAM header (where the data starts), if `head` holds all of it: the
 /// magic number and the size fields, with whitespace and `#` comments between them, then one
 /// whitespace character; for PAM, the lines up to `ENDHDR`.
+/// The maxval of a PGM or PPM header (`P2`, `P3`, `P5`, `P6`: its fourth field), or of a PAM's
+/// `MAXVAL` line.
+fn pnm_maxval(head: &[u8]) -> Option<u16> {
+    let text = std::str::from_utf8(&head[..pnm_header_len(head)? as usize]).ok()?;
+    if text.starts_with("P7") {
+        let line = text.lines().find(|l| l.starts_with("MAXVAL"))?;
+        return line.split_whitespace().nth(1)?.parse().ok();
+    }
+    if !matches!(head.get(1)?, b'2' | b'3' | b'5' | b'6') {
+        return None;
+    }
+    let fields: Vec<&str> = text
+        .lines()
+        .map(|l| l.split('#').next().unwrap_or(""))
+        .flat_map(str::split_whitespace)
+        .collect();
+    fields.get(3)?.parse().ok()
+}
+
 fn pnm_header_len(head: &[u8]) -> Option<u64> {
     if head.starts_with(b"P7") {
         let end = head.windows(6).position(|w| w == b"ENDHDR")? + 6;

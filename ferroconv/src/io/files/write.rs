@@ -87,11 +87,21 @@ fn encode<W: Write + Seek>(
         Format::Tiff => write_tiff(std::slice::from_ref(image), encoding.tiff, writer)
             .map_err(|e| encode_err(e.to_string())),
         Format::Pnm if ext != "pam" && ch != 4 => {
-            // Binary PGM (P5) or PPM (P6), 8-bit or 16-bit (big-endian samples, maxval 65535).
+            // Binary PGM (P5) or PPM (P6), 8-bit or 16-bit (big-endian samples), maxval 255 or
+            // 65535, or the input's maxval (its levels scaled back from the full range).
             let magic = if ch == 1 { "P5" } else { "P6" };
-            let mut data = format!("{magic}\n{w} {h}\n{}\n", dtype.levels().unwrap_or(255.0)).into_bytes();
+            let full = dtype.levels().unwrap_or(255.0);
+            let maxval = metadata.pnm_maxval.map_or(full, f64::from);
+            let mut data = format!("{magic}\n{w} {h}\n{maxval}\n").into_bytes();
+            let level = |v: f64| (v * maxval / full).round();
             match image.samples() {
-                Samples::U16(v) => data.extend(v.iter().flat_map(|x| x.to_be_bytes())),
+                Samples::U16(v) if maxval < 256.0 => {
+                    data.extend(v.iter().map(|&x| level(f64::from(x)) as u8))
+                }
+                Samples::U16(v) => {
+                    data.extend(v.iter().flat_map(|&x| (level(f64::from(x)) as u16).to_be_bytes()))
+                }
+                Samples::U8(v) if maxval != full => data.extend(v.iter().map(|&x| level(f64::from(x)) as u8)),
                 _ => data.extend(bytes),
             }
             writer.write_all(&data).map_err(|source| FileError::Write {
