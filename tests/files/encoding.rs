@@ -122,3 +122,36 @@ fn an_encoder_choice_no_result_takes_is_refused() {
         assert!(!png.exists());
     }
 }
+
+/// RGBA TIFF results say their fourth sample is alpha (ExtraSamples = 2, unassociated) and come
+/// back as they went, compressed or not.
+#[test]
+fn rgba_tiffs_mark_their_alpha_and_round_trip() {
+    let dir = TempDir::new("tiff-rgba");
+    for dtype in [DType::U8, DType::U16, DType::F32] {
+        let image = Image::random(13, 9, 4, dtype, 3).unwrap();
+        let input = dir.path(&format!("in-{dtype:?}.tif"));
+        files::write(&image, &input).unwrap();
+        for compress in ["none", "lzw"] {
+            let out = dir.path(&format!("out-{dtype:?}-{compress}.tif"));
+            let identity = [
+                "--filter",
+                "identity",
+                "--mask",
+                "1",
+                "--quiet",
+                "--compress",
+                compress,
+            ];
+            run_ok(&[&["-i", s(&input), "-o", s(&out)][..], &identity].concat());
+            assert_eq!(
+                files::read(&out, &RawLayout::default()).unwrap(),
+                image,
+                "{dtype:?} {compress}"
+            );
+            let mut decoder = tiff::decoder::Decoder::new(std::fs::File::open(&out).unwrap()).unwrap();
+            let extra = decoder.get_tag_u32_vec(tiff::tags::Tag::ExtraSamples).unwrap();
+            assert_eq!(extra, [2], "{dtype:?} {compress}");
+        }
+    }
+}

@@ -182,8 +182,10 @@ fn write_tiff<W: Write + Seek>(
         TiffCompression::Deflate => Compression::Deflate(DeflateLevel::Balanced),
     };
     // The horizontal predictor (differences along rows) helps integer samples compress; the
-    // encoder has none for floats.
-    let predictor = if compression != TiffCompression::None && pages.iter().all(|p| p.dtype() != DType::F32) {
+    // encoder has none for floats, and steps by the colour's samples, not the alpha's too.
+    let predictor = if compression != TiffCompression::None
+        && pages.iter().all(|p| p.dtype() != DType::F32 && p.channels() != 4)
+    {
         Predictor::Horizontal
     } else {
         Predictor::None
@@ -208,16 +210,25 @@ fn write_tiff_with<W: Write + Seek, K: tiff::encoder::TiffKind>(
 ) -> tiff::TiffResult<()> {
     use tiff::encoder::colortype as ct;
     let (w, h) = (image.width() as u32, image.height() as u32);
+    // RGBA as RGB plus an extra sample marked unassociated alpha (the ExtraSamples tag readers
+    // look for).
+    macro_rules! rgba {
+        ($rgb:ty, $v:expr) => {{
+            let mut page = enc.new_image::<$rgb>(w, h)?;
+            page.extra_samples(&[tiff::tags::ExtraSamples::UnassociatedAlpha])?;
+            page.write_data($v)
+        }};
+    }
     match (image.channels(), image.samples()) {
         (1, Samples::U8(v)) => enc.write_image::<ct::Gray8>(w, h, v),
         (3, Samples::U8(v)) => enc.write_image::<ct::RGB8>(w, h, v),
-        (_, Samples::U8(v)) => enc.write_image::<ct::RGBA8>(w, h, v),
+        (_, Samples::U8(v)) => rgba!(ct::RGB8, v),
         (1, Samples::U16(v)) => enc.write_image::<ct::Gray16>(w, h, v),
         (3, Samples::U16(v)) => enc.write_image::<ct::RGB16>(w, h, v),
-        (_, Samples::U16(v)) => enc.write_image::<ct::RGBA16>(w, h, v),
+        (_, Samples::U16(v)) => rgba!(ct::RGB16, v),
         (1, Samples::F32(v)) => enc.write_image::<ct::Gray32Float>(w, h, v),
         (3, Samples::F32(v)) => enc.write_image::<ct::RGB32Float>(w, h, v),
-        (_, Samples::F32(v)) => enc.write_image::<ct::RGBA32Float>(w, h, v),
+        (_, Samples::F32(v)) => rgba!(ct::RGB32Float, v),
     }
 }
 
