@@ -91,3 +91,38 @@ fn icc_profiles_go_from_inputs_to_png_and_jpeg_results() {
         assert_eq!(stored(&out).3.as_deref(), Some(&profile[..]), "{name}");
     }
 }
+
+/// The resolution goes from a JPEG's JFIF density to a PNG's pHYs, a TIFF's XResolution and
+/// YResolution and back to a JPEG's density, so print sizes are kept.
+#[test]
+fn the_resolution_is_kept_from_format_to_format() {
+    use ferroconv::io::files::{self, RawLayout, ReadOptions};
+    let dir = TempDir::new("dpi");
+    let input = dir.path("scan.jpg");
+    let pixels: Vec<u8> = (0..64 * 48).map(|i| (i % 251) as u8).collect();
+    let mut enc = image::codecs::jpeg::JpegEncoder::new(std::fs::File::create(&input).unwrap());
+    enc.set_pixel_density(image::codecs::jpeg::PixelDensity::dpi(300));
+    enc.write_image(&pixels, 64, 48, image::ExtendedColorType::L8)
+        .unwrap();
+    let dpi = |path: &Path| {
+        files::read_with_metadata(path, &RawLayout::default(), &ReadOptions::default())
+            .unwrap()
+            .1
+            .dpi
+    };
+    assert_eq!(dpi(&input), Some((300.0, 300.0)));
+    let (png, tif, jpg) = (dir.path("a.png"), dir.path("b.tif"), dir.path("c.jpg"));
+    for (from, to) in [(&input, &png), (&png, &tif), (&tif, &jpg)] {
+        run_ok(&["-i", s(from), "-o", s(to), "--quiet"]);
+    }
+    // PNG keeps pixels per metre: 300 dpi is 11811 a metre, 299.9994 dpi.
+    let (x, y) = dpi(&png).unwrap();
+    assert!((x - 300.0).abs() < 0.01 && (y - 300.0).abs() < 0.01, "{x} {y}");
+    let mut decoder = tiff::decoder::Decoder::new(std::fs::File::open(&tif).unwrap()).unwrap();
+    let x = decoder.find_tag(tiff::tags::Tag::XResolution).unwrap();
+    assert_eq!(x, Some(tiff::decoder::ifd::Value::Rational(30000, 100)));
+    // JFIF: units 1 (dots per inch), 300 × 300.
+    let bytes = std::fs::read(&jpg).unwrap();
+    assert_eq!(&bytes[6..11], b"JFIF\0");
+    assert_eq!(&bytes[13..18], &[1, 1, 44, 1, 44]);
+}

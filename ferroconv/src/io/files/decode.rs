@@ -47,15 +47,18 @@ impl Default for ReadOptions {
     }
 }
 
-/// What a file carries besides its pixels that a result keeps: its ICC profile (PNG, JPEG) and
-/// its Exif block (JPEG, PNG), whose orientation tag says 1 (as stored) once the orientation was
-/// applied.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// What a file carries besides its pixels that a result keeps where its format holds it: the ICC
+/// profile and Exif block (PNG, JPEG; the orientation tag says 1 once the orientation was
+/// applied), the resolution (PNG, JPEG, TIFF) and a PGM's or PPM's maxval.
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Metadata {
     /// The ICC colour profile.
     pub icc: Option<Vec<u8>>,
     /// The Exif block (a TIFF structure, without JPEG's `Exif\0\0` header).
     pub exif: Option<Vec<u8>>,
+    /// The resolution, in dots per inch across and down (PNG's pHYs, JPEG's JFIF density,
+    /// TIFF's XResolution and YResolution), where the file gives one in a physical unit.
+    pub dpi: Option<(f64, f64)>,
     /// A PGM or PPM file's maxval where it is neither 255 nor 65535 (the decoder scales the
     /// samples to the full range; a PGM or PPM result of the same sample type gets it back).
     pub pnm_maxval: Option<u16>,
@@ -186,8 +189,7 @@ fn decode_from<R: BufRead + Seek>(
         ));
     };
     if format == ImageFormat::Tiff {
-        return read_tiff(reader.into_inner(), path, file_len, max_bytes, page, all)
-            .map(|pages| (pages, Metadata::default()));
+        return read_tiff(reader.into_inner(), path, file_len, max_bytes, page, all);
     }
     let mut limits = image::Limits::default();
     limits.max_image_width = Some(MAX_SIDE as u32);
@@ -235,11 +237,17 @@ fn decode_from<R: BufRead + Seek>(
         .then(|| pnm_maxval(head))
         .flatten()
         .filter(|&m| m != 255 && m != 65535);
+    let dpi = match format {
+        ImageFormat::Png => png_dpi(head),
+        ImageFormat::Jpeg => jpeg_dpi(head),
+        _ => None,
+    };
     Ok((
         vec![image],
         Metadata {
             icc,
             exif,
+            dpi,
             pnm_maxval,
         },
     ))
@@ -360,6 +368,43 @@ fn read_up_to(source: &mut impl std::io::Read, buf: &mut [u8]) -> std::io::Resul
 /// The length of a PNM or PAM header (where the data starts), if `head` holds all of it: the
 /// magic number and the size fields, with whitespace and `#` comments between them, then one
 /// whitespace character; for PAM, the lines up to `ENDHDR`.
+/// The resolution of a PNG's pHYs chunk (pixels per metre), where it comes in the file's first
+/// bytes `head`, before the image data.
+fn png_dpi(head: &[u8]) -> Option<(f64, f64)> {
+    let mut at = 8;
+    while let Some(chunk) = head.get(at..at + 8) {
+        let len = u32::from_be_bytes(chunk[..4].try_into().ok()?) as usize;
+        let data = head.get(at + 8..at + 8 + len);
+        match &chunk[4..8] {
+            b"pHYs" => {
+                let d = data?;
+                let per_metre = |b: &[u8]| f64::from(u32::from_be_bytes(b.try_into().unwrap_or_default()));
+                // Unit 1: the metre; 0 gives only the aspect ratio.
+                return (d.get(8) == Some(&1))
+                    .then(|| (per_metre(&d[..4]) * 0.0254, per_metre(&d[4..8]) * 0.0254));
+            }
+            b"IDAT" | b"IEND" => return None,
+            _ => at += 12 + len,
+        }
+    }
+    None
+}
+
+/// The density of a JPEG's JFIF segment (right after the start of the image), in dots per inch.
+fn jpeg_dpi(head: &[u8]) -> Option<(f64, f64)> {
+    let app0 = head.get(2..18)?;
+    if app0[..2] != [0xFF, 0xE0] || &app0[4..9] != b"JFIF\0" {
+        return None;
+    }
+    let density = |b: &[u8]| f64::from(u16::from_be_bytes([b[0], b[1]]));
+    let (x, y) = (density(&app0[12..14]), density(&app0[14..16]));
+    match app0[11] {
+        1 => Some((x, y)),
+        2 => Some((x * 2.54, y * 2.54)),
+        _ => None,
+    }
+}
+
 /// The maxval of a PGM or PPM header (`P2`, `P3`, `P5`, `P6`: its fourth field), or of a PAM's
 /// `MAXVAL` line.
 fn pnm_maxval(head: &[u8]) -> Option<u16> {
@@ -517,7 +562,7 @@ fn read_tiff<R: BufRead + Seek>(
     max_bytes: u64,
     page: Option<usize>,
     all: bool,
-) -> Result<Vec<Image>, FileError> {
+) -> Result<(Vec<Image>, Metadata), FileError> {
     use tiff::decoder::{Decoder, Limits};
     let decode = |e| tiff_error(path, e);
     let mut limits = Limits::default();
@@ -526,6 +571,10 @@ fn read_tiff<R: BufRead + Seek>(
     // with it (the default allows 1 MiB).
     limits.ifd_value_size = limits.ifd_value_size.max(limits.decoding_buffer_size / 256);
     let mut decoder = Decoder::new(source).map_err(decode)?.with_limits(limits);
+    let metadata = Metadata {
+        dpi: tiff_dpi(&mut decoder),
+        ..Metadata::default()
+    };
     let mut pages = 1;
     while decoder.more_images() {
         decoder.next_image().map_err(decode)?;
@@ -560,7 +609,29 @@ fn read_tiff<R: BufRead + Seek>(
         left = left.saturating_sub(image.byte_len() as u64);
         images.push(image);
     }
-    Ok(images)
+    Ok((images, metadata))
+}
+
+/// The resolution of a TIFF's first page, in dots per inch (ResolutionUnit 2: the inch, 3: the
+/// centimetre; 1, none, gives only the aspect ratio).
+fn tiff_dpi<R: std::io::Read + Seek>(decoder: &mut tiff::decoder::Decoder<R>) -> Option<(f64, f64)> {
+    use tiff::tags::Tag;
+    let unit = decoder
+        .find_tag_unsigned::<u16>(Tag::ResolutionUnit)
+        .ok()
+        .flatten()
+        .unwrap_or(2);
+    let scale = match unit {
+        2 => 1.0,
+        3 => 2.54,
+        _ => return None,
+    };
+    let mut value = |tag| match decoder.find_tag(tag).ok()?? {
+        tiff::decoder::ifd::Value::Rational(n, d) if d > 0 => Some(f64::from(n) / f64::from(d)),
+        other => other.into_f64().ok(),
+    };
+    let (x, y) = (value(Tag::XResolution)?, value(Tag::YResolution)?);
+    (x > 0.0 && y > 0.0).then_some((x * scale, y * scale))
 }
 
 /// A TIFF decoding error as a file error: an early end of the data says the file is truncated.

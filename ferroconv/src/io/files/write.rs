@@ -84,7 +84,7 @@ fn encode<W: Write + Seek>(
                 source,
             })
         }
-        Format::Tiff => write_tiff(std::slice::from_ref(image), encoding.tiff, writer)
+        Format::Tiff => write_tiff(std::slice::from_ref(image), encoding.tiff, metadata.dpi, writer)
             .map_err(|e| encode_err(e.to_string())),
         Format::Pnm if ext != "pam" && ch != 4 => {
             // Binary PGM (P5) or PPM (P6), 8-bit or 16-bit (big-endian samples), maxval 255 or
@@ -109,12 +109,20 @@ fn encode<W: Write + Seek>(
                 source,
             })
         }
-        Format::Jpeg => with_metadata(
-            image::codecs::jpeg::JpegEncoder::new_with_quality(writer, encoding.jpeg_quality),
-            metadata,
-        )
-        .write_image(bytes, w, h, color_type(ch, dtype))
-        .map_err(|e| encode_err(e.to_string())),
+        Format::Jpeg => {
+            use image::codecs::jpeg::{JpegEncoder, PixelDensity, PixelDensityUnit};
+            let mut encoder = JpegEncoder::new_with_quality(writer, encoding.jpeg_quality);
+            if let Some((x, y)) = metadata.dpi {
+                let dots = |v: f64| v.round().clamp(1.0, 65535.0) as u16;
+                encoder.set_pixel_density(PixelDensity {
+                    density: (dots(x), dots(y)),
+                    unit: PixelDensityUnit::Inches,
+                });
+            }
+            with_metadata(encoder, metadata)
+                .write_image(bytes, w, h, color_type(ch, dtype))
+                .map_err(|e| encode_err(e.to_string()))
+        }
         Format::Png => {
             use image::codecs::png::{CompressionType, FilterType, PngEncoder};
             let level = match encoding.png_level {
@@ -122,12 +130,21 @@ fn encode<W: Write + Seek>(
                 Some(n) => CompressionType::Level(n),
                 None => CompressionType::default(),
             };
+            // Encoded in memory first where a pHYs chunk goes in after the header.
+            let mut png = Vec::new();
             with_metadata(
-                PngEncoder::new_with_quality(writer, level, FilterType::Adaptive),
+                PngEncoder::new_with_quality(&mut png, level, FilterType::Adaptive),
                 metadata,
             )
             .write_image(bytes, w, h, color_type(ch, dtype))
-            .map_err(|e| encode_err(e.to_string()))
+            .map_err(|e| encode_err(e.to_string()))?;
+            if let Some(dpi) = metadata.dpi {
+                png = with_phys(png, dpi);
+            }
+            writer.write_all(&png).map_err(|source| FileError::Write {
+                path: path.to_path_buf(),
+                source,
+            })
         }
         Format::Bmp | Format::Pnm => {
             let format = match format {
@@ -138,6 +155,36 @@ fn encode<W: Write + Seek>(
                 .map_err(|e| encode_err(e.to_string()))
         }
     }
+}
+
+/// `png` with a pHYs chunk of `dpi` (pixels per metre) right after its header chunk.
+fn with_phys(png: Vec<u8>, (x, y): (f64, f64)) -> Vec<u8> {
+    let per_metre = |dpi: f64| ((dpi / 0.0254).round() as u32).to_be_bytes();
+    let mut chunk = b"pHYs".to_vec();
+    chunk.extend(per_metre(x));
+    chunk.extend(per_metre(y));
+    chunk.push(1);
+    // The signature (8 bytes), then IHDR: length, type, 13 bytes of data, CRC.
+    let after_header = 8 + 4 + 4 + 13 + 4;
+    let mut out = png[..after_header].to_vec();
+    out.extend(9u32.to_be_bytes());
+    out.extend(&chunk);
+    out.extend(crc32(&chunk).to_be_bytes());
+    out.extend(&png[after_header..]);
+    out
+}
+
+/// The CRC-32 of PNG chunks (ISO 3309, reflected, polynomial 0xEDB88320).
+fn crc32(bytes: &[u8]) -> u32 {
+    !bytes.iter().fold(!0u32, |crc, &b| {
+        (0..8).fold(crc ^ u32::from(b), |c, _| {
+            if c & 1 == 1 {
+                (c >> 1) ^ 0xEDB8_8320
+            } else {
+                c >> 1
+            }
+        })
+    })
 }
 
 /// `encoder` with the ICC profile and Exif block of `metadata` (both formats that take them
@@ -173,6 +220,7 @@ const BIG_TIFF_BYTES: usize = (4 << 30) - (64 << 20);
 fn write_tiff<W: Write + Seek>(
     pages: &[Image],
     compression: TiffCompression,
+    dpi: Option<(f64, f64)>,
     writer: &mut W,
 ) -> tiff::TiffResult<()> {
     use tiff::encoder::{Compression, DeflateLevel, Predictor, TiffEncoder};
@@ -195,40 +243,52 @@ fn write_tiff<W: Write + Seek>(
         let mut enc = TiffEncoder::new_big(writer)?
             .with_compression(method)
             .with_predictor(predictor);
-        pages.iter().try_for_each(|p| write_tiff_with(p, &mut enc))
+        pages.iter().try_for_each(|p| write_tiff_with(p, &mut enc, dpi))
     } else {
         let mut enc = TiffEncoder::new(writer)?
             .with_compression(method)
             .with_predictor(predictor);
-        pages.iter().try_for_each(|p| write_tiff_with(p, &mut enc))
+        pages.iter().try_for_each(|p| write_tiff_with(p, &mut enc, dpi))
     }
 }
 
 fn write_tiff_with<W: Write + Seek, K: tiff::encoder::TiffKind>(
     image: &Image,
     enc: &mut tiff::encoder::TiffEncoder<W, K>,
+    dpi: Option<(f64, f64)>,
 ) -> tiff::TiffResult<()> {
-    use tiff::encoder::colortype as ct;
+    use tiff::encoder::{Rational, colortype as ct};
     let (w, h) = (image.width() as u32, image.height() as u32);
-    // RGBA as RGB plus an extra sample marked unassociated alpha (the ExtraSamples tag readers
-    // look for).
-    macro_rules! rgba {
-        ($rgb:ty, $v:expr) => {{
-            let mut page = enc.new_image::<$rgb>(w, h)?;
-            page.extra_samples(&[tiff::tags::ExtraSamples::UnassociatedAlpha])?;
+    // A page: RGBA as RGB plus an extra sample marked unassociated alpha (the ExtraSamples tag
+    // readers look for), and the resolution where the input had one.
+    macro_rules! page {
+        ($colour:ty, $v:expr, $alpha:expr) => {{
+            let mut page = enc.new_image::<$colour>(w, h)?;
+            if $alpha {
+                page.extra_samples(&[tiff::tags::ExtraSamples::UnassociatedAlpha])?;
+            }
+            if let Some((x, y)) = dpi {
+                let rational = |v: f64| Rational {
+                    n: (v * 100.0).round() as u32,
+                    d: 100,
+                };
+                page.resolution_unit(tiff::tags::ResolutionUnit::Inch);
+                page.x_resolution(rational(x));
+                page.y_resolution(rational(y));
+            }
             page.write_data($v)
         }};
     }
     match (image.channels(), image.samples()) {
-        (1, Samples::U8(v)) => enc.write_image::<ct::Gray8>(w, h, v),
-        (3, Samples::U8(v)) => enc.write_image::<ct::RGB8>(w, h, v),
-        (_, Samples::U8(v)) => rgba!(ct::RGB8, v),
-        (1, Samples::U16(v)) => enc.write_image::<ct::Gray16>(w, h, v),
-        (3, Samples::U16(v)) => enc.write_image::<ct::RGB16>(w, h, v),
-        (_, Samples::U16(v)) => rgba!(ct::RGB16, v),
-        (1, Samples::F32(v)) => enc.write_image::<ct::Gray32Float>(w, h, v),
-        (3, Samples::F32(v)) => enc.write_image::<ct::RGB32Float>(w, h, v),
-        (_, Samples::F32(v)) => rgba!(ct::RGB32Float, v),
+        (1, Samples::U8(v)) => page!(ct::Gray8, v, false),
+        (3, Samples::U8(v)) => page!(ct::RGB8, v, false),
+        (_, Samples::U8(v)) => page!(ct::RGB8, v, true),
+        (1, Samples::U16(v)) => page!(ct::Gray16, v, false),
+        (3, Samples::U16(v)) => page!(ct::RGB16, v, false),
+        (_, Samples::U16(v)) => page!(ct::RGB16, v, true),
+        (1, Samples::F32(v)) => page!(ct::Gray32Float, v, false),
+        (3, Samples::F32(v)) => page!(ct::RGB32Float, v, false),
+        (_, Samples::F32(v)) => page!(ct::RGB32Float, v, true),
     }
 }
 
@@ -472,7 +532,7 @@ pub fn write_pages(
             reason: format!("{} pages need a TIFF file, which holds several", pages.len()),
         }),
         _ => write_file(path, |writer| {
-            write_tiff(pages, encoding.tiff, writer).map_err(|e| FileError::Encode {
+            write_tiff(pages, encoding.tiff, metadata.dpi, writer).map_err(|e| FileError::Encode {
                 path: path.to_path_buf(),
                 reason: e.to_string(),
             })
