@@ -93,3 +93,64 @@ fn the_main_jobs_cpu_rows_report_their_warmups() {
         "{out}"
     );
 }
+
+/// `--sigma` alone sizes the Gaussian by scipy's rule, radius int(truncate × sigma + 0.5) with
+/// truncate 4 (or `--truncate`); `--sigma-y` makes it anisotropic; a `--mask` that cuts it within
+/// 3 sigma gets a note; a size past the largest filter is an error that says which.
+#[test]
+fn a_gaussian_is_sized_from_sigma_as_scipy_sizes_it() {
+    let header = |args: &[&str]| {
+        let (out, err) = run_ok(
+            &[
+                &["--size", "40", "--cpu-only", "--runs", "1", "--cpu-runs", "1"][..],
+                args,
+            ]
+            .concat(),
+        );
+        (out.lines().next().unwrap_or("").to_string(), err)
+    };
+    for (args, size) in [
+        (&["--filter", "gaussian", "--sigma", "2"][..], "17x17"),
+        (
+            &["--filter", "gaussian", "--sigma", "1.5", "--truncate", "3"],
+            "11x11",
+        ),
+        (
+            &["--filter", "gaussian", "--sigma", "1", "--sigma-y", "3"],
+            "25x25",
+        ),
+    ] {
+        let (line, err) = header(args);
+        assert!(
+            line.contains(&format!("gaussian filter {size}, rank-1")),
+            "{args:?}: {line}"
+        );
+        assert!(!err.contains("note: a"), "{args:?}: {err}");
+    }
+    let (line, err) = header(&["--filter", "gaussian", "--sigma", "2", "--mask", "5"]);
+    assert!(line.contains("gaussian filter 5x5"), "{line}");
+    assert!(
+        err.contains("nearer a box") && err.contains("17x17 at scipy's truncate 4"),
+        "{err}"
+    );
+    // The taps: exp(-x²/2σ²) down and across, each axis normalized.
+    let g = |s: f64| -> Vec<f64> {
+        let w: Vec<f64> = (-12..=12)
+            .map(|x| (-f64::from(x * x) / (2.0 * s * s)).exp())
+            .collect();
+        let sum: f64 = w.iter().sum();
+        w.into_iter().map(|v| v / sum).collect()
+    };
+    let (gy, gx) = (g(3.0), g(1.0));
+    let f = Filter::gaussian(25, 3.0, 1.0).unwrap();
+    for (n, &t) in f.taps().iter().enumerate() {
+        assert!((f64::from(t) - gy[n / 25] * gx[n % 25]).abs() < 1e-7, "tap {n}");
+    }
+    let o = crate::common::host(&["--size", "40", "--filter", "gaussian", "--sigma", "5"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("--sigma 5 asks for a 41x41 Gaussian") && err.contains("size 41 is not supported"),
+        "{err}"
+    );
+}

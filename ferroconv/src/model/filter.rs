@@ -94,6 +94,17 @@ impl Filter {
         Ok(Self { size, taps })
     }
 
+    /// A `size × size` Gaussian of standard deviations `sigma_y` down and `sigma_x` across
+    /// (anisotropic where they differ), normalized to sum 1; rank 1.
+    pub fn gaussian(size: usize, sigma_y: f64, sigma_x: f64) -> Result<Self> {
+        let (gy, gx) = (
+            gaussian_taps(size, Some(sigma_y))?,
+            gaussian_taps(size, Some(sigma_x))?,
+        );
+        let sum = gy.iter().sum::<f64>() * gx.iter().sum::<f64>();
+        Self::new(size, outer(&gy, &gx).iter().map(|v| (v / sum) as f32).collect())
+    }
+
     /// The built-in filter `kind` of side `size`; `sigma` is the Gaussian's standard deviation
     /// (`None`: OpenCV's default, see [`gaussian_taps`]).
     pub fn builtin(kind: FilterKind, size: usize, sigma: Option<f64>) -> Result<Self> {
@@ -322,6 +333,12 @@ const OPENCV_SMALL_GAUSSIANS: [&[f64]; 4] = [
     &[0.0625, 0.25, 0.375, 0.25, 0.0625],
     &[0.03125, 0.109375, 0.21875, 0.28125, 0.21875, 0.109375, 0.03125],
 ];
+
+/// The side of a Gaussian of standard deviation `sigma` cut at `truncate` deviations, by scipy's
+/// rule (`gaussian_filter`): radius `int(truncate · sigma + 0.5)`.
+pub fn gaussian_size(sigma: f64, truncate: f64) -> usize {
+    2 * (truncate * sigma + 0.5).floor().max(0.0) as usize + 1
+}
 
 /// The 1D Gaussian of `k` taps (not yet normalized): with `sigma`, `exp(-x²/2σ²)`; without, the
 /// taps of OpenCV's `getGaussianKernel(k, 0)`: its fixed kernels for k <= 7, else σ =

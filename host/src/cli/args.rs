@@ -216,9 +216,9 @@ impl FileVariant {
 
 #[derive(clap::Args, Debug)]
 pub struct FilterArgs {
-    /// Filter side length: odd, 1 to 31.
-    #[arg(long, default_value_t = 5, allow_negative_numbers = true, value_parser = parse_count)]
-    pub mask: usize,
+    /// Filter side length: odd, 1 to 31 (default 5; a Gaussian given --sigma, sized from it).
+    #[arg(long, allow_negative_numbers = true, value_parser = parse_count)]
+    pub mask: Option<usize>,
     /// Which built-in filter to apply.
     #[arg(long, value_parser = names::filter(), default_value = "box")]
     pub filter: FilterKind,
@@ -226,9 +226,16 @@ pub struct FilterArgs {
     /// getGaussianKernel(k, 0) taps for the size).
     #[arg(long, allow_negative_numbers = true, value_parser = parse_sigma)]
     pub sigma: Option<f64>,
+    /// The Gaussian's standard deviation down, where it differs from --sigma's (across).
+    #[arg(long, allow_negative_numbers = true, value_parser = parse_sigma, requires = "sigma")]
+    pub sigma_y: Option<f64>,
+    /// Without --mask, the Gaussian is cut at this many standard deviations (scipy's rule: radius
+    /// int(truncate × sigma + 0.5); default 4, as scipy's).
+    #[arg(long, allow_negative_numbers = true, value_parser = parse_sigma, requires = "sigma")]
+    pub truncate: Option<f64>,
     /// Read the filter from a text file: one row per line, numbers separated by whitespace, `#`
     /// starts a comment; square with an odd size.
-    #[arg(long, conflicts_with_all = ["mask", "filter", "sigma"])]
+    #[arg(long, conflicts_with_all = ["mask", "filter", "sigma", "sigma_y", "truncate"])]
     pub filter_file: Option<PathBuf>,
     /// Flip the filter (true convolution instead of correlation).
     #[arg(long)]
@@ -250,7 +257,38 @@ impl FilterArgs {
                     .with_context(|| format!("cannot read filter file {}", path.display()))?;
                 Filter::parse(&text).with_context(|| format!("filter file {}", path.display()))?
             }
-            None => Filter::builtin(self.filter, self.mask, self.sigma).context("--mask/--filter")?,
+            None => match self.sigma {
+                Some(sigma_x) => {
+                    let sigma_y = self.sigma_y.unwrap_or(sigma_x);
+                    let widest = sigma_x.max(sigma_y);
+                    if self.mask.is_some() && self.truncate.is_some() {
+                        bail!(
+                            "--truncate sizes the Gaussian from --sigma, and --mask gives its size: give one"
+                        );
+                    }
+                    let size = match self.mask {
+                        Some(k) => {
+                            if ((k / 2) as f64) < 3.0 * widest {
+                                let sized = ferroconv::model::filter::gaussian_size(widest, 4.0);
+                                eprintln!(
+                                    "note: a {k}x{k} Gaussian of sigma {widest} ends within 3 sigma of its \
+                                     centre (radius {} < {}), so it is nearer a box: without --mask the \
+                                     size comes from sigma ({sized}x{sized} at scipy's truncate 4)",
+                                    k / 2,
+                                    3.0 * widest,
+                                );
+                            }
+                            k
+                        }
+                        None => ferroconv::model::filter::gaussian_size(widest, self.truncate.unwrap_or(4.0)),
+                    };
+                    Filter::gaussian(size, sigma_y, sigma_x)
+                        .with_context(|| format!("--sigma {widest} asks for a {size}x{size} Gaussian"))?
+                }
+                None => {
+                    Filter::builtin(self.filter, self.mask.unwrap_or(5), None).context("--mask/--filter")?
+                }
+            },
         };
         Ok(if self.flip { filter.flipped() } else { filter })
     }
