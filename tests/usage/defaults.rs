@@ -1,5 +1,6 @@
 //! Documented defaults: an explicit `--variant auto` falls back to the CPU as no `--variant`
-//! does, the Gaussian's taps are OpenCV's, and the main job's CPU rows report their warm-ups.
+//! does, the Gaussian's taps are OpenCV's (or sized from `--sigma` as scipy sizes them), separable
+//! filters from `--kernel-x`/`--kernel-y`, and the main job's CPU rows report their warm-ups.
 
 use crate::common::{TempDir, run_ok, s};
 use crate::{gray, save};
@@ -152,5 +153,45 @@ fn a_gaussian_is_sized_from_sigma_as_scipy_sizes_it() {
     assert!(
         err.contains("--sigma 5 asks for a 41x41 Gaussian") && err.contains("size 41 is not supported"),
         "{err}"
+    );
+}
+
+/// `--kernel-x` and `--kernel-y` give a separable filter as cv2's `sepFilter2D` takes it: the
+/// outer product, `y` down and `x` across, the shorter padded with zeros to the longer's side.
+#[test]
+fn kernel_x_and_y_make_their_outer_product() {
+    let f = Filter::separable(&[1.0, 0.0, -1.0, 2.0, 3.0], &[1.0, 2.0, 1.0]).unwrap();
+    assert_eq!(f.size(), 5);
+    let kx = [0.0, 1.0, 2.0, 1.0, 0.0];
+    let ky = [1.0, 0.0, -1.0, 2.0, 3.0];
+    for (n, &t) in f.taps().iter().enumerate() {
+        assert_eq!(t, ky[n / 5] * kx[n % 5], "tap {n}");
+    }
+    assert!(f.rank1().is_some());
+    let (out, _) = run_ok(&[
+        "--size",
+        "40",
+        "--cpu-only",
+        "--runs",
+        "1",
+        "--cpu-runs",
+        "1",
+        "--kernel-x",
+        "1,2,1",
+        "--kernel-y",
+        "1 0 -1 2 3",
+    ]);
+    assert!(
+        out.lines()
+            .next()
+            .unwrap()
+            .contains("separable (--kernel-x/-y) filter 5x5, rank-1"),
+        "{out}"
+    );
+    assert!(
+        Filter::separable(&[1.0, 1.0], &[1.0])
+            .unwrap_err()
+            .to_string()
+            .contains("2 taps")
     );
 }

@@ -94,6 +94,33 @@ impl Filter {
         Ok(Self { size, taps })
     }
 
+    /// The rank-1 filter `ky ⊗ kx`: `ky` down, `kx` across (cv2's `sepFilter2D(kernelX, kernelY)`),
+    /// each of odd length, the shorter padded with zeros on both ends to a square of the longer's
+    /// side.
+    pub fn separable(ky: &[f32], kx: &[f32]) -> Result<Self> {
+        let size = ky.len().max(kx.len());
+        for (name, k) in [("y", ky), ("x", kx)] {
+            if k.len().is_multiple_of(2) {
+                return Err(Error::Filter(format!(
+                    "the {name} kernel has {} taps: give an odd number (1 to {MAX_FILTER_SIZE})",
+                    k.len()
+                )));
+            }
+        }
+        check_size(size)?;
+        let pad = |k: &[f32]| {
+            let side = (size - k.len()) / 2;
+            let mut v = vec![0.0f64; side];
+            v.extend(k.iter().map(|&t| f64::from(t)));
+            v.resize(size, 0.0);
+            v
+        };
+        Self::new(
+            size,
+            outer(&pad(ky), &pad(kx)).iter().map(|&v| v as f32).collect(),
+        )
+    }
+
     /// A `size × size` Gaussian of standard deviations `sigma_y` down and `sigma_x` across
     /// (anisotropic where they differ), normalized to sum 1; rank 1.
     pub fn gaussian(size: usize, sigma_y: f64, sigma_x: f64) -> Result<Self> {

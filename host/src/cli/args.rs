@@ -4,7 +4,7 @@
 use super::names;
 use super::values::{
     parse_bytes, parse_compress, parse_count, parse_file_variant, parse_gpus, parse_quality, parse_seed,
-    parse_shard, parse_sigma, parse_variant,
+    parse_shard, parse_sigma, parse_taps, parse_variant,
 };
 use super::{api_bench, bench, cpu_time, info, merge, sanitize, scale, soak, verify};
 use anyhow::{Context as _, Result, bail};
@@ -181,6 +181,10 @@ pub enum FileVariant {
     Gpu(Variant),
 }
 
+/// A list of filter taps (`--kernel-x`, `--kernel-y`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TapList(pub Vec<f32>);
+
 /// `--compress`: for TIFF results or for PNG ones.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Compress {
@@ -237,6 +241,15 @@ pub struct FilterArgs {
     /// starts a comment; square with an odd size.
     #[arg(long, conflicts_with_all = ["mask", "filter", "sigma", "sigma_y", "truncate"])]
     pub filter_file: Option<PathBuf>,
+    /// A separable filter's taps across (cv2's sepFilter2D kernelX), comma- or space-separated, an
+    /// odd number up to 31; with --kernel-y (default 1) the filter is their outer product.
+    #[arg(long, allow_negative_numbers = true, value_parser = parse_taps,
+          conflicts_with_all = ["mask", "filter", "sigma", "filter_file"])]
+    pub kernel_x: Option<TapList>,
+    /// A separable filter's taps down (cv2's sepFilter2D kernelY); see --kernel-x.
+    #[arg(long, allow_negative_numbers = true, value_parser = parse_taps,
+          conflicts_with_all = ["mask", "filter", "sigma", "filter_file"])]
+    pub kernel_y: Option<TapList>,
     /// Flip the filter (true convolution instead of correlation).
     #[arg(long)]
     pub flip: bool,
@@ -251,13 +264,25 @@ impl FilterArgs {
                 self.filter.name()
             );
         }
-        let filter = match &self.filter_file {
-            Some(path) => {
+        let filter = match (&self.filter_file, &self.kernel_x, &self.kernel_y) {
+            (None, None, None) => None,
+            (None, kx, ky) => Some(
+                Filter::separable(
+                    ky.as_ref().map_or(&[1.0][..], |t| &t.0),
+                    kx.as_ref().map_or(&[1.0][..], |t| &t.0),
+                )
+                .context("--kernel-x/--kernel-y")?,
+            ),
+            _ => None,
+        };
+        let filter = match (&self.filter_file, filter) {
+            (_, Some(f)) => f,
+            (Some(path), None) => {
                 let text = std::fs::read_to_string(path)
                     .with_context(|| format!("cannot read filter file {}", path.display()))?;
                 Filter::parse(&text).with_context(|| format!("filter file {}", path.display()))?
             }
-            None => match self.sigma {
+            (None, None) => match self.sigma {
                 Some(sigma_x) => {
                     let sigma_y = self.sigma_y.unwrap_or(sigma_x);
                     let widest = sigma_x.max(sigma_y);
@@ -297,6 +322,7 @@ impl FilterArgs {
     pub fn describe(&self, filter: &Filter) -> String {
         let name = match &self.filter_file {
             Some(p) => format!("file {}", p.display()),
+            None if self.kernel_x.is_some() || self.kernel_y.is_some() => "separable (--kernel-x/-y)".into(),
             None => self.filter.name().to_string(),
         };
         let flip = if self.flip { ", flipped (convolution)" } else { "" };

@@ -2,7 +2,7 @@
 //! choices. Each
 //! returns the message clap prints after `invalid value '...' for '--option':`.
 
-use super::args::{Compress, FileVariant, ShardChoice};
+use super::args::{Compress, FileVariant, ShardChoice, TapList};
 use ferroconv::engine::gpu::variant::InputKind;
 use ferroconv::engine::gpu::{GpuSelection, Variant};
 use ferroconv::io::files::TiffCompression;
@@ -23,6 +23,20 @@ pub fn parse_seed(s: &str) -> Result<u64, String> {
     s.trim()
         .parse::<u64>()
         .map_err(|_| "give a whole number from 0 to 18446744073709551615".to_string())
+}
+
+/// Parses a list of filter taps: numbers separated by commas or spaces.
+pub fn parse_taps(s: &str) -> Result<TapList, String> {
+    let taps: Vec<f32> = s
+        .split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|t| !t.is_empty())
+        .map(|t| t.parse::<f32>().ok().filter(|v| v.is_finite()))
+        .collect::<Option<_>>()
+        .ok_or_else(|| "give finite numbers separated by commas or spaces, e.g. 1,2,1".to_string())?;
+    if taps.is_empty() {
+        return Err("no taps: give at least one number".into());
+    }
+    Ok(TapList(taps))
 }
 
 /// Parses a JPEG quality: a whole number from 1 to 100.
