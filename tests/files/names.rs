@@ -60,3 +60,50 @@ fn apple_double_files_beside_images_are_not_inputs() {
         assert_eq!(out.names(), ["x.png"], "{input}");
     }
 }
+
+/// Names as they come (not UTF-8, line breaks, terminal escapes, a leading dash, 250 bytes)
+/// through every output mode: quiet, default, verbose and JSON. Each run exits 0, writes every
+/// result, never panics, and the JSON is one document with an entry a name.
+#[test]
+fn every_output_mode_takes_every_kind_of_name() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt as _;
+    let input = TempDir::new("names-in");
+    let long = format!("{}.png", "n".repeat(246));
+    let names: Vec<&OsStr> = vec![
+        OsStr::from_bytes(b"\xff\xfe.png"),
+        OsStr::new("line\nbreak.png"),
+        OsStr::new("\u{1b}[31mred.png"),
+        OsStr::new("-dash.png"),
+        OsStr::new(&long),
+    ];
+    for (n, name) in names.iter().enumerate() {
+        let image = Image::random(7, 5, 1, DType::U8, n as u64).unwrap();
+        save_with_image_crate(&image, &input.0.join(name));
+    }
+    for mode in [&["-q"][..], &[], &["-v"], &["--json"]] {
+        let out = TempDir::new("names-out");
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_host"))
+            .args(["-i", s(&input.0), "-o", s(&out.0)])
+            .args(mode)
+            .env_remove("SLURM_ARRAY_TASK_ID")
+            .env_remove("JOB_COMPLETION_INDEX")
+            .output()
+            .unwrap();
+        let (stdout, err) = text(&o);
+        assert_eq!(o.status.code(), Some(0), "{mode:?}: {err}");
+        assert!(
+            !err.contains("panicked") && !err.contains('\u{1b}'),
+            "{mode:?}: {err:?}"
+        );
+        assert_eq!(
+            std::fs::read_dir(&out.0).unwrap().count(),
+            names.len(),
+            "{mode:?}"
+        );
+        if mode == ["--json"] {
+            let doc: serde_json::Value = serde_json::from_str(&stdout).expect("one JSON document");
+            assert_eq!(doc["images"].as_array().unwrap().len(), names.len());
+        }
+    }
+}
