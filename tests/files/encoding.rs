@@ -155,3 +155,41 @@ fn rgba_tiffs_mark_their_alpha_and_round_trip() {
         }
     }
 }
+
+/// Uncompressed TIFF results carry no Predictor tag (libtiff warns about one there), on every page;
+/// compressed ones of integer samples carry the horizontal predictor (2).
+#[test]
+fn the_predictor_tag_only_comes_with_compression() {
+    use tiff::{decoder::Decoder, tags::Tag};
+    let dir = TempDir::new("tiff-predictor");
+    let stack = dir.path("stack.tif");
+    {
+        use tiff::encoder::{TiffEncoder, colortype::Gray8};
+        let mut enc = TiffEncoder::new(std::fs::File::create(&stack).unwrap()).unwrap();
+        enc.write_image::<Gray8>(6, 4, &[5; 24]).unwrap();
+        enc.write_image::<Gray8>(3, 5, &[9; 15]).unwrap();
+    }
+    for (compress, want) in [("none", None), ("lzw", Some(2u16))] {
+        let out = dir.path(&format!("{compress}.tif"));
+        let identity = ["--filter", "identity", "--mask", "1", "--quiet"];
+        run_ok(
+            &[
+                &["-i", s(&stack), "-o", s(&out), "--compress", compress][..],
+                &identity,
+            ]
+            .concat(),
+        );
+        let mut decoder = Decoder::new(std::fs::File::open(&out).unwrap()).unwrap();
+        for page in 0..2 {
+            if page > 0 {
+                decoder.next_image().unwrap();
+            }
+            let predictor = decoder.find_tag_unsigned::<u16>(Tag::Predictor).unwrap();
+            assert_eq!(predictor, want, "{compress} page {page}");
+        }
+        let options = files::ReadOptions::default();
+        let (pages, _) = files::read_pages(&out, &RawLayout::default(), &options).unwrap();
+        assert_eq!(pages.len(), 2);
+        assert_eq!(pages[1].samples(), &Samples::U8(vec![9; 15]));
+    }
+}

@@ -126,3 +126,23 @@ fn the_resolution_is_kept_from_format_to_format() {
     assert_eq!(&bytes[6..11], b"JFIF\0");
     assert_eq!(&bytes[13..18], &[1, 1, 44, 1, 44]);
 }
+
+/// A TIFF result carries its input's ICC profile (tag 34675, of field type UNDEFINED), and a PNG
+/// made from that TIFF gets it back.
+#[test]
+fn icc_profiles_go_through_tiff() {
+    let dir = TempDir::new("icc-tiff");
+    let input = dir.path("in.png");
+    let profile: Vec<u8> = (0..200u32).map(|i| (i * 13 % 256) as u8).collect();
+    png_with(&input, None, Some(profile.clone()));
+    let (tif, png) = (dir.path("mid.tif"), dir.path("out.png"));
+    run_ok(&["-i", s(&input), "-o", s(&tif), "--quiet"]);
+    run_ok(&["-i", s(&tif), "-o", s(&png), "--quiet"]);
+    let bytes = std::fs::read(&tif).unwrap();
+    // The entry: tag 34675 (0x8773), type 7, little-endian.
+    assert!(
+        bytes.windows(4).any(|w| w == [0x73, 0x87, 7, 0]),
+        "no UNDEFINED ICC entry"
+    );
+    assert_eq!(stored(&png).3.as_deref(), Some(&profile[..]));
+}

@@ -48,8 +48,8 @@ impl Default for ReadOptions {
 }
 
 /// What a file carries besides its pixels that a result keeps where its format holds it: the ICC
-/// profile and Exif block (PNG, JPEG; the orientation tag says 1 once the orientation was
-/// applied), the resolution (PNG, JPEG, TIFF) and a PGM's or PPM's maxval.
+/// profile (PNG, JPEG, TIFF), the Exif block (PNG, JPEG; the orientation tag says 1 once the
+/// orientation was applied), the resolution (PNG, JPEG, TIFF) and a PGM's or PPM's maxval.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Metadata {
     /// The ICC colour profile.
@@ -573,6 +573,7 @@ fn read_tiff<R: BufRead + Seek>(
     let mut decoder = Decoder::new(source).map_err(decode)?.with_limits(limits);
     let metadata = Metadata {
         dpi: tiff_dpi(&mut decoder),
+        icc: tiff_icc(&mut decoder),
         ..Metadata::default()
     };
     let mut pages = 1;
@@ -610,6 +611,22 @@ fn read_tiff<R: BufRead + Seek>(
         images.push(image);
     }
     Ok((images, metadata))
+}
+
+/// The ICC profile of a TIFF's first page (tag 34675), where it has one.
+fn tiff_icc<R: std::io::Read + Seek>(decoder: &mut tiff::decoder::Decoder<R>) -> Option<Vec<u8>> {
+    use tiff::decoder::ifd::Value;
+    match decoder.find_tag(tiff::tags::Tag::IccProfile).ok()?? {
+        Value::List(values) => values
+            .into_iter()
+            .map(|v| match v {
+                Value::Byte(b) => Some(b),
+                _ => None,
+            })
+            .collect(),
+        Value::Byte(b) => Some(vec![b]),
+        _ => None,
+    }
 }
 
 /// The resolution of a TIFF's first page, in dots per inch (ResolutionUnit 2: the inch, 3: the

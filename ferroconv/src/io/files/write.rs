@@ -84,7 +84,7 @@ fn encode<W: Write + Seek>(
                 source,
             })
         }
-        Format::Tiff => write_tiff(std::slice::from_ref(image), encoding.tiff, metadata.dpi, writer)
+        Format::Tiff => write_tiff(std::slice::from_ref(image), encoding.tiff, metadata, writer)
             .map_err(|e| encode_err(e.to_string())),
         Format::Pnm if ext != "pam" && ch != 4 => {
             // Binary PGM (P5) or PPM (P6), 8-bit or 16-bit (big-endian samples), maxval 255 or
@@ -220,7 +220,7 @@ const BIG_TIFF_BYTES: usize = (4 << 30) - (64 << 20);
 fn write_tiff<W: Write + Seek>(
     pages: &[Image],
     compression: TiffCompression,
-    dpi: Option<(f64, f64)>,
+    metadata: &Metadata,
     writer: &mut W,
 ) -> tiff::TiffResult<()> {
     use tiff::encoder::{Compression, DeflateLevel, Predictor, TiffEncoder};
@@ -243,19 +243,23 @@ fn write_tiff<W: Write + Seek>(
         let mut enc = TiffEncoder::new_big(writer)?
             .with_compression(method)
             .with_predictor(predictor);
-        pages.iter().try_for_each(|p| write_tiff_with(p, &mut enc, dpi))
+        pages
+            .iter()
+            .try_for_each(|p| write_tiff_with(p, &mut enc, metadata))
     } else {
         let mut enc = TiffEncoder::new(writer)?
             .with_compression(method)
             .with_predictor(predictor);
-        pages.iter().try_for_each(|p| write_tiff_with(p, &mut enc, dpi))
+        pages
+            .iter()
+            .try_for_each(|p| write_tiff_with(p, &mut enc, metadata))
     }
 }
 
 fn write_tiff_with<W: Write + Seek, K: tiff::encoder::TiffKind>(
     image: &Image,
     enc: &mut tiff::encoder::TiffEncoder<W, K>,
-    dpi: Option<(f64, f64)>,
+    metadata: &Metadata,
 ) -> tiff::TiffResult<()> {
     use tiff::encoder::{Rational, colortype as ct};
     let (w, h) = (image.width() as u32, image.height() as u32);
@@ -267,7 +271,11 @@ fn write_tiff_with<W: Write + Seek, K: tiff::encoder::TiffKind>(
             if $alpha {
                 page.extra_samples(&[tiff::tags::ExtraSamples::UnassociatedAlpha])?;
             }
-            if let Some((x, y)) = dpi {
+            if let Some(icc) = &metadata.icc {
+                page.encoder()
+                    .write_tag(tiff::tags::Tag::IccProfile, Undefined(icc))?;
+            }
+            if let Some((x, y)) = metadata.dpi {
                 let rational = |v: f64| Rational {
                     n: (v * 100.0).round() as u32,
                     d: 100,
@@ -289,6 +297,89 @@ fn write_tiff_with<W: Write + Seek, K: tiff::encoder::TiffKind>(
         (1, Samples::F32(v)) => page!(ct::Gray32Float, v, false),
         (3, Samples::F32(v)) => page!(ct::RGB32Float, v, false),
         (_, Samples::F32(v)) => page!(ct::RGB32Float, v, true),
+    }
+}
+
+/// Removes the Predictor tag (317) the `tiff` crate writes into every directory from those of
+/// uncompressed pages (Compression 1), where libtiff warns about it, by rewriting each such
+/// directory's entries in place (classic TIFF and BigTIFF, either byte order).
+fn drop_uncompressed_predictor(mut file: &File) -> std::io::Result<()> {
+    use std::io::Read;
+    let mut head = [0u8; 16];
+    file.seek(SeekFrom::Start(0))?;
+    file.read_exact(&mut head)?;
+    let le = &head[..2] == b"II";
+    let uint = |b: &[u8]| -> u64 {
+        let mut v = 0u64;
+        for i in 0..b.len() {
+            let byte = if le { b[b.len() - 1 - i] } else { b[i] };
+            v = v << 8 | u64::from(byte);
+        }
+        v
+    };
+    let big = uint(&head[2..4]) == 43;
+    // Bytes of an entry count, an entry and an offset; where an entry's value field starts.
+    let (count_len, entry_len, offset_len, value_at) = if big { (8, 20, 8, 12) } else { (2, 12, 4, 8) };
+    let mut ifd = if big {
+        uint(&head[8..16])
+    } else {
+        uint(&head[4..8])
+    };
+    let mut seen = std::collections::HashSet::new();
+    while ifd != 0 && seen.insert(ifd) {
+        file.seek(SeekFrom::Start(ifd))?;
+        let mut count = vec![0u8; count_len];
+        file.read_exact(&mut count)?;
+        let n = uint(&count) as usize;
+        let mut rest = vec![0u8; n * entry_len + offset_len];
+        file.read_exact(&mut rest)?;
+        let next = uint(&rest[n * entry_len..]);
+        let entries: Vec<&[u8]> = rest[..n * entry_len].chunks(entry_len).collect();
+        let value = |e: &[u8]| uint(&e[value_at..value_at + 2]);
+        let uncompressed = entries.iter().any(|e| uint(&e[..2]) == 259 && value(e) == 1);
+        if let Some(at) = entries.iter().position(|e| uint(&e[..2]) == 317)
+            && uncompressed
+        {
+            let mut out = Vec::with_capacity(count_len + n * entry_len + offset_len);
+            let n_out = (n - 1) as u64;
+            let count_bytes = if le {
+                n_out.to_le_bytes()
+            } else {
+                n_out.to_be_bytes()
+            };
+            out.extend(if le {
+                &count_bytes[..count_len]
+            } else {
+                &count_bytes[8 - count_len..]
+            });
+            for (i, e) in entries.iter().enumerate() {
+                if i != at {
+                    out.extend_from_slice(e);
+                }
+            }
+            out.extend_from_slice(&rest[n * entry_len..]);
+            out.extend(std::iter::repeat_n(0, entry_len));
+            file.seek(SeekFrom::Start(ifd))?;
+            file.write_all(&out)?;
+        }
+        ifd = next;
+    }
+    Ok(())
+}
+
+/// Bytes of TIFF field type UNDEFINED (7), as the ICC profile tag takes them.
+struct Undefined<'a>(&'a [u8]);
+
+impl tiff::encoder::TiffValue for Undefined<'_> {
+    const BYTE_LEN: u8 = 1;
+    const FIELD_TYPE: tiff::tags::Type = tiff::tags::Type::UNDEFINED;
+
+    fn count(&self) -> usize {
+        self.0.len()
+    }
+
+    fn data(&self) -> std::borrow::Cow<'_, [u8]> {
+        std::borrow::Cow::Borrowed(self.0)
     }
 }
 
@@ -507,7 +598,12 @@ fn write_file(
         writer
             .into_inner()
             .map_err(|e| write_err(e.into_error()))
-            .and_then(|_| tmp.file().sync_all().map_err(write_err))
+            .and_then(|_| {
+                if Format::of(path) == Some(Format::Tiff) {
+                    drop_uncompressed_predictor(tmp.file()).map_err(write_err)?;
+                }
+                tmp.file().sync_all().map_err(write_err)
+            })
     });
     if let Some(e) = interrupted() {
         return Err(e);
@@ -532,7 +628,7 @@ pub fn write_pages(
             reason: format!("{} pages need a TIFF file, which holds several", pages.len()),
         }),
         _ => write_file(path, |writer| {
-            write_tiff(pages, encoding.tiff, metadata.dpi, writer).map_err(|e| FileError::Encode {
+            write_tiff(pages, encoding.tiff, metadata, writer).map_err(|e| FileError::Encode {
                 path: path.to_path_buf(),
                 reason: e.to_string(),
             })
