@@ -1,4 +1,5 @@
-//! TIFF variants as scanners and instruments write them: 1-bit (both photometric senses), 4-bit,
+//! TIFF variants as scanners and instruments write them: 1-bit (both photometric senses, and CCITT
+//! Group 4 fax), 4-bit,
 //! gray+alpha, 64-bit float and planar RGB are read; CMYK files are refused in one line naming
 //! the feature. The files are laid out by hand here, tag by tag.
 
@@ -208,4 +209,18 @@ fn a_multi_page_tiff_is_filtered_page_by_page() {
     let (_, err) = text(&o);
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(err.contains("has 2 page(s): no page 2"), "{err}");
+}
+
+/// A CCITT Group 4 (T.6) fax TIFF, white is zero: 8 × 4 white rows, each coded as one vertical
+/// mode bit against the white reference line, then the end of the facsimile block.
+#[test]
+fn a_group_4_fax_tiff_is_read_as_8_bit() {
+    let dir = TempDir::new("tiff-g4");
+    let mut tags = header(8, 4, &[1], 0);
+    for t in tags.iter_mut().filter(|t| t.0 == 259) {
+        t.1 = vec![4];
+    }
+    let image = read(&dir, "fax.tif", tiff(&tags, &[0xF0, 0x01, 0x00, 0x10])).unwrap();
+    assert_eq!((image.width(), image.height(), image.channels()), (8, 4, 1));
+    assert_eq!(image.samples(), &Samples::U8(vec![255; 32]));
 }
