@@ -1,7 +1,7 @@
 //! TIFF variants as scanners and instruments write them: 1-bit (both photometric senses, and CCITT
-//! Group 4 fax), 4-bit,
-//! gray+alpha, 64-bit float and planar RGB are read; CMYK files are refused in one line naming
-//! the feature. The files are laid out by hand here, tag by tag.
+//! Group 4 fax), 4-bit, gray+alpha, 64-bit float, planar RGB and multi-page files are read; CMYK
+//! files are refused in one line naming the feature. The files are laid out by hand here, tag by
+//! tag.
 
 use crate::common::{TempDir, host, s, text};
 use ferroconv::io::files::{self, RawLayout};
