@@ -1,8 +1,9 @@
 """ferroconv: 2D image correlation and convolution with Rust GPU kernels.
 
 numpy arrays run through the library's host-memory path (the GPU when there is one, else all CPU
-cores); CUDA arrays (PyTorch tensors, CuPy arrays, anything with ``__cuda_array_interface__``)
-run where they are, without copies, queued on the framework's current stream.
+cores); CUDA arrays (PyTorch tensors, CuPy arrays, anything with ``__cuda_array_interface__``,
+and DLPack-only arrays such as JAX's, viewed through torch or CuPy) run where they are, without
+copies, queued on the framework's current stream.
 
 Axes: the image is the last two axes, unless the last axis has at most 4 entries: then it is the
 channels and the image is the two before it. So ``(H, W)``, ``(H, W, C)``, ``(N, H, W, C)`` and
@@ -128,6 +129,8 @@ class Filter2D:
     def __call__(self, input, output=None, axes=None, stream=None):
         if _is_cuda(input):
             return _run_cuda(self, input, output, axes, stream)
+        if _is_dlpack_cuda(input):
+            return _run_dlpack(self, input, output, axes, stream)
         return _run_numpy(self, input, output, axes)
 
 
@@ -330,6 +333,41 @@ def _run_numpy(f, input, output, axes):
 
 def _is_cuda(a):
     return hasattr(a, "__cuda_array_interface__") and not isinstance(a, np.ndarray)
+
+
+# DLPack's device type of CUDA memory.
+_KDLCUDA = 2
+
+
+def _is_dlpack_cuda(a):
+    """Whether ``a`` is an array on a CUDA device that only DLPack describes (JAX, ...)."""
+    device = getattr(a, "__dlpack_device__", None)
+    return device is not None and hasattr(a, "__dlpack__") and device()[0] == _KDLCUDA
+
+
+def _run_dlpack(f, input, output, axes, stream):
+    """A DLPack array: viewed without a copy as a torch tensor (or a CuPy array), which takes
+    the producer's work in order on its stream; the result goes back to the caller's kind through
+    its array namespace's ``from_dlpack`` (the array API standard's), or into ``output=``."""
+    try:
+        import torch
+
+        view = torch.from_dlpack
+    except ImportError:
+        try:
+            import cupy
+
+            view = cupy.from_dlpack
+        except ImportError:
+            raise TypeError("a DLPack-only CUDA array needs torch or CuPy installed to be viewed") from None
+    out = None if output is None else view(output)
+    result = _run_cuda(f, view(input), out, axes, stream)
+    if output is not None:
+        return output
+    namespace = getattr(input, "__array_namespace__", None)
+    if namespace is None:
+        return result
+    return namespace().from_dlpack(result)
 
 
 def _framework(a):

@@ -127,3 +127,42 @@ def test_a_gpu_fault_is_a_runtime_error_in_its_own_process():
     assert run.returncode == 0, f"exit {run.returncode}: {run.stdout}{run.stderr}"
     assert "RuntimeError:" in run.stdout and "ILLEGAL_ADDRESS" in run.stdout, run.stdout
     print(run.stdout.strip())
+
+
+class DLPackOnly:
+    """A CUDA array only DLPack describes, as JAX's are: no ``__cuda_array_interface__``, no
+    torch or CuPy type; its array namespace makes the result one of its own kind."""
+
+    def __init__(self, tensor):
+        self._t = tensor
+
+    def __dlpack__(self, stream=None, **kwargs):
+        return self._t.__dlpack__(stream=stream)
+
+    def __dlpack_device__(self):
+        return self._t.__dlpack_device__()
+
+    def __array_namespace__(self):
+        return DLPackOnlyNamespace
+
+
+class DLPackOnlyNamespace:
+    @staticmethod
+    def from_dlpack(x):
+        return DLPackOnly(torch.from_dlpack(x))
+
+
+def test_dlpack_only_arrays_run_without_copies():
+    x = np.random.default_rng(5).random((2, 40, 50), dtype=np.float32)
+    w = weights(5, 2)
+    want = ferroconv.correlate(x, w, mode="nearest")
+    got = ferroconv.correlate(DLPackOnly(torch.from_numpy(x).cuda()), w, mode="nearest")
+    assert isinstance(got, DLPackOnly)
+    assert np.array_equal(got._t.cpu().numpy(), want)
+    # Into `output=`: written in place, the same memory.
+    out = torch.empty(2, 40, 50, device="cuda")
+    ptr = out.data_ptr()
+    back = ferroconv.correlate(DLPackOnly(torch.from_numpy(x).cuda()), w, mode="nearest", output=DLPackOnly(out))
+    torch.cuda.synchronize()
+    assert isinstance(back, DLPackOnly) and out.data_ptr() == ptr
+    assert np.array_equal(out.cpu().numpy(), want)
