@@ -22,20 +22,26 @@ pub fn run(args: &InfoArgs) -> Result<()> {
         unavailable = Some(e.to_string());
         Ok(())
     })?;
-    let mut described = Vec::new();
+    // Each GPU's free memory, asked once for the text and the document alike.
+    let mut free = Vec::with_capacity(gpus.len());
     for gpu in &gpus {
         gpu.make_current()?;
-        let mut doc = json::gpu(gpu.info());
-        if let Ok((free, _)) = gpu.memory() {
-            doc["memory_free_bytes"] = free.into();
-        }
-        doc["kernels_from"] = gpu.module_kind().to_string().into();
-        doc["kernels_load_ms"] = gpu.module_load_ms().into();
-        described.push(doc);
+        free.push(gpu.memory().ok().map(|(free, _)| free));
     }
     let k = gpu_kernels::launch::MAX_FILTER_SIZE;
     let registry = &ferroconv::engine::gpu::variant::REGISTRY;
     if args.json {
+        let described: Vec<_> = gpus
+            .iter()
+            .zip(&free)
+            .map(|(gpu, free)| {
+                let mut doc = json::gpu(gpu.info());
+                doc["memory_free_bytes"] = serde_json::json!(free);
+                doc["kernels_from"] = gpu.module_kind().to_string().into();
+                doc["kernels_load_ms"] = gpu.module_load_ms().into();
+                doc
+            })
+            .collect();
         json::print(&serde_json::json!({
             "gpus": described,
             "gpu_unavailable": unavailable,
@@ -53,7 +59,7 @@ pub fn run(args: &InfoArgs) -> Result<()> {
     if let Some(e) = &unavailable {
         println!("GPU: none ({e})");
     }
-    for (gpu, doc) in gpus.iter().zip(&described) {
+    for (gpu, free) in gpus.iter().zip(&free) {
         let i = gpu.info();
         let label = if gpus.len() > 1 {
             format!("GPU {}", i.ordinal)
@@ -66,11 +72,11 @@ pub fn run(args: &InfoArgs) -> Result<()> {
             i.compute_capability.0, i.compute_capability.1
         );
         println!("SMs: {}", i.multiprocessors);
-        match doc["memory_free_bytes"].as_u64() {
+        match free {
             Some(free) => println!(
                 "memory: {:.1} GiB ({:.1} GiB free)",
                 gib(i.memory_bytes),
-                gib(free as usize)
+                gib(*free)
             ),
             None => println!("memory: {:.1} GiB", gib(i.memory_bytes)),
         }
