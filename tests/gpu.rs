@@ -15,7 +15,7 @@ use ferroconv::engine::gpu::{Gpu, Variant};
 use ferroconv::model::image::Samples;
 use ferroconv::{Border, Convolver, DType, Error, Filter, Image};
 use host_tools::verify::check;
-use host_tools::verify::jobs::{self, Case, VerifyPlan};
+use host_tools::verify::jobs::{self, Case, RECTANGLES, VerifyPlan, squares};
 use std::sync::{Mutex, OnceLock, PoisonError};
 
 /// Seed of the random images and filters, the same for every test and `host verify`'s default:
@@ -41,15 +41,22 @@ fn plans(variant: Variant, dtype: DType, border: Border) -> Vec<VerifyPlan> {
     let mut plans = vec![
         VerifyPlan {
             sizes: vec![(1, 1), (1, 7), (7, 1), (7, 5), (31, 17), (257, 129)],
-            filter_sizes: vec![1, 3, 5, 7, 9, 17, 31],
+            filters: squares(&[1, 3, 5, 7, 9, 17, 31]),
             borders: vec![border],
             layouts: vec![(1, dtype), (3, dtype), (4, dtype)],
         },
         VerifyPlan {
             sizes: vec![(1031, 517)],
-            filter_sizes: vec![3, 17],
+            filters: squares(&[3, 17]),
             borders: vec![border],
             layouts: vec![(large_channels, dtype)],
+        },
+        // Rectangles, run in their squares.
+        VerifyPlan {
+            sizes: vec![(31, 17), (257, 129)],
+            filters: RECTANGLES.to_vec(),
+            borders: vec![border],
+            layouts: vec![(1, dtype), (3, dtype), (4, dtype)],
         },
     ];
     if matches!(variant, Variant::Blocked4x4 | Variant::Blocked4x2) {
@@ -57,7 +64,7 @@ fn plans(variant: Variant, dtype: DType, border: Border) -> Vec<VerifyPlan> {
         // entries up to radius 4 (RGBA at any width).
         plans.push(VerifyPlan {
             sizes: vec![(12, 5), (528, 268)],
-            filter_sizes: vec![1, 3, 5, 7, 9, 11],
+            filters: squares(&[1, 3, 5, 7, 9, 11]),
             borders: vec![border],
             layouts: vec![(3, dtype), (4, dtype)],
         });
@@ -65,7 +72,7 @@ fn plans(variant: Variant, dtype: DType, border: Border) -> Vec<VerifyPlan> {
     if variant == Variant::TensorU8 {
         plans.push(VerifyPlan {
             sizes: vec![(528, 268), (300, 140)],
-            filter_sizes: vec![1, 3, 5, 7, 9],
+            filters: squares(&[1, 3, 5, 7, 9]),
             borders: vec![border],
             layouts: vec![(1, dtype), (3, dtype), (4, dtype)],
         });
@@ -77,7 +84,7 @@ fn plans(variant: Variant, dtype: DType, border: Border) -> Vec<VerifyPlan> {
         // of blocks inside.
         plans.push(VerifyPlan {
             sizes: vec![(528, 268), (512, 40), (264, 40), (88, 20), (66, 20), (2056, 9)],
-            filter_sizes: vec![1, 3, 5],
+            filters: squares(&[1, 3, 5]),
             borders: vec![border],
             layouts: vec![(1, dtype), (3, dtype), (4, dtype)],
         });
@@ -85,7 +92,7 @@ fn plans(variant: Variant, dtype: DType, border: Border) -> Vec<VerifyPlan> {
     if variant == Variant::TensorF32 {
         plans.push(VerifyPlan {
             sizes: vec![(528, 268)],
-            filter_sizes: vec![3, 9, 17, 31],
+            filters: squares(&[3, 9, 17, 31]),
             borders: vec![border],
             layouts: vec![(1, dtype), (3, dtype), (4, dtype)],
         });

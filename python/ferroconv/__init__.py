@@ -78,14 +78,14 @@ def gpu_available() -> bool:
 class Filter2D:
     """A 2D filter and a mode, planned once and called many times: ``f = Filter2D(w, "mirror");
     f(x)``. It keeps its kernels, its chosen variant and its buffers from call to call (one plan
-    for host arrays, one per CUDA device). Same arguments as :func:`correlate`."""
+    for host arrays, one per CUDA device). Same arguments as :func:`correlate`. ``radius`` is the
+    farthest any tap reaches from the output pixel (the ``depth`` a chunked caller needs)."""
 
-    def __init__(self, weights, mode: str = "reflect", cval: float = 0.0):
+    def __init__(self, weights, mode: str = "reflect", cval: float = 0.0, origin=0):
         w = np.asarray(weights, dtype=np.float64)
-        if w.ndim != 2 or w.shape[0] != w.shape[1] or w.shape[0] % 2 == 0:
-            raise ValueError(
-                f"weights must be a square 2D array of odd size (1x1 to 31x31), got shape {w.shape}"
-            )
+        if w.ndim != 2 or w.size == 0:
+            raise ValueError(f"weights must be a 2D array (1x1 to 31x31), got shape {w.shape}")
+        oy, ox = (int(o) for o in _per_axis(origin, "origin"))
         if mode not in MODES:
             raise ValueError(f"unknown mode '{mode}': one of {', '.join(MODES)}")
         self.weights = w
@@ -93,9 +93,12 @@ class Filter2D:
         self.cval = float(cval)
         if not np.isfinite(self.cval):
             raise ValueError(f"cval must be finite, got {cval}")
-        self.radius = w.shape[0] // 2
+        self.origin = (oy, ox)
+        self.radius = max(max(k // 2 + o, k - 1 - (k // 2 + o)) for k, o in zip(w.shape, self.origin))
         self._border = _NATIVE[mode]
         self._taps = [float(t) for t in w.astype(np.float32).ravel()]
+        # Checks the shape and origin now, not at the first call.
+        _native.check_filter(self._taps, w.shape, self.origin)
         self._plans = {}
         self._shapes = {}
 
@@ -116,7 +119,7 @@ class Filter2D:
         key = (device, cval)
         plan = self._plans.get(key)
         if plan is None:
-            plan = _native.Plan(self._taps, self.weights.shape[0], self._border, cval, device)
+            plan = _native.Plan(self._taps, self.weights.shape, self.origin, self._border, cval, device)
             self._plans[key] = plan
         return plan
 
@@ -134,8 +137,8 @@ class Filter2D:
         return _run_numpy(self, input, output, axes)
 
 
-def correlate(input, weights, mode="reflect", cval=0.0, output=None, axes=None, stream=None):
-    """Correlates ``input`` with the square ``weights`` (odd size, 1x1 to 31x31), as
+def correlate(input, weights, mode="reflect", cval=0.0, output=None, axes=None, stream=None, origin=0):
+    """Correlates ``input`` with ``weights`` (2D, any shape up to 31x31), as
     ``scipy.ndimage.correlate`` and ``cupyx.scipy.ndimage.correlate`` do on the image axes.
 
     input: a numpy array, or a CUDA array (PyTorch, CuPy, ``__cuda_array_interface__``) filtered
@@ -146,39 +149,47 @@ def correlate(input, weights, mode="reflect", cval=0.0, output=None, axes=None, 
     output: an array of the input's shape and dtype to write into, else a new one.
     axes: the two image axes ``(y, x)``; by default the last two, or the two before a last axis of
         at most 4 entries (channels).
+    origin: scipy's: the filter is centred on tap ``(rows // 2 + oy, cols // 2 + ox)`` (one value
+        for both axes, or ``(oy, ox)``); each within ``-(k // 2) .. (k - 1) // 2``. The square
+        of odd side centred on that tap, which the kernels run, is at most 31x31.
 
     Returns the result, of the input's shape and dtype (the same kind of array). uint8, uint16
     and float32 run as they are; float64 runs in float32 and comes back as float64; integer
     results are rounded and clamped.
     """
-    return Filter2D(weights, mode, cval)(input, output=output, axes=axes, stream=stream)
+    return Filter2D(weights, mode, cval, origin)(input, output=output, axes=axes, stream=stream)
 
 
-def convolve(input, weights, mode="reflect", cval=0.0, output=None, axes=None, stream=None):
+def convolve(input, weights, mode="reflect", cval=0.0, output=None, axes=None, stream=None, origin=0):
     """Convolves ``input`` with ``weights``: :func:`correlate` with the weights flipped on both
-    axes, as ``scipy.ndimage.convolve`` does for odd sizes."""
+    axes and the origin moved as ``scipy.ndimage.convolve`` moves it (negated, and one tap more
+    on an even side)."""
     w = np.asarray(weights)
-    return correlate(input, w[::-1, ::-1], mode, cval, output, axes, stream)
+    if w.ndim != 2:
+        raise ValueError(f"weights must be a 2D array (1x1 to 31x31), got shape {w.shape}")
+    flipped = tuple(-int(o) - (1 - k % 2) for k, o in zip(w.shape, _per_axis(origin, "origin")))
+    return correlate(input, w[::-1, ::-1], mode, cval, output, axes, stream, flipped)
 
 
 def filter2d(src, ddepth, kernel, dst=None, anchor=None, delta=0, borderType=BORDER_DEFAULT):
-    """``cv2.filter2D``'s call: correlates ``src`` (H x W or H x W x C) with ``kernel``.
-    ``ddepth`` must be -1 (the input's depth); ``anchor`` the centre and ``delta`` 0."""
+    """``cv2.filter2D``'s call: correlates ``src`` (H x W or H x W x C) with ``kernel`` (any
+    shape up to 31x31) placed on ``anchor`` ``(x, y)``, a tap of the kernel (default
+    ``(-1, -1)``: its centre, ``(cols // 2, rows // 2)``). ``ddepth`` must be -1 (the input's
+    depth) and ``delta`` 0."""
     if ddepth != -1:
         raise ValueError("ddepth must be -1 (the input's depth)")
-    if anchor not in (None, (-1, -1)) or delta != 0:
-        raise ValueError("anchor must be the kernel's centre and delta 0")
+    if delta != 0:
+        raise ValueError("delta must be 0")
+    k = np.asarray(kernel)
+    if k.ndim != 2:
+        raise ValueError(f"kernel must be a 2D array, got shape {k.shape}")
+    ax, ay = (-1, -1) if anchor is None else (int(a) for a in anchor)
+    rows, cols = k.shape
+    origin = (0 if ay == -1 else ay - rows // 2, 0 if ax == -1 else ax - cols // 2)
     mode = _CV_MODES.get(borderType)
     if mode is None:
         raise ValueError(f"unsupported borderType {borderType}")
-    return correlate(src, kernel, mode, 0.0, output=dst)
-
-
-def _square(wy, wx):
-    """The 2D weights ``outer(wy, wx)``, the shorter side padded with zeros to a square."""
-    r = max(len(wy), len(wx)) // 2
-    pad = lambda v: np.pad(np.asarray(v, dtype=np.float64), (r - len(v) // 2,) * 2)
-    return np.outer(pad(wy), pad(wx))
+    return correlate(src, k, mode, 0.0, output=dst, origin=origin)
 
 
 def _per_axis(value, what):
@@ -204,22 +215,22 @@ def gaussian_filter(
 ):
     """``scipy.ndimage.gaussian_filter`` on the image axes only: a Gaussian of standard deviation
     ``sigma`` (one value, or ``(sigma_y, sigma_x)``), cut at ``truncate`` standard deviations (or
-    at ``radius``) as scipy cuts it. The filter is at most 31 x 31: sigma up to 3.75 at
-    ``truncate=4``. Arrays, modes and dtypes as in :func:`correlate`."""
+    at ``radius``) as scipy cuts it, each axis sized by its own sigma. Each side is at most 31:
+    sigma up to 3.75 at ``truncate=4``. Arrays, modes and dtypes as in :func:`correlate`."""
     sy, sx = _per_axis(sigma, "sigma")
     ry, rx = (None, None) if radius is None else tuple(int(r) for r in _per_axis(radius, "radius"))
-    w = _square(_gaussian_1d(sy, truncate, ry), _gaussian_1d(sx, truncate, rx))
+    w = np.outer(_gaussian_1d(sy, truncate, ry), _gaussian_1d(sx, truncate, rx))
     return correlate(input, w, mode, cval, output, axes, stream)
 
 
 def uniform_filter(input, size=3, output=None, mode="reflect", cval=0.0, *, axes=None, stream=None):
     """``scipy.ndimage.uniform_filter`` on the image axes only: the mean over a ``size`` window
-    (one odd size, or ``(size_y, size_x)``, up to 31). Arrays, modes and dtypes as in
-    :func:`correlate`."""
+    (one size, or ``(size_y, size_x)``, 1 to 31; an even side is centred as scipy centres it).
+    Arrays, modes and dtypes as in :func:`correlate`."""
     ky, kx = (int(k) for k in _per_axis(size, "size"))
-    if ky % 2 == 0 or kx % 2 == 0 or ky < 1 or kx < 1:
-        raise ValueError(f"size must be odd (the window centred on each pixel), got {(ky, kx)}")
-    return correlate(input, _square(np.full(ky, 1 / ky), np.full(kx, 1 / kx)), mode, cval, output, axes, stream)
+    if ky < 1 or kx < 1:
+        raise ValueError(f"size must be at least 1 on each axis, got {(ky, kx)}")
+    return correlate(input, np.full((ky, kx), 1 / (ky * kx)), mode, cval, output, axes, stream)
 
 
 def sobel(input, axis=-1, output=None, mode="reflect", cval=0.0, *, axes=None, stream=None):
@@ -230,7 +241,7 @@ def sobel(input, axis=-1, output=None, mode="reflect", cval=0.0, *, axes=None, s
     if axis not in (0, 1, -1, -2):
         raise ValueError(f"axis names an image axis: 0 or -2 (y), 1 or -1 (x); got {axis}")
     d, s = [-1.0, 0.0, 1.0], [1.0, 2.0, 1.0]
-    w = _square(d, s) if axis in (0, -2) else _square(s, d)
+    w = np.outer(d, s) if axis in (0, -2) else np.outer(s, d)
     return correlate(input, w, mode, cval, output, axes, stream)
 
 

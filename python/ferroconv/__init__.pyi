@@ -7,6 +7,7 @@ import numpy as np
 _Array = Any  # numpy.ndarray, torch.Tensor (CUDA), cupy.ndarray
 _Axes = Optional[Tuple[int, int]]
 _PerAxis = Union[float, Sequence[float]]
+_Origin = Union[int, Sequence[int]]
 
 MODES: Tuple[str, ...]
 BORDER_CONSTANT: int
@@ -23,7 +24,8 @@ class Filter2D:
     mode: str
     cval: float
     radius: int
-    def __init__(self, weights: Any, mode: str = "reflect", cval: float = 0.0) -> None: ...
+    origin: Tuple[int, int]
+    def __init__(self, weights: Any, mode: str = "reflect", cval: float = 0.0, origin: _Origin = 0) -> None: ...
     @property
     def variant(self) -> Optional[str]: ...
     def __call__(
@@ -38,6 +40,7 @@ def correlate(
     output: Optional[_Array] = None,
     axes: _Axes = None,
     stream: Optional[int] = None,
+    origin: _Origin = 0,
 ) -> _Array: ...
 def convolve(
     input: _Array,
@@ -47,6 +50,7 @@ def convolve(
     output: Optional[_Array] = None,
     axes: _Axes = None,
     stream: Optional[int] = None,
+    origin: _Origin = 0,
 ) -> _Array: ...
 def filter2d(
     src: _Array,

@@ -62,6 +62,20 @@ fn gpu_available() -> bool {
     gpu(0).is_ok()
 }
 
+/// The library's filter of `taps` (`shape`, row-major) centred by scipy's `origin`: raises
+/// `ValueError` with the library's message where it is not one.
+fn filter(taps: Vec<f32>, (rows, cols): (usize, usize), origin: (isize, isize)) -> PyResult<Filter> {
+    Filter::rect(rows, cols, taps)
+        .and_then(|f| f.with_origin(origin))
+        .map_err(to_py)
+}
+
+/// Checks a filter as [`Plan`] would, without planning it.
+#[pyfunction]
+fn check_filter(taps: Vec<f32>, shape: (usize, usize), origin: (isize, isize)) -> PyResult<()> {
+    filter(taps, shape, origin).map(drop)
+}
+
 /// A filter and a border planned for device 0 (or the CPU where no GPU can be used), or for
 /// the CUDA device `device`; see `ferroconv.Filter2D`.
 #[pyclass(module = "ferroconv._native")]
@@ -72,15 +86,16 @@ struct Plan {
 #[pymethods]
 impl Plan {
     #[new]
-    #[pyo3(signature = (taps, size, border_name, cval=0.0, device=None))]
+    #[pyo3(signature = (taps, shape, origin, border_name, cval=0.0, device=None))]
     fn new(
         taps: Vec<f32>,
-        size: usize,
+        shape: (usize, usize),
+        origin: (isize, isize),
         border_name: &str,
         cval: f64,
         device: Option<usize>,
     ) -> PyResult<Self> {
-        let filter = Filter::new(size, taps).map_err(to_py)?;
+        let filter = filter(taps, shape, origin)?;
         let border = border(border_name, cval)?;
         let plan = match device {
             Some(d) => Filter2D::new(gpu(d).map_err(to_py)?, &filter, border),
@@ -251,5 +266,6 @@ impl Host {
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Plan>()?;
     m.add_function(wrap_pyfunction!(gpu_available, m)?)?;
+    m.add_function(wrap_pyfunction!(check_filter, m)?)?;
     Ok(())
 }

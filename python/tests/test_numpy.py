@@ -43,7 +43,7 @@ def weights(k, dtype, seed):
 PAD = {"reflect": "symmetric", "mirror": "reflect", "nearest": "edge", "wrap": "wrap", "constant": "constant"}
 
 
-def reference(x, w, mode, cval, axes, padded=False):
+def reference(x, w, mode, cval, axes, padded=False, origin=(0, 0)):
     """scipy on float64, on the image axes only (weights of size 1 on the others), rounded and
     clamped for integers as ferroconv documents. `padded`: the image extended by numpy.pad and
     correlated where no border is read, for filters more than twice the image's size, where
@@ -66,15 +66,17 @@ def reference(x, w, mode, cval, axes, padded=False):
         inner[axes[0]] = inner[axes[1]] = slice(r, -r if r else None)
         y = ndi.correlate(p, w.reshape(shape), mode="constant")[tuple(inner)]
     else:
-        y = ndi.correlate(x.astype(np.float64), w.reshape(shape), mode=mode, cval=cval)
+        full = [0] * nd
+        full[axes[0]], full[axes[1]] = origin
+        y = ndi.correlate(x.astype(np.float64), w.reshape(shape), mode=mode, cval=cval, origin=full)
     if np.dtype(x.dtype).kind == "u":
         info = np.iinfo(x.dtype)
         return np.clip(np.rint(y), info.min, info.max), y
     return y, y
 
 
-def check(got, x, w, mode, cval, axes, padded=False):
-    want, exact = reference(x, w, mode, cval, axes, padded)
+def check(got, x, w, mode, cval, axes, padded=False, origin=(0, 0)):
+    want, exact = reference(x, w, mode, cval, axes, padded, origin)
     assert got.shape == x.shape and got.dtype == x.dtype
     # The library's tolerance: f32 accumulation of k² products, in the samples' units.
     scale = np.abs(w).sum() * max(float(np.abs(x).max()), 1.0)
@@ -122,6 +124,44 @@ def test_convolve_flips_the_weights(mode):
     assert np.abs(got - want).max() < 1e-5
 
 
+# (rows, cols, origin): thin, tall, even, off-centre and widest rectangles.
+RECTANGLES = [(1, 15, (0, 0)), (15, 1, (3, 0)), (3, 7, (1, -2)), (7, 3, (0, 0)), (4, 6, (0, 0)),
+              (2, 31, (-1, 0)), (6, 5, (2, -1)), (1, 2, (0, 0))]
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_rectangles_and_origins_match_scipy(mode, dtype):
+    for i, (rows, cols, origin) in enumerate(RECTANGLES):
+        for shape, axes in (((23, 37), None), ((2, 19, 26, 3), None)):
+            x = random(shape, dtype, 20 + i)
+            rng = np.random.default_rng(i)
+            w = rng.random((rows, cols)) + 0.05
+            w = w / w.sum() if np.dtype(dtype).kind == "u" else w * 2 - 1
+            cval = 200.0 if np.dtype(dtype).kind == "u" else 0.25
+            got = ferroconv.correlate(x, w, mode=mode, cval=cval, origin=origin)
+            check(got, x, w, mode, cval, axes, origin=origin)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_convolve_moves_an_even_sides_centre_as_scipy(mode):
+    x = random((29, 33), np.float32, 30)
+    for rows, cols, origin in RECTANGLES:
+        w = np.random.default_rng(rows * 100 + cols).random((rows, cols)) * 2 - 1
+        got = ferroconv.convolve(x, w, mode=mode, origin=origin)
+        want = ndi.convolve(x.astype(np.float64), w, mode=mode, origin=origin)
+        assert np.abs(got - want).max() < 1e-5, (rows, cols, origin)
+
+
+def test_filter2d_anchor_is_an_origin():
+    x = random((31, 40), np.float32, 31)
+    w = np.random.default_rng(32).random((3, 6)) * 2 - 1
+    # cv2's anchor (x, y) is a tap of the kernel: the one over the output pixel.
+    got = ferroconv.filter2d(x, -1, w, anchor=(1, 2), borderType=ferroconv.BORDER_REFLECT_101)
+    check(got, x, w, "mirror", 0.0, None, origin=(2 - 1, 1 - 3))
+    assert np.array_equal(ferroconv.filter2d(x, -1, w), ferroconv.correlate(x, w, mode="mirror"))
+
+
 def test_tiny_images_with_large_filters():
     for shape in [(1, 1), (1, 7), (7, 1), (2, 3, 3)]:
         x = random(shape, np.float32, 4)
@@ -155,8 +195,14 @@ def test_bad_input_raises_clear_errors():
     x = random((8, 8), np.float32, 10)
     with pytest.raises(TypeError, match="unsupported dtype"):
         ferroconv.correlate(x.astype(np.int32), np.ones((3, 3)))
-    with pytest.raises(ValueError, match="odd size"):
-        ferroconv.correlate(x, np.ones((2, 2)))
+    with pytest.raises(ValueError, match="each side from 1 to 31"):
+        ferroconv.correlate(x, np.ones((3, 32)))
+    with pytest.raises(ValueError, match="at most 15"):
+        ferroconv.correlate(x, np.ones((3, 30)), origin=(0, -14))
+    with pytest.raises(ValueError, match="origin 2 down is outside"):
+        ferroconv.correlate(x, np.ones((3, 3)), origin=(2, 0))
+    with pytest.raises(ValueError, match="2D array"):
+        ferroconv.correlate(x, np.ones(3))
     with pytest.raises(ValueError, match="unknown mode"):
         ferroconv.correlate(x, np.ones((3, 3)), mode="symmetric")
     with pytest.raises(ValueError, match="output must be"):
@@ -190,8 +236,8 @@ def test_gaussian_on_rgb_filters_only_the_image_axes():
     got = ferroconv.gaussian_filter(x, 1.5)
     want = ndi.gaussian_filter(x.astype(np.float64), (1.5, 1.5, 0))
     assert np.abs(got - want).max() < 2e-5
-    with pytest.raises(ValueError, match="odd"):
-        ferroconv.uniform_filter(x, 4)
+    with pytest.raises(ValueError, match="at least 1"):
+        ferroconv.uniform_filter(x, 0)
     with pytest.raises(ValueError, match="image axis"):
         ferroconv.sobel(x, 2)
 

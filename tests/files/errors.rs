@@ -159,8 +159,11 @@ fn bad_input_gets_a_one_line_error_and_no_output() {
         ("words.txt", "1 2 3\n4 x 6\n7 8 9\n", "'x' is not a number"),
         ("nan.txt", "1 2 3\n4 NaN 6\n7 8 9\n", "NaN is not a finite number"),
         ("inf.txt", "1 2 3\n4 inf 6\n7 8 9\n", "inf is not a finite number"),
-        ("wide.txt", "1 2 3\n4 5 6\n", "not square"),
-        ("even.txt", "1 2\n3 4\n", "size 2 is not supported"),
+        (
+            "wide.txt",
+            "1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32\n",
+            "a 1x32 filter is not supported",
+        ),
     ] {
         let f = dir.path(name);
         std::fs::write(&f, content).unwrap();

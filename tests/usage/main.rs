@@ -2,7 +2,8 @@
 //! nothing are refused, argument errors say what is wrong (exit 2 for the parser's, 1 for the
 //! rest, one `error:` line each), `--json` is always one document, `-v` lines come as images are
 //! written, truncated JPEGs and corrupt TIFFs are errors that say so, gray BMPs stay gray, and
-//! the Gaussian's taps, the main job's warm-ups and the progress bar are as documented.
+//! the Gaussian's taps, the main job's warm-ups and the progress bar are as documented, and
+//! filters of any shape are placed as scipy places them.
 //!
 //! One test binary: the tests are in the modules below, by topic; this file holds the helpers
 //! they share.
@@ -15,6 +16,7 @@ mod arguments;
 mod defaults;
 mod inputs;
 mod output;
+mod shapes;
 
 use ferroconv::{DType, Image};
 use std::path::Path;

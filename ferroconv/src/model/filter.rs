@@ -1,16 +1,25 @@
-//! Square filters with odd side lengths: the built-in kinds, filter files, flipping, validation,
-//! rank-1 factorization and conversion for the GPU.
+//! Filters of any shape up to 31 × 31, each placed in the odd square the engines run: the built-in
+//! kinds, filter files, origins, flipping, validation, rank-1 factorization and conversion for the
+//! GPU.
 
 use crate::named::{Named, impl_from_str};
-use crate::{Error, Result};
-use gpu_kernels::launch::{MAX_FILTER_SIZE, MAX_TAPS, Taps};
+use crate::{Border, Error, Result};
+use gpu_kernels::launch::{MAX_FILTER_SIZE, MAX_RADIUS, MAX_TAPS, Taps};
 use rand::{Rng, SeedableRng, rngs::StdRng};
 
-/// A `size × size` filter (odd `size`, 1 to [`MAX_FILTER_SIZE`]), taps row-major.
+/// A `rows × cols` filter whose tap `centre` lies over the output pixel, held as the odd
+/// `size × size` square centred on that tap (zeros around the rectangle), which is what every
+/// engine computes. A square filter of odd side is its own square.
+///
+/// The centre is scipy's: tap `(rows / 2, cols / 2)`, moved by an origin
+/// ([`with_origin`](Filter::with_origin)). The square's side is at most [`MAX_FILTER_SIZE`], so an
+/// odd side goes up to 31 and an even one, one tap off the middle, up to 30.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Filter {
     size: usize,
     taps: Vec<f32>,
+    shape: (usize, usize),
+    centre: (usize, usize),
 }
 
 /// The built-in filters.
@@ -75,13 +84,25 @@ impl_from_str!(FilterKind);
 pub const RANK1_TOLERANCE: f64 = 1e-6;
 
 impl Filter {
-    /// A filter from its taps; checks the size and that every tap is finite.
+    /// A square filter of odd side from its taps (row-major); checks the size and that every tap
+    /// is finite.
     pub fn new(size: usize, taps: Vec<f32>) -> Result<Self> {
         check_size(size)?;
-        if taps.len() != size * size {
+        Self::rect(size, size, taps)
+    }
+
+    /// A `rows × cols` filter from its taps (row-major), centred as scipy centres it: on tap
+    /// `(rows / 2, cols / 2)`. Checks the shape and that every tap is finite.
+    pub fn rect(rows: usize, cols: usize, taps: Vec<f32>) -> Result<Self> {
+        if rows == 0 || cols == 0 || rows > MAX_FILTER_SIZE as usize || cols > MAX_FILTER_SIZE as usize {
             return Err(Error::Filter(format!(
-                "a {size}x{size} filter needs {} taps, got {}",
-                size * size,
+                "a {rows}x{cols} filter is not supported: each side from 1 to {MAX_FILTER_SIZE}"
+            )));
+        }
+        if taps.len() != rows * cols {
+            return Err(Error::Filter(format!(
+                "a {rows}x{cols} filter needs {} taps, got {}",
+                rows * cols,
                 taps.len()
             )));
         }
@@ -91,101 +112,139 @@ impl Filter {
                 taps[i]
             )));
         }
-        Ok(Self { size, taps })
+        Self::placed((rows, cols), (rows / 2, cols / 2), &taps)
+    }
+
+    /// The filter with its centre moved by scipy's `origin` `(dy, dx)`: tap `(rows / 2 + dy,
+    /// cols / 2 + dx)` lies over the output pixel, so a positive origin shifts the filter left
+    /// and up. Each must lie in `-(side / 2) ..= (side - 1) / 2`, as scipy requires.
+    pub fn with_origin(&self, (dy, dx): (isize, isize)) -> Result<Self> {
+        let (rows, cols) = self.shape;
+        let centre = |side: usize, o: isize, axis: &str| {
+            let c = (side / 2) as isize + o;
+            if c < 0 || c >= side as isize || o > (side as isize - 1) / 2 {
+                return Err(Error::Filter(format!(
+                    "origin {o} {axis} is outside the filter's {side} taps: from {} to {}",
+                    -((side / 2) as isize),
+                    (side as isize - 1) / 2
+                )));
+            }
+            Ok(c as usize)
+        };
+        let centre = (centre(rows, dy, "down")?, centre(cols, dx, "across")?);
+        Self::placed(self.shape, centre, &self.rect_taps())
+    }
+
+    /// Places `taps` (`rows × cols`, row-major) in the square centred on tap `centre`.
+    fn placed((rows, cols): (usize, usize), (cy, cx): (usize, usize), taps: &[f32]) -> Result<Self> {
+        let radius = cy.max(rows - 1 - cy).max(cx).max(cols - 1 - cx);
+        let size = 2 * radius + 1;
+        if size > MAX_FILTER_SIZE as usize {
+            return Err(Error::Filter(format!(
+                "a {rows}x{cols} filter centred on tap ({cy}, {cx}) reaches {radius} taps from its centre: \
+                 at most {MAX_RADIUS} (the {MAX_FILTER_SIZE}x{MAX_FILTER_SIZE} square)"
+            )));
+        }
+        let mut square = vec![0.0f32; size * size];
+        for (i, row) in taps.chunks_exact(cols).enumerate() {
+            let at = (i + radius - cy) * size + radius - cx;
+            square[at..at + cols].copy_from_slice(row);
+        }
+        Ok(Self {
+            size,
+            taps: square,
+            shape: (rows, cols),
+            centre: (cy, cx),
+        })
     }
 
     /// The rank-1 filter `ky ⊗ kx`: `ky` down, `kx` across (cv2's `sepFilter2D(kernelX, kernelY)`),
-    /// each of odd length, the shorter padded with zeros on both ends to a square of the longer's
-    /// side.
+    /// a `ky.len() × kx.len()` rectangle centred as [`rect`](Filter::rect) centres it.
     pub fn separable(ky: &[f32], kx: &[f32]) -> Result<Self> {
-        let size = ky.len().max(kx.len());
-        for (name, k) in [("y", ky), ("x", kx)] {
-            if k.len().is_multiple_of(2) {
-                return Err(Error::Filter(format!(
-                    "the {name} kernel has {} taps: give an odd number (1 to {MAX_FILTER_SIZE})",
-                    k.len()
-                )));
-            }
-        }
-        check_size(size)?;
-        let pad = |k: &[f32]| {
-            let side = (size - k.len()) / 2;
-            let mut v = vec![0.0f64; side];
-            v.extend(k.iter().map(|&t| f64::from(t)));
-            v.resize(size, 0.0);
-            v
-        };
-        Self::new(
-            size,
-            outer(&pad(ky), &pad(kx)).iter().map(|&v| v as f32).collect(),
-        )
+        let wide = |k: &[f32]| k.iter().map(|&t| f64::from(t)).collect::<Vec<_>>();
+        let taps = outer(&wide(ky), &wide(kx)).iter().map(|&v| v as f32).collect();
+        Self::rect(ky.len(), kx.len(), taps)
     }
 
-    /// A `size × size` Gaussian of standard deviations `sigma_y` down and `sigma_x` across
-    /// (anisotropic where they differ), normalized to sum 1; rank 1.
-    pub fn gaussian(size: usize, sigma_y: f64, sigma_x: f64) -> Result<Self> {
-        let (gy, gx) = (
-            gaussian_taps(size, Some(sigma_y))?,
-            gaussian_taps(size, Some(sigma_x))?,
-        );
+    /// A `rows × cols` Gaussian of standard deviations `sigma_y` down and `sigma_x` across
+    /// (anisotropic where they differ), normalized to sum 1; rank 1. Sides are odd.
+    pub fn gaussian((rows, cols): (usize, usize), sigma_y: f64, sigma_x: f64) -> Result<Self> {
+        Self::gaussian_of((rows, cols), Some(sigma_y), Some(sigma_x))
+    }
+
+    /// [`gaussian`](Filter::gaussian), each `None` standard deviation OpenCV's default for its side.
+    fn gaussian_of((rows, cols): (usize, usize), sigma_y: Option<f64>, sigma_x: Option<f64>) -> Result<Self> {
+        let (gy, gx) = (gaussian_taps(rows, sigma_y)?, gaussian_taps(cols, sigma_x)?);
         let sum = gy.iter().sum::<f64>() * gx.iter().sum::<f64>();
-        Self::new(size, outer(&gy, &gx).iter().map(|v| (v / sum) as f32).collect())
+        Self::rect(
+            rows,
+            cols,
+            outer(&gy, &gx).iter().map(|v| (v / sum) as f32).collect(),
+        )
     }
 
     /// The built-in filter `kind` of side `size`; `sigma` is the Gaussian's standard deviation
     /// (`None`: OpenCV's default, see [`gaussian_taps`]).
     pub fn builtin(kind: FilterKind, size: usize, sigma: Option<f64>) -> Result<Self> {
-        check_size(size)?;
-        let (k, r) = (size, (size / 2) as f64);
-        let centre = (k * k) / 2;
+        Self::builtin_rect(kind, (size, size), sigma)
+    }
+
+    /// The built-in filter `kind` of `rows × cols` taps: odd sides, or any sides for the box
+    /// (scipy's `uniform_filter`, centred as [`rect`](Filter::rect) centres it). The Gaussian
+    /// takes `sigma` on both axes; Sobel smooths along one axis and differentiates along the
+    /// other.
+    pub fn builtin_rect(kind: FilterKind, (rows, cols): (usize, usize), sigma: Option<f64>) -> Result<Self> {
+        if kind == FilterKind::Box {
+            return Self::rect(rows, cols, vec![1.0 / (rows * cols) as f32; rows * cols]);
+        }
+        check_size(rows)?;
+        check_size(cols)?;
+        let (ry, rx) = ((rows / 2) as f64, (cols / 2) as f64);
+        let centre = (rows * cols) / 2;
         let from_fn = |f: &dyn Fn(f64, f64) -> f64| {
-            let taps = (0..k * k)
-                .map(|n| f((n / k) as f64 - r, (n % k) as f64 - r) as f32)
+            let taps = (0..rows * cols)
+                .map(|n| f((n / cols) as f64 - ry, (n % cols) as f64 - rx) as f32)
                 .collect();
-            Self::new(k, taps)
+            Self::rect(rows, cols, taps)
         };
+        let from_outer =
+            |a: &[f64], b: &[f64]| Self::rect(rows, cols, outer(a, b).iter().map(|&v| v as f32).collect());
         match kind {
-            FilterKind::Box => Self::new(k, vec![1.0 / (k * k) as f32; k * k]),
+            FilterKind::Box => unreachable!("returned above"),
             FilterKind::Sharpen | FilterKind::Edge => {
-                let mut taps = vec![-1.0; k * k];
-                taps[centre] = (k * k) as f32 - if kind == FilterKind::Edge { 1.0 } else { 0.0 };
-                Self::new(k, taps)
+                let mut taps = vec![-1.0; rows * cols];
+                taps[centre] = (rows * cols) as f32 - if kind == FilterKind::Edge { 1.0 } else { 0.0 };
+                Self::rect(rows, cols, taps)
             }
-            FilterKind::Identity => {
-                let mut taps = vec![0.0; k * k];
-                taps[centre] = 1.0;
-                Self::new(k, taps)
-            }
+            FilterKind::Identity => from_fn(&|i, j| if i == 0.0 && j == 0.0 { 1.0 } else { 0.0 }),
             FilterKind::Emboss => from_fn(&|i, j| if i == 0.0 && j == 0.0 { 1.0 } else { i + j }),
-            FilterKind::Gaussian => {
-                let g = gaussian_taps(k, sigma)?;
-                let sum: f64 = g.iter().sum();
-                Self::new(
-                    k,
-                    outer(&g, &g).iter().map(|v| (v / (sum * sum)) as f32).collect(),
-                )
-            }
+            FilterKind::Gaussian => Self::gaussian_of((rows, cols), sigma, sigma),
             FilterKind::SobelX | FilterKind::SobelY => {
-                if k < 3 {
+                let (along, across) = if kind == FilterKind::SobelX {
+                    (cols, rows)
+                } else {
+                    (rows, cols)
+                };
+                if along < 3 {
                     return Err(Error::Filter(format!(
-                        "{} needs a size of at least 3, got {k}",
+                        "{} needs at least 3 taps along its derivative, got {along}",
                         crate::named::Named::name(kind)
                     )));
                 }
-                let smooth = binomial(k - 1);
-                let deriv = convolve_1d(&binomial(k - 3), &[-1.0, 0.0, 1.0]);
-                let taps = if kind == FilterKind::SobelX {
-                    outer(&smooth, &deriv)
+                let smooth = binomial(across - 1);
+                let deriv = convolve_1d(&binomial(along - 3), &[-1.0, 0.0, 1.0]);
+                if kind == FilterKind::SobelX {
+                    from_outer(&smooth, &deriv)
                 } else {
-                    outer(&deriv, &smooth)
-                };
-                Self::new(k, taps.iter().map(|&v| v as f32).collect())
+                    from_outer(&deriv, &smooth)
+                }
             }
         }
     }
 
     /// Parses a filter file: one filter row per line, numbers separated by whitespace, `#` starts
-    /// a comment, blank lines ignored; the filter must be square with an odd size.
+    /// a comment, blank lines ignored; any rectangle up to 31 × 31, centred as [`rect`](Filter::rect)
+    /// centres it.
     pub fn parse(text: &str) -> Result<Self> {
         let mut rows: Vec<(usize, Vec<f32>)> = Vec::new();
         // Editors on some systems start UTF-8 files with a byte order mark: it is not a number.
@@ -219,75 +278,116 @@ impl Filter {
             }
             rows.push((n, row));
         }
-        let size = rows.len();
-        if size == 0 {
+        let Some((_, first)) = rows.first() else {
             return Err(Error::Filter("the filter file has no numbers".into()));
-        }
-        if rows[0].1.len() != size {
-            return Err(Error::Filter(format!(
-                "the filter is {}x{size}, not square",
-                rows[0].1.len()
-            )));
-        }
-        Self::new(size, rows.into_iter().flat_map(|(_, r)| r).collect())
+        };
+        let shape = (rows.len(), first.len());
+        Self::rect(shape.0, shape.1, rows.into_iter().flat_map(|(_, r)| r).collect())
     }
 
-    /// A reproducible filter of uniform random taps in `[-1, 1)`, for verification.
-    pub fn random(size: usize, seed: u64) -> Result<Self> {
-        check_size(size)?;
+    /// A reproducible filter of uniform random taps in `[-1, 1)`, for verification: `shape` is a
+    /// side (a square) or `(rows, cols)`.
+    pub fn random(shape: impl Shape, seed: u64) -> Result<Self> {
+        let (rows, cols) = shape.rows_cols();
         let mut rng = StdRng::seed_from_u64(seed);
-        Self::new(
-            size,
-            (0..size * size).map(|_| rng.random_range(-1.0..1.0)).collect(),
+        Self::rect(
+            rows,
+            cols,
+            (0..rows * cols).map(|_| rng.random_range(-1.0..1.0)).collect(),
         )
     }
 
     /// A reproducible random filter whose taps (mostly positive, some negative) sum to 1, so
     /// results of [0, 1] images mostly stay in [0, 1]: integer outputs then test rounding, not
     /// just clamping.
-    pub fn random_normalized(size: usize, seed: u64) -> Result<Self> {
-        check_size(size)?;
+    pub fn random_normalized(shape: impl Shape, seed: u64) -> Result<Self> {
+        let (rows, cols) = shape.rows_cols();
         let mut rng = StdRng::seed_from_u64(seed);
-        let taps: Vec<f64> = (0..size * size).map(|_| rng.random_range(-0.3..1.0)).collect();
+        let taps: Vec<f64> = (0..rows * cols).map(|_| rng.random_range(-0.3..1.0)).collect();
         let sum: f64 = taps.iter().sum::<f64>().max(0.5);
-        Self::new(size, taps.iter().map(|t| (t / sum) as f32).collect())
+        Self::rect(rows, cols, taps.iter().map(|t| (t / sum) as f32).collect())
     }
 
     /// A reproducible random rank-1 filter (outer product of two random vectors).
-    pub fn random_rank1(size: usize, seed: u64) -> Result<Self> {
-        check_size(size)?;
+    pub fn random_rank1(shape: impl Shape, seed: u64) -> Result<Self> {
+        let (rows, cols) = shape.rows_cols();
         let mut rng = StdRng::seed_from_u64(seed);
-        let mut v = || {
-            (0..size)
-                .map(|_| rng.random_range(0.05..1.0))
-                .collect::<Vec<f64>>()
-        };
-        let (a, b) = (v(), v());
+        let mut v = |n| (0..n).map(|_| rng.random_range(0.05..1.0)).collect::<Vec<f64>>();
+        let (a, b) = (v(rows), v(cols));
         let scale = a.iter().sum::<f64>() * b.iter().sum::<f64>();
-        Self::new(size, outer(&a, &b).iter().map(|t| (t / scale) as f32).collect())
+        Self::rect(
+            rows,
+            cols,
+            outer(&a, &b).iter().map(|t| (t / scale) as f32).collect(),
+        )
     }
 
-    /// The filter rotated by 180°: correlation with the flipped filter is true convolution.
+    /// The filter rotated by 180° about its square's middle: correlation with the flipped filter
+    /// is true convolution. An even side's centre moves to the other side of the middle, which is
+    /// the shift `scipy.ndimage.convolve` makes.
     pub fn flipped(&self) -> Self {
+        let ((rows, cols), (cy, cx)) = (self.shape, self.centre);
         Self {
             size: self.size,
             taps: self.taps.iter().rev().copied().collect(),
+            shape: self.shape,
+            centre: (rows - 1 - cy, cols - 1 - cx),
         }
     }
 
-    /// Side length `k`.
+    /// Side length `k` of the square the engines run.
     pub fn size(&self) -> usize {
         self.size
     }
 
-    /// Radius `r`, with `k = 2r + 1`.
+    /// Radius `r` of the square, with `k = 2r + 1`.
     pub fn radius(&self) -> usize {
         self.size / 2
     }
 
-    /// The taps, row-major.
+    /// The filter's own `(rows, cols)`.
+    pub fn shape(&self) -> (usize, usize) {
+        self.shape
+    }
+
+    /// The filter's own number of taps, `rows · cols` (what it costs, not its square's `size²`).
+    pub fn tap_count(&self) -> usize {
+        self.shape.0 * self.shape.1
+    }
+
+    /// Whether the filter is its square: odd sides, equal, centred.
+    pub fn is_square(&self) -> bool {
+        self.shape == (self.size, self.size)
+    }
+
+    /// The filter's own taps (`rows × cols`, row-major), cut out of its square.
+    pub fn rect_taps(&self) -> Vec<f32> {
+        let ((rows, cols), (cy, cx), r) = (self.shape, self.centre, self.radius());
+        (0..rows)
+            .flat_map(|i| {
+                let at = (i + r - cy) * self.size + r - cx;
+                self.taps[at..at + cols].iter().copied()
+            })
+            .collect()
+    }
+
+    /// The taps of the square, row-major.
     pub fn taps(&self) -> &[f32] {
         &self.taps
+    }
+
+    /// The output size for a `width × height` input under `border`, which for the valid border
+    /// takes a filter that is its square (the whole window inside the image).
+    pub fn output_size(&self, border: Border, width: usize, height: usize) -> Result<(usize, usize)> {
+        if border == Border::Valid && !self.is_square() {
+            let (rows, cols) = self.shape;
+            return Err(Error::Filter(format!(
+                "the valid border takes square filters of odd side; this one is {rows}x{cols} (centred on \
+                 tap {:?}): use another border",
+                self.centre
+            )));
+        }
+        border.output_size(width, height, self.radius())
     }
 
     /// Sum of the taps' absolute values (used to bound rounding error).
@@ -322,6 +422,24 @@ impl Filter {
     /// The taps packed as the kernels' by-value parameter (boxed: it is almost 4 KB).
     pub fn to_param(&self) -> Box<Taps> {
         taps_param(&self.taps)
+    }
+}
+
+/// A filter's shape: a side (`usize`, a square) or `(rows, cols)`.
+pub trait Shape: Copy {
+    /// `(rows, cols)`.
+    fn rows_cols(self) -> (usize, usize);
+}
+
+impl Shape for usize {
+    fn rows_cols(self) -> (usize, usize) {
+        (self, self)
+    }
+}
+
+impl Shape for (usize, usize) {
+    fn rows_cols(self) -> (usize, usize) {
+        self
     }
 }
 

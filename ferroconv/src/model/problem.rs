@@ -39,8 +39,7 @@ impl Problem {
 
     /// The output size.
     pub fn output_size(&self) -> Result<(usize, usize)> {
-        self.border
-            .output_size(self.width, self.height, self.filter.radius())
+        self.filter.output_size(self.border, self.width, self.height)
     }
 
     /// Bytes a convolution must move at least: the input read once and the output written once.

@@ -243,7 +243,7 @@ impl<'g> Filter2D<'g> {
     /// The size of the result for a `width × height` input: the input's, or smaller by the
     /// filter's radius on each side for [`Border::Valid`].
     pub fn output_size(&self, width: usize, height: usize) -> Result<(usize, usize)> {
-        self.border.output_size(width, height, self.filter.radius())
+        self.filter.output_size(self.border, width, height)
     }
 
     /// Chooses the variant and allocates the buffers for images of this shape now, instead of

@@ -3,8 +3,8 @@
 
 use super::names;
 use super::values::{
-    parse_bytes, parse_compress, parse_count, parse_file_variant, parse_gpus, parse_quality, parse_seed,
-    parse_shard, parse_sigma, parse_taps, parse_variant,
+    parse_bytes, parse_compress, parse_count, parse_file_variant, parse_gpus, parse_origin, parse_quality,
+    parse_seed, parse_shape, parse_shard, parse_sigma, parse_taps, parse_variant,
 };
 use super::{api_bench, bench, cpu_time, info, merge, sanitize, scale, soak, verify};
 use anyhow::{Context as _, Result, bail};
@@ -12,7 +12,7 @@ use clap::{Parser, Subcommand};
 use ferroconv::engine::gpu::{GpuSelection, Variant};
 use ferroconv::io::files::TiffCompression;
 use ferroconv::io::shard::Shard;
-use ferroconv::model::filter::FilterKind;
+use ferroconv::model::filter::{FilterKind, gaussian_size};
 use ferroconv::named::Named as _;
 use ferroconv::{Border, DType, Filter};
 use host_tools::verify::jobs::SeparableMode;
@@ -220,9 +220,10 @@ impl FileVariant {
 
 #[derive(clap::Args, Debug)]
 pub struct FilterArgs {
-    /// Filter side length: odd, 1 to 31 (default 5; a Gaussian given --sigma, sized from it).
-    #[arg(long, allow_negative_numbers = true, value_parser = parse_count)]
-    pub mask: Option<usize>,
+    /// Filter size: K (K×K) or RxC (rows × columns, e.g. 3x7), sides 1 to 31, odd except for
+    /// box (default 5; a Gaussian given --sigma, sized from it).
+    #[arg(long, allow_negative_numbers = true, value_parser = parse_shape)]
+    pub mask: Option<(usize, usize)>,
     /// Which built-in filter to apply.
     #[arg(long, value_parser = names::filter(), default_value = "box")]
     pub filter: FilterKind,
@@ -238,11 +239,11 @@ pub struct FilterArgs {
     #[arg(long, allow_negative_numbers = true, value_parser = parse_sigma, requires = "sigma")]
     pub truncate: Option<f64>,
     /// Read the filter from a text file: one row per line, numbers separated by whitespace, `#`
-    /// starts a comment; square with an odd size.
+    /// starts a comment; any rectangle up to 31x31, centred on tap (rows/2, cols/2) as scipy's.
     #[arg(long, conflicts_with_all = ["mask", "filter", "sigma", "sigma_y", "truncate"])]
     pub filter_file: Option<PathBuf>,
-    /// A separable filter's taps across (cv2's sepFilter2D kernelX), comma- or space-separated, an
-    /// odd number up to 31; with --kernel-y (default 1) the filter is their outer product.
+    /// A separable filter's taps across (cv2's sepFilter2D kernelX), comma- or space-separated, 1
+    /// to 31; with --kernel-y (default 1) the filter is their outer product.
     #[arg(long, allow_negative_numbers = true, value_parser = parse_taps,
           conflicts_with_all = ["mask", "filter", "sigma", "filter_file"])]
     pub kernel_x: Option<TapList>,
@@ -250,9 +251,14 @@ pub struct FilterArgs {
     #[arg(long, allow_negative_numbers = true, value_parser = parse_taps,
           conflicts_with_all = ["mask", "filter", "sigma", "filter_file"])]
     pub kernel_y: Option<TapList>,
-    /// Flip the filter (true convolution instead of correlation).
+    /// Flip the filter (true convolution instead of correlation; an even side's centre moves as
+    /// scipy.ndimage.convolve moves it).
     #[arg(long)]
     pub flip: bool,
+    /// Move the filter's centre by DY,DX taps from (rows/2, cols/2), with scipy's `origin`
+    /// meaning and sign (positive: the filter moves up and left); applied before --flip.
+    #[arg(long, allow_negative_numbers = true, value_parser = parse_origin)]
+    pub origin: Option<(isize, isize)>,
 }
 
 impl FilterArgs {
@@ -291,29 +297,36 @@ impl FilterArgs {
                             "--truncate sizes the Gaussian from --sigma, and --mask gives its size: give one"
                         );
                     }
-                    let size = match self.mask {
-                        Some(k) => {
-                            if ((k / 2) as f64) < 3.0 * widest {
-                                let sized = ferroconv::model::filter::gaussian_size(widest, 4.0);
-                                eprintln!(
-                                    "note: a {k}x{k} Gaussian of sigma {widest} ends within 3 sigma of its \
-                                     centre (radius {} < {}), so it is nearer a box: without --mask the \
-                                     size comes from sigma ({sized}x{sized} at scipy's truncate 4)",
-                                    k / 2,
-                                    3.0 * widest,
-                                );
+                    let sized = |sigma| gaussian_size(sigma, self.truncate.unwrap_or(4.0));
+                    let shape = match self.mask {
+                        Some((rows, cols)) => {
+                            for (k, sigma, axis) in [(rows, sigma_y, "down"), (cols, sigma_x, "across")] {
+                                if ((k / 2) as f64) < 3.0 * sigma {
+                                    eprintln!(
+                                        "note: {k} taps {axis} of a Gaussian of sigma {sigma} end within 3 sigma \
+                                         of its centre (radius {} < {}), so it is nearer a box: without --mask \
+                                         the size comes from sigma ({} taps at scipy's truncate 4)",
+                                        k / 2,
+                                        3.0 * sigma,
+                                        sized(sigma),
+                                    );
+                                }
                             }
-                            k
+                            (rows, cols)
                         }
-                        None => ferroconv::model::filter::gaussian_size(widest, self.truncate.unwrap_or(4.0)),
+                        None => (sized(sigma_y), sized(sigma_x)),
                     };
-                    Filter::gaussian(size, sigma_y, sigma_x)
-                        .with_context(|| format!("--sigma {widest} asks for a {size}x{size} Gaussian"))?
+                    Filter::gaussian(shape, sigma_y, sigma_x).with_context(|| {
+                        format!("--sigma {widest} asks for a {}x{} Gaussian", shape.0, shape.1)
+                    })?
                 }
-                None => {
-                    Filter::builtin(self.filter, self.mask.unwrap_or(5), None).context("--mask/--filter")?
-                }
+                None => Filter::builtin_rect(self.filter, self.mask.unwrap_or((5, 5)), None)
+                    .context("--mask/--filter")?,
             },
+        };
+        let filter = match self.origin {
+            Some(origin) => filter.with_origin(origin).context("--origin")?,
+            None => filter,
         };
         Ok(if self.flip { filter.flipped() } else { filter })
     }
@@ -327,7 +340,13 @@ impl FilterArgs {
         };
         let flip = if self.flip { ", flipped (convolution)" } else { "" };
         let rank = if filter.rank1().is_some() { ", rank-1" } else { "" };
-        format!("{name} filter {0}x{0}{rank}{flip}", filter.size())
+        let (rows, cols) = filter.shape();
+        let square = if filter.is_square() {
+            String::new()
+        } else {
+            format!(" (run as {0}x{0})", filter.size())
+        };
+        format!("{name} filter {rows}x{cols}{square}{rank}{flip}")
     }
 }
 

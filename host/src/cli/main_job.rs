@@ -98,7 +98,7 @@ fn print_report(report: &Report) -> Result<()> {
         "Times: {gpu_note}CPU = whole call ({cpu_runs} runs after {cpu_warmups} warm-ups; cpu-par into one kept output). \
          GPU rows run Filter2D plans: e2e = a warm plan's call on host memory (H2D + kernel + D2H through its \
          page-locked staging) on the host clock, H2D and D2H its copies (CUDA events), alloc = a new plan's first \
-         call minus e2e. GB/s counts {:.1} MB in + out; GFLOP/s counts 2k² per output sample (effective for \
+         call minus e2e. GB/s counts {:.1} MB in + out; GFLOP/s counts 2 per tap (kh·kw) and output sample (effective for \
          separable). Tolerance {:.1e}.",
         bytes / 1e6,
         report.rows.first().map_or(0.0, |r| r.check.tolerance)
@@ -131,7 +131,7 @@ const HEADERS: [&str; 15] = [
 fn rows(report: &Report, bytes: f64) -> Vec<Vec<String>> {
     let seq = report.median_of("cpu-seq");
     let par = report.median_of("cpu-par");
-    let k2 = (report.problem.filter.size() * report.problem.filter.size()) as f64;
+    let k2 = report.problem.filter.tap_count() as f64;
     let ms = |v: Option<f64>| v.map_or_else(|| "-".to_string(), |v| format!("{v:.3}"));
     let sample_bytes = report.problem.dtype.size() as f64;
     report

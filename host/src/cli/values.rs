@@ -18,6 +18,42 @@ pub fn parse_count(s: &str) -> Result<usize, String> {
     })
 }
 
+/// Parses a filter shape: `K` (square) or `RxC`, rows × columns as a numpy shape, each from 1.
+pub fn parse_shape(s: &str) -> Result<(usize, usize), String> {
+    let t = s.trim().to_ascii_lowercase();
+    let side = |v: &str| match v.trim().parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!(
+            "'{s}' is not a filter shape{}: give K or RxC with whole numbers from 1, e.g. 5 or 3x7",
+            if t.contains('-') {
+                " (a side is negative)"
+            } else {
+                ""
+            }
+        )),
+    };
+    match t.split_once('x') {
+        Some((r, c)) => Ok((side(r)?, side(c)?)),
+        None => side(&t).map(|k| (k, k)),
+    }
+}
+
+/// Parses `--origin`: `DY,DX` (or one value for both), whole numbers of either sign.
+pub fn parse_origin(s: &str) -> Result<(isize, isize), String> {
+    let v: Vec<isize> = s
+        .split(',')
+        .map(|t| t.trim().parse::<isize>())
+        .collect::<Result<_, _>>()
+        .map_err(|_| format!("'{s}' is not an origin: give DY,DX, whole numbers, e.g. 0,-1"))?;
+    match v[..] {
+        [o] => Ok((o, o)),
+        [dy, dx] => Ok((dy, dx)),
+        _ => Err(format!(
+            "'{s}' is not an origin: give DY,DX (two numbers) or one for both"
+        )),
+    }
+}
+
 /// Parses a seed: a whole number from 0 to 2^64 - 1.
 pub fn parse_seed(s: &str) -> Result<u64, String> {
     s.trim()

@@ -2,7 +2,7 @@
 //! the sizes, filters, borders, channel counts and sample types given.
 
 use super::names;
-use super::values::{parse_size, parse_variant};
+use super::values::{parse_shape, parse_size, parse_variant};
 use anyhow::{Context as _, Result, bail};
 use ferroconv::engine::gpu::Variant;
 use ferroconv::{Border, DType};
@@ -13,9 +13,9 @@ pub struct VerifyArgs {
     /// Image sizes as WIDTHxHEIGHT, comma-separated.
     #[arg(long, value_delimiter = ',', value_parser = parse_size)]
     sizes: Option<Vec<(usize, usize)>>,
-    /// Filter sizes, comma-separated.
-    #[arg(long, value_delimiter = ',')]
-    filters: Option<Vec<usize>>,
+    /// Filter shapes, comma-separated: K (K×K) or RxC (rows × columns), e.g. 3,17,3x7.
+    #[arg(long, value_delimiter = ',', value_parser = parse_shape)]
+    filters: Option<Vec<(usize, usize)>>,
     /// Border modes, comma-separated (`constant` checks the constant 0.75).
     #[arg(long, value_delimiter = ',', value_parser = names::border())]
     borders: Option<Vec<Border>>,
@@ -47,7 +47,7 @@ pub fn run(args: VerifyArgs) -> Result<()> {
     println!(
         "Verifying against the f64 CPU reference: random images, a general and a rank-1 random filter per case, \
          GPU output poisoned before each run (NaN for f32; 0x00 and 0xFF for integers); f32 tolerance \
-         2·k²·2⁻²⁴·Σ|f|·max|in| + 2⁻²⁴, integers exact after rounding or one level off within it of a boundary."
+         2·n·2⁻²⁴·Σ|f|·max|in| + 2⁻²⁴ (n = kh·kw taps, at least 9 past 1×1), integers exact after rounding or one level off within it of a boundary."
     );
     let (cases, skipped) = jobs::verify(&plans, &variants, args.seed, gpu.as_ref(), |c| {
         if args.verbose || !c.check.passed() {
@@ -63,7 +63,7 @@ pub fn run(args: VerifyArgs) -> Result<()> {
         .fold(0.0, f64::max);
     println!(
         "{} passed, {} failed (worst f32 error {:.3} of its tolerance; {} valid-border combinations skipped: \
-         filter larger than the image){}",
+         filter larger than the image, or not its square){}",
         cases.len() - failed,
         failed,
         worst,
@@ -86,8 +86,8 @@ fn plans(args: &VerifyArgs) -> Result<Vec<VerifyPlan>> {
     for &(w, h) in args.sizes.iter().flatten() {
         ferroconv::model::image::check_dims(w, h).context("--sizes")?;
     }
-    for &k in args.filters.iter().flatten() {
-        ferroconv::model::filter::check_size(k).context("--filters")?;
+    for &(rows, cols) in args.filters.iter().flatten() {
+        ferroconv::Filter::rect(rows, cols, vec![0.0; rows * cols]).context("--filters")?;
     }
     for &c in args.channels.iter().flatten() {
         ferroconv::model::image::check_channels(c).context("--channels")?;

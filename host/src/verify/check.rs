@@ -10,13 +10,15 @@ const F32_UNIT_ROUNDOFF: f64 = 1.0 / (1u64 << 24) as f64;
 
 /// The largest error an `f32` result may have, in value units, for this image and filter.
 ///
-/// Summing `n = k²` products in `f32` (in any order, with or without fused multiply-add) errs by
-/// at most about `n · u · Σ|f| · max|x|` with `u = 2⁻²⁴`; we allow twice that, plus `u` so a 1×1
+/// Summing `n = kh · kw` products in `f32` (in any order, with or without fused multiply-add;
+/// the zeros around a rectangle in its square add nothing) errs by at most about
+/// `n · u · Σ|f| · max|x|` with `u = 2⁻²⁴`; we allow twice that, with `n` at least 9 past the 1×1
+/// square (the tensor-core split errs by about `2⁻²¹ · Σ|f| · max|x|` whatever the taps), plus `u` so a 1×1
 /// filter on tiny values still has room for the one rounding of the product. A separable run also
-/// gets the factorization's own error, `k² · max|f - column ⊗ row| · max|x|`.
+/// gets the factorization's own error, `n · max|f - column ⊗ row| · max|x|`.
 pub fn tolerance(image: &Image, filter: &Filter, separable: Option<&Separable>) -> f64 {
     let max_in = image.max_abs();
-    let n = (filter.size() * filter.size()) as f64;
+    let n = filter.tap_count().max(filter.taps().len().min(9)) as f64;
     let rounding = 2.0 * n * F32_UNIT_ROUNDOFF * filter.abs_sum() * max_in + F32_UNIT_ROUNDOFF;
     rounding + separable.map_or(0.0, |s| n * s.error * max_in)
 }

@@ -158,7 +158,7 @@ impl Report {
         let p = &self.problem;
         let (ow, oh) = p.output_size().unwrap_or((0, 0));
         let filtered = if p.channels == 4 { 3 } else { p.channels };
-        2.0 * (p.filter.size() * p.filter.size()) as f64 * (ow * oh * filtered) as f64
+        2.0 * p.filter.tap_count() as f64 * (ow * oh * filtered) as f64
     }
 
     /// The median time of the row named `name`.
@@ -408,7 +408,8 @@ fn texture_row(
 #[derive(Clone, Debug)]
 pub struct VerifyPlan {
     pub sizes: Vec<(usize, usize)>,
-    pub filter_sizes: Vec<usize>,
+    /// Filter shapes `(rows, cols)`.
+    pub filters: Vec<(usize, usize)>,
     pub borders: Vec<Border>,
     /// (channels, sample type) pairs.
     pub layouts: Vec<(usize, DType)>,
@@ -416,13 +417,21 @@ pub struct VerifyPlan {
 
 impl VerifyPlan {
     /// The default verification: every border, channel count and sample type with every filter
-    /// size on the small and odd sizes, then the large sizes with fewer combinations.
+    /// size on the small and odd sizes, rectangles on the odd sizes, then the large sizes with
+    /// fewer combinations.
     pub fn standard() -> Vec<VerifyPlan> {
         vec![
             VerifyPlan::widest(None, None, None, None, None),
+            VerifyPlan::widest(
+                Some(vec![(31, 17), (257, 129)]),
+                Some(RECTANGLES.to_vec()),
+                None,
+                None,
+                None,
+            ),
             VerifyPlan {
                 sizes: vec![(1023, 769), (2048, 2048)],
-                filter_sizes: vec![3, 17],
+                filters: squares(&[3, 17]),
                 borders: Border::CHECKED.to_vec(),
                 layouts: vec![(1, DType::F32), (3, DType::U16), (4, DType::U8)],
             },
@@ -434,7 +443,7 @@ impl VerifyPlan {
     /// sizes, every filter size, border, channel count and sample type).
     pub fn widest(
         sizes: Option<Vec<(usize, usize)>>,
-        filter_sizes: Option<Vec<usize>>,
+        filters: Option<Vec<(usize, usize)>>,
         borders: Option<Vec<Border>>,
         channels: Option<Vec<usize>>,
         dtypes: Option<Vec<DType>>,
@@ -443,7 +452,7 @@ impl VerifyPlan {
         let dtypes = dtypes.unwrap_or_else(|| DType::ALL.to_vec());
         VerifyPlan {
             sizes: sizes.unwrap_or_else(|| vec![(1, 1), (1, 7), (7, 1), (7, 5), (31, 17), (257, 129)]),
-            filter_sizes: filter_sizes.unwrap_or_else(|| vec![1, 3, 5, 7, 9, 17, 31]),
+            filters: filters.unwrap_or_else(|| squares(&[1, 3, 5, 7, 9, 17, 31])),
             borders: borders.unwrap_or_else(|| Border::CHECKED.to_vec()),
             layouts: channels
                 .iter()
@@ -451,6 +460,14 @@ impl VerifyPlan {
                 .collect(),
         }
     }
+}
+
+/// Rectangles the standard verification checks: thin, tall, even-sided and the widest.
+pub const RECTANGLES: [(usize, usize); 5] = [(1, 15), (15, 1), (3, 7), (4, 6), (2, 31)];
+
+/// The square filter shapes of these sides.
+pub fn squares(sides: &[usize]) -> Vec<(usize, usize)> {
+    sides.iter().map(|&k| (k, k)).collect()
 }
 
 /// One checked case of the verification.
@@ -462,7 +479,8 @@ pub struct Case {
     pub channels: usize,
     pub dtype: DType,
     pub border: Border,
-    pub filter_size: usize,
+    /// The filter's `(rows, cols)`.
+    pub filter: (usize, usize),
     /// Whether the filter was the random rank-1 one (else a general random filter).
     pub rank1: bool,
     pub check: Comparison,
@@ -474,14 +492,14 @@ impl std::fmt::Display for Case {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "{:<18} {:>4}x{:<4} c={} {:<3} {:<9} k={:<2}{} {}",
+            "{:<18} {:>4}x{:<4} c={} {:<3} {:<9} k={:<5}{} {}",
             self.variant,
             self.width,
             self.height,
             self.channels,
             self.dtype.suffix(),
             self.border.describe(),
-            self.filter_size,
+            format!("{}x{}", self.filter.0, self.filter.1),
             if self.rank1 { " rank-1" } else { "" },
             self.check
         )
@@ -492,7 +510,8 @@ impl std::fmt::Display for Case {
 /// random filters per case (a general one, and a rank-1 one that the separable variant also
 /// runs), for every combination in `plans`. GPU outputs are poisoned before each run. `report`
 /// sees each case as it finishes. Returns the cases, and how many combinations were skipped
-/// because the valid border needs an image at least as large as the filter.
+/// because the valid border needs an image at least as large as the filter, and a filter that
+/// is its square.
 pub fn verify(
     plans: &[VerifyPlan],
     variants: &[Variant],
@@ -518,16 +537,23 @@ pub fn verify(
                         .collect::<Result<Vec<_>>>()?,
                     None => Vec::new(),
                 };
-                for &k in &plan.filter_sizes {
-                    let fseed = seed.wrapping_mul(1_000_003).wrapping_add(n * 64 + k as u64);
-                    let general = if dtype == DType::F32 {
-                        Filter::random(k, fseed)?
+                for &shape in &plan.filters {
+                    let key = if shape.0 == shape.1 {
+                        shape.0 as u64
                     } else {
-                        Filter::random_normalized(k, fseed)?
+                        (shape.0 * 32 + shape.1) as u64
                     };
-                    let rank1 = Filter::random_rank1(k, fseed ^ 0x5eed)?;
+                    let fseed = seed.wrapping_mul(1_000_003).wrapping_add(n * 64 + key);
+                    let general = if dtype == DType::F32 {
+                        Filter::random(shape, fseed)?
+                    } else {
+                        Filter::random_normalized(shape, fseed)?
+                    };
+                    let rank1 = Filter::random_rank1(shape, fseed ^ 0x5eed)?;
                     for &border in &plan.borders {
-                        if border.output_size(width, height, k / 2).is_err() {
+                        // The valid border: an image smaller than the filter, or a filter that
+                        // is not its square (refused; see `Filter::output_size`).
+                        if general.output_size(border, width, height).is_err() {
                             skipped += 1;
                             continue;
                         }
@@ -541,7 +567,7 @@ pub fn verify(
                                     channels,
                                     dtype,
                                     border,
-                                    filter_size: k,
+                                    filter: shape,
                                     rank1: is_rank1,
                                     check,
                                 };

@@ -359,10 +359,10 @@ fn fast_into(
     Ok(())
 }
 
-/// A fresh output for `image` convolved with a `k × k` filter, backed by huge pages where the
-/// system allows.
-fn output_for(image: &Image, k: usize, border: Border) -> Result<Image> {
-    let (ow, oh) = border.output_size(image.width(), image.height(), k / 2)?;
+/// A fresh output for `image` convolved with `filter`, backed by huge pages where the system
+/// allows.
+fn output_for(image: &Image, filter: &Filter, border: Border) -> Result<Image> {
+    let (ow, oh) = filter.output_size(border, image.width(), image.height())?;
     let mut samples = Samples::filled(image.dtype(), ow * oh * image.channels());
     match &mut samples {
         Samples::F32(v) => advise_huge_pages(v),
@@ -381,6 +381,7 @@ fn auto_into(
     parallel: bool,
     out: &mut Image,
 ) -> Result<()> {
+    filter.output_size(border, image.width(), image.height())?;
     match separable_form(filter) {
         Some(sep) => fast_into(image, Method::Separable(&sep), border, clamp, parallel, out),
         None => fast_into(image, Method::Direct(filter), border, clamp, parallel, out),
@@ -388,7 +389,7 @@ fn auto_into(
 }
 
 fn auto(image: &Image, filter: &Filter, border: Border, clamp: bool, parallel: bool) -> Result<Image> {
-    let mut out = output_for(image, filter.size(), border)?;
+    let mut out = output_for(image, filter, border)?;
     auto_into(image, filter, border, clamp, parallel, &mut out)?;
     Ok(out)
 }
@@ -427,7 +428,7 @@ pub(crate) fn parallel_slices<T: Sample>(
     out: &mut [T],
 ) -> Result<()> {
     let (filter, border, clamp) = (&problem.filter, problem.border, problem.clamp);
-    let (ow, oh) = border.output_size(w, h, filter.radius())?;
+    let (ow, oh) = filter.output_size(border, w, h)?;
     if src.len() != w * h * ch || out.len() != ow * oh * ch {
         return Err(Error::Mismatch(format!(
             "{} input and {} output samples for a {w}x{h}x{ch} image and its {ow}x{oh} result",

@@ -11,7 +11,7 @@ use crate::{Border, Filter, Image, Result};
 pub fn naive_sequential(image: &Image, filter: &Filter, border: Border, clamp: bool) -> Result<Image> {
     let (w, h, ch) = (image.width(), image.height(), image.channels());
     let (k, r) = (filter.size(), filter.radius());
-    let (ow, oh) = border.output_size(w, h, r)?;
+    let (ow, oh) = filter.output_size(border, w, h)?;
     let off = border.offset(r);
     let (taps, samples) = (filter.taps(), image.samples());
     let outside = border.outside(image.dtype()) as f32;

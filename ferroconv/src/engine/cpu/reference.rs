@@ -46,7 +46,7 @@ fn reference_row(image: &Image, values: &[f64], filter: &Filter, border: Border,
 }
 
 fn reference_impl(image: &Image, filter: &Filter, border: Border, parallel: bool) -> Result<Reference> {
-    let (ow, oh) = border.output_size(image.width(), image.height(), filter.radius())?;
+    let (ow, oh) = filter.output_size(border, image.width(), image.height())?;
     let ch = image.channels();
     let values: Vec<f64> = (0..image.samples().len())
         .map(|i| image.samples().value(i))
