@@ -128,7 +128,10 @@ fn bad_arguments_get_one_line_errors_and_nonzero_exit() {
     let missing = dir.join("missing.txt");
     let missing = missing.to_str().unwrap();
     for (args, needle) in [
-        (&["--mask", "4", "--filter", "sharpen"][..], "size 4 is not supported"),
+        (
+            &["--mask", "4", "--filter", "sharpen"][..],
+            "size 4 is not supported",
+        ),
         (&["--mask", "33"][..], "a 33x33 filter is not supported"),
         (&["--size", "0"][..], "has no pixels"),
         (&["--width", "600000", "--height", "4"][..], "too large"),
@@ -150,7 +153,10 @@ fn bad_arguments_get_one_line_errors_and_nonzero_exit() {
             &["--filter", "sobel-x", "--mask", "1"][..],
             "sobel-x needs at least 3 taps along its derivative, got 1",
         ),
-        (&["verify", "--filters", "32"][..], "a 32x32 filter is not supported"),
+        (
+            &["verify", "--filters", "32"][..],
+            "a 32x32 filter is not supported",
+        ),
         (&["verify", "--sizes", "0x5"][..], "has no pixels"),
     ] {
         let o = host(args);

@@ -103,11 +103,11 @@ pub fn compare(rows: &[BenchRow], peers: &[PeerRow]) -> Vec<Comparison> {
             .filter(|p| {
                 p.ok && p.cache == "warm"
                     && p.variant.starts_with(PEER_PREFIX)
-                    && (p.width, p.height, p.k) == (r.width, r.height, r.filter_size)
+                    && (p.width, p.height, (p.k, p.k)) == (r.width, r.height, r.filter)
             })
             .min_by(|a, b| a.median_ms.total_cmp(&b.median_ms));
         let Some(peer) = best_peer else { continue };
-        let case = (r.width, r.height, r.filter_size);
+        let case = (r.width, r.height, r.filter.0);
         match out.iter_mut().find(|c| (c.width, c.height, c.k) == case) {
             Some(c) if r.timing.median < c.ours_ms => {
                 c.ours = r.variant.name().to_string();
@@ -117,7 +117,7 @@ pub fn compare(rows: &[BenchRow], peers: &[PeerRow]) -> Vec<Comparison> {
             None => out.push(Comparison {
                 width: r.width,
                 height: r.height,
-                k: r.filter_size,
+                k: r.filter.0,
                 ours: r.variant.name().to_string(),
                 ours_ms: r.timing.median,
                 peer: peer.variant.clone(),
@@ -228,7 +228,7 @@ a_naive,2048,2048,3,warm,100,0.0010,0.0010,2600,7900,1e-6,0.011,0.9,ok
             height: 2048,
             dtype,
             channels: 1,
-            filter_size: k,
+            filter: (k, k),
             variant,
             cache,
             timing: ferroconv::stats::Timing {

@@ -8,7 +8,7 @@ use ferroconv::model::image::Samples;
 use ferroconv::{Border, DType, Filter, Image, Result, model::filter::FilterKind, stats};
 
 pub use super::tables::{
-    E2E_HEADERS, HEADERS, cells, cpu_csv, csv, e2e_cells, e2e_csv, machine_lines, markdown,
+    E2E_HEADERS, HEADERS, cells, cpu_csv, csv, e2e_cells, e2e_csv, machine_lines, markdown, shape_name,
 };
 
 /// Bytes of the device-to-device copy that measures memory bandwidth (1 GiB: far beyond L2).
@@ -18,7 +18,8 @@ const COPY_PROBE_BYTES: usize = 1 << 30;
 #[derive(Clone, Debug)]
 pub struct BenchConfig {
     pub sizes: Vec<(usize, usize)>,
-    pub filter_sizes: Vec<usize>,
+    /// Filter shapes `(rows, cols)`.
+    pub filters: Vec<(usize, usize)>,
     pub dtypes: Vec<DType>,
     /// Channel counts of the images (1 gray, 3 RGB, 4 RGBA with its alpha copied).
     pub channels: Vec<usize>,
@@ -57,7 +58,8 @@ pub struct BenchRow {
     pub height: usize,
     pub dtype: DType,
     pub channels: usize,
-    pub filter_size: usize,
+    /// The filter's `(rows, cols)`.
+    pub filter: (usize, usize),
     pub variant: Variant,
     /// `warm`: the same buffers every run (they may sit in L2); `cold`: runs rotate through
     /// enough buffers to exceed the L2 cache several times.
@@ -127,17 +129,17 @@ pub fn run(
             .flat_map(|d| config.channels.iter().map(move |c| (d, c)))
         {
             let image = Image::random(width, height, channels, dtype, 1)?;
-            for &k in &config.filter_sizes {
+            for &shape in &config.filters {
                 for &variant in &config.variants {
+                    let filter = if variant.needs_rank1() {
+                        Filter::builtin_rect(FilterKind::Gaussian, shape, None)?
+                    } else {
+                        Filter::random_normalized(shape, (shape.0 * 32 + shape.1) as u64)?
+                    };
                     // A variant without kernels for this sample type or size has no row.
-                    if !variant.supports(dtype, k / 2) {
+                    if !variant.supports(dtype, filter.radius()) {
                         continue;
                     }
-                    let filter = if variant.needs_rank1() {
-                        Filter::builtin(FilterKind::Gaussian, k, None)?
-                    } else {
-                        Filter::random_normalized(k, k as u64)?
-                    };
                     let problem = Problem::of(&image, &filter, Border::Zero, false);
                     let job_bytes = problem.min_bytes()?;
                     let mut caches = vec![("warm", 1)];
@@ -219,7 +221,8 @@ pub fn end_to_end(gpu: &Gpu, config: &BenchConfig, mut progress: impl FnMut(&E2e
 pub struct CpuRow {
     pub width: usize,
     pub height: usize,
-    pub filter_size: usize,
+    /// The filter's `(rows, cols)`.
+    pub filter: (usize, usize),
     /// `cpu-par`, whole call (host clock), median of 3 runs after a warm-up.
     pub ms: f64,
 }
@@ -233,8 +236,8 @@ pub fn cpu_times(config: &BenchConfig) -> Result<Vec<CpuRow>> {
     let mut rows = Vec::new();
     for &(width, height) in config.sizes.iter().filter(|(w, h)| w * h <= CPU_MAX_PIXELS) {
         let image = Image::random(width, height, 1, DType::F32, 1)?;
-        for &k in &config.filter_sizes {
-            let filter = Filter::random_normalized(k, k as u64)?;
+        for &shape in &config.filters {
+            let filter = Filter::random_normalized(shape, (shape.0 * 32 + shape.1) as u64)?;
             let timing = stats::warm_then_repeat(1, 3, || {
                 let t = std::time::Instant::now();
                 ferroconv::engine::cpu::parallel(&image, &filter, Border::Zero, false)?;
@@ -244,7 +247,7 @@ pub fn cpu_times(config: &BenchConfig) -> Result<Vec<CpuRow>> {
             rows.push(CpuRow {
                 width,
                 height,
-                filter_size: k,
+                filter: shape,
                 ms,
             });
         }
@@ -312,13 +315,14 @@ fn roofline_row(
 ) -> Result<BenchRow> {
     let bytes = problem.min_bytes()?;
     let (ow, oh) = problem.output_size()?;
-    let k = problem.filter.size();
+    let (rows, cols) = problem.filter.shape();
     let samples = (ow * oh * problem.channels) as f64;
-    // GFLOP/s is reported as 2k² per sample for every variant (effective for separable); its
-    // roofline uses the work it really does: 2k per pass, two passes.
-    let flops = 2.0 * (k * k) as f64 * samples;
+    // GFLOP/s is reported as 2 per tap (kh·kw) and sample for every variant (effective for
+    // separable); its roofline uses the work the filter needs: 2kw + 2kh for the two passes, and
+    // for the others the rectangle's own taps (a rectangle run in its square does more).
+    let flops = 2.0 * (rows * cols) as f64 * samples;
     let work = if variant.needs_rank1() {
-        4.0 * k as f64 * samples
+        2.0 * (rows + cols) as f64 * samples
     } else {
         flops
     };
@@ -327,7 +331,7 @@ fn roofline_row(
         height: problem.height,
         dtype: problem.dtype,
         channels: problem.channels,
-        filter_size: k,
+        filter: (rows, cols),
         variant,
         cache,
         timing,

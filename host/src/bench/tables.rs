@@ -29,7 +29,7 @@ pub fn cells(row: &BenchRow) -> Vec<String> {
         format!("{}x{}", row.width, row.height),
         row.dtype.suffix().to_string(),
         row.channels.to_string(),
-        row.filter_size.to_string(),
+        shape_name(row.filter),
         row.variant.name().to_string(),
         row.cache.to_string(),
         format!("{:.4}", row.timing.median),
@@ -160,11 +160,20 @@ pub fn e2e_csv(rows: &[E2eRow]) -> String {
     s
 }
 
+/// A filter shape as the tables write it: `k` for a square, `RxC` for a rectangle.
+pub fn shape_name((rows, cols): (usize, usize)) -> String {
+    if rows == cols {
+        rows.to_string()
+    } else {
+        format!("{rows}x{cols}")
+    }
+}
+
 /// The CPU rows as CSV with a header line.
 pub fn cpu_csv(rows: &[CpuRow]) -> String {
     let mut s = String::from("size,k,cpu-par ms\n");
     for r in rows {
-        let _ = writeln!(s, "{}x{},{},{:.4}", r.width, r.height, r.filter_size, r.ms);
+        let _ = writeln!(s, "{}x{},{},{:.4}", r.width, r.height, shape_name(r.filter), r.ms);
     }
     s
 }
@@ -182,7 +191,7 @@ mod tests {
             height: 8192,
             dtype: DType::U8,
             channels: 1,
-            filter_size: 9,
+            filter: (9, 9),
             variant: Variant::TensorU8,
             cache: "warm",
             timing: stats::Timing {

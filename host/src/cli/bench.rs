@@ -3,7 +3,7 @@
 
 use super::names;
 use super::table;
-use super::values::{parse_size, parse_variant};
+use super::values::{parse_shape, parse_size, parse_variant};
 use anyhow::{Context as _, Result, bail};
 use ferroconv::DType;
 use ferroconv::engine::gpu::{Gpu, Variant};
@@ -17,9 +17,9 @@ pub struct BenchArgs {
     #[arg(long, value_delimiter = ',', value_parser = parse_size,
           default_value = "1024x1024,2048x2048,4096x4096,8192x8192,3000x2000")]
     sizes: Vec<(usize, usize)>,
-    /// Filter sizes, comma-separated.
-    #[arg(long, value_delimiter = ',', default_value = "3,5,7,9,17,31")]
-    filters: Vec<usize>,
+    /// Filter shapes, comma-separated: K (K×K) or RxC (rows × columns, e.g. 3x15).
+    #[arg(long, value_delimiter = ',', value_parser = parse_shape, default_value = "3,5,7,9,17,31")]
+    filters: Vec<(usize, usize)>,
     /// Sample types, comma-separated.
     #[arg(long, value_delimiter = ',', value_parser = names::dtype(), default_value = "f32,u8")]
     dtypes: Vec<DType>,
@@ -61,7 +61,7 @@ pub struct BenchArgs {
 pub fn run(args: BenchArgs) -> Result<()> {
     let config = BenchConfig {
         sizes: args.sizes,
-        filter_sizes: args.filters,
+        filters: args.filters,
         dtypes: args.dtypes,
         channels: args.channels,
         variants: args.variants,
@@ -103,7 +103,13 @@ pub fn run(args: BenchArgs) -> Result<()> {
         "\ncpu-par ({} threads), f32, whole call: {}",
         rayon::current_num_threads(),
         cpu.iter()
-            .map(|r| format!("{}x{} k={} {:.3} ms", r.width, r.height, r.filter_size, r.ms))
+            .map(|r| format!(
+                "{}x{} k={} {:.3} ms",
+                r.width,
+                r.height,
+                host_tools::bench::sweep::shape_name(r.filter),
+                r.ms
+            ))
             .collect::<Vec<_>>()
             .join("; ")
     );
@@ -137,8 +143,8 @@ fn check(config: &BenchConfig) -> Result<()> {
     for &(w, h) in &config.sizes {
         ferroconv::model::image::check_dims(w, h).context("--sizes")?;
     }
-    for &k in &config.filter_sizes {
-        ferroconv::model::filter::check_size(k).context("--filters")?;
+    for &(rows, cols) in &config.filters {
+        ferroconv::Filter::rect(rows, cols, vec![0.0; rows * cols]).context("--filters")?;
     }
     ferroconv::model::filter::check_size(config.e2e_filter).context("--e2e-filter")?;
     for &c in &config.channels {
