@@ -44,6 +44,11 @@ __all__ = [
     "BORDER_WRAP",
     "BORDER_REFLECT_101",
     "BORDER_DEFAULT",
+    "CV_8U",
+    "CV_16U",
+    "CV_16S",
+    "CV_32F",
+    "CV_64F",
 ]
 
 MODES = ("reflect", "mirror", "nearest", "wrap", "constant")
@@ -66,6 +71,10 @@ _CV_MODES = {
     BORDER_WRAP: "wrap",
     BORDER_REFLECT_101: "mirror",
 }
+
+# OpenCV's depth constants (same values as cv2's) and their dtypes.
+CV_8U, CV_16U, CV_16S, CV_32F, CV_64F = 0, 2, 3, 5, 6
+_CV_DEPTHS = {CV_8U: np.uint8, CV_16U: np.uint16, CV_16S: np.int16, CV_32F: np.float32, CV_64F: np.float64}
 
 _DTYPES = {np.dtype(np.uint8): "u8", np.dtype(np.uint16): "u16", np.dtype(np.float32): "f32"}
 
@@ -174,12 +183,14 @@ def convolve(input, weights, mode="reflect", cval=0.0, output=None, axes=None, s
 def filter2d(src, ddepth, kernel, dst=None, anchor=None, delta=0, borderType=BORDER_DEFAULT):
     """``cv2.filter2D``'s call: correlates ``src`` (H x W or H x W x C) with ``kernel`` (any
     shape up to 31x31) placed on ``anchor`` ``(x, y)``, a tap of the kernel (default
-    ``(-1, -1)``: its centre, ``(cols // 2, rows // 2)``). ``ddepth`` must be -1 (the input's
-    depth) and ``delta`` 0."""
-    if ddepth != -1:
-        raise ValueError("ddepth must be -1 (the input's depth)")
-    if delta != 0:
-        raise ValueError("delta must be 0")
+    ``(-1, -1)``: its centre, ``(cols // 2, rows // 2)``), and adds ``delta``.
+
+    ddepth: ``-1`` (the input's dtype), or ``CV_8U``, ``CV_16U``, ``CV_16S``, ``CV_32F``,
+        ``CV_64F`` (cv2's values). Another depth, or a ``delta``, computes in sample counts as
+        OpenCV does: the samples as float32 (0-255 for uint8), correlated, ``delta`` added,
+        then converted (integers rounded and saturated). So ``CV_16S`` and ``CV_32F`` keep a
+        derivative's sign where ``-1`` on uint8 clamps it at 0.
+    """
     k = np.asarray(kernel)
     if k.ndim != 2:
         raise ValueError(f"kernel must be a 2D array, got shape {k.shape}")
@@ -189,7 +200,33 @@ def filter2d(src, ddepth, kernel, dst=None, anchor=None, delta=0, borderType=BOR
     mode = _CV_MODES.get(borderType)
     if mode is None:
         raise ValueError(f"unsupported borderType {borderType}")
-    return correlate(src, k, mode, 0.0, output=dst, origin=origin)
+    kind, xp = _framework(src) if _is_cuda(src) else ("numpy", np)
+    dt = _cuda_info(src)[2] if kind != "numpy" else np.asarray(src).dtype
+    if ddepth == -1:
+        target = np.dtype(dt)
+    elif ddepth in _CV_DEPTHS:
+        target = np.dtype(_CV_DEPTHS[ddepth])
+    else:
+        raise ValueError(f"unsupported ddepth {ddepth}: -1, CV_8U, CV_16U, CV_16S, CV_32F or CV_64F")
+    if target == dt and delta == 0:
+        return correlate(src, k, mode, 0.0, output=dst, origin=origin)
+    if kind == "numpy":
+        counts = correlate(np.asarray(src, dtype=np.float32), k, mode, 0.0, origin=origin) + np.float32(delta)
+        result = _narrow(counts, target)
+    else:
+        work = src.float() if kind == "torch" else src.astype(xp.float32)
+        counts = correlate(work, k, mode, 0.0, origin=origin) + delta
+        framework_dtype = getattr(xp, target.name) if kind == "torch" else target
+        result = _narrow_cuda(kind, xp, counts, framework_dtype, target)
+    if dst is None:
+        return result
+    if tuple(dst.shape) != tuple(result.shape):
+        raise ValueError(f"dst must have shape {tuple(result.shape)}, got {tuple(dst.shape)}")
+    if kind == "torch":
+        dst.copy_(result)
+    else:
+        dst[...] = result
+    return dst
 
 
 def _per_axis(value, what):
@@ -282,7 +319,7 @@ def _compute(f, dtype):
 
 def _narrow(a, dtype):
     """Float results as ``dtype``: integers rounded to the nearest and clamped to the range."""
-    if np.dtype(dtype).kind == "u":
+    if np.dtype(dtype).kind in "ui":
         info = np.iinfo(dtype)
         a = np.clip(np.rint(a), info.min, info.max)
     return np.ascontiguousarray(a, dtype=dtype)
@@ -501,7 +538,7 @@ def _run_cuda(f, input, output, axes, stream):
 
 def _narrow_cuda(kind, xp, a, dtype, np_dtype):
     """:func:`_narrow` for torch and CuPy arrays (``dtype`` the framework's, ``np_dtype`` numpy's)."""
-    if np_dtype.kind == "u":
+    if np_dtype.kind in "ui":
         info = np.iinfo(np_dtype)
         a = a.round().clamp(info.min, info.max) if kind == "torch" else xp.clip(xp.rint(a), info.min, info.max)
     return a.to(dtype) if kind == "torch" else a.astype(dtype)

@@ -16,6 +16,11 @@ BORDER_REFLECT: int
 BORDER_WRAP: int
 BORDER_REFLECT_101: int
 BORDER_DEFAULT: int
+CV_8U: int
+CV_16U: int
+CV_16S: int
+CV_32F: int
+CV_64F: int
 
 def gpu_available() -> bool: ...
 

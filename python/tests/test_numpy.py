@@ -162,6 +162,39 @@ def test_filter2d_anchor_is_an_origin():
     assert np.array_equal(ferroconv.filter2d(x, -1, w), ferroconv.correlate(x, w, mode="mirror"))
 
 
+@pytest.mark.parametrize("ddepth", [ferroconv.CV_16S, ferroconv.CV_32F, ferroconv.CV_64F, ferroconv.CV_8U, -1])
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.float32])
+def test_filter2d_depths_keep_counts_and_sign(ddepth, dtype):
+    # cv2.filter2D's ddepth and delta: computed in sample counts (0-255 for uint8), delta added,
+    # converted with rounding and saturation; a derivative keeps its sign in CV_16S and CV_32F.
+    x = random((3, 29, 33, 3), dtype, 40)[0]
+    sobel = np.outer([1.0, 2.0, 1.0], [-1.0, 0.0, 1.0])
+    delta = 7.0 if ddepth != -1 else 0.0
+    got = ferroconv.filter2d(x, ddepth, sobel, delta=delta, borderType=ferroconv.BORDER_REPLICATE)
+    target = np.dtype(x.dtype if ddepth == -1 else {0: np.uint8, 3: np.int16, 5: np.float32, 6: np.float64}[ddepth])
+    assert got.dtype == target and got.shape == x.shape
+    exact = ndi.correlate(x.astype(np.float64), sobel.reshape(3, 3, 1), mode="nearest") + delta
+    if target.kind in "ui":
+        info = np.iinfo(target)
+        want = np.clip(np.rint(exact), info.min, info.max)
+        diff = np.abs(got.astype(np.float64) - want)
+        near_half = np.abs(exact - np.floor(exact) - 0.5) < 1e-3 * max(1.0, float(np.abs(exact).max()) * 1e-4)
+        assert np.all((diff == 0) | ((diff == 1) & near_half)), f"max diff {diff.max()}"
+    else:
+        assert np.abs(got - exact).max() <= 1e-5 * max(1.0, float(np.abs(exact).max()))
+    if ddepth in (ferroconv.CV_16S, ferroconv.CV_32F) and dtype != np.float32:
+        assert got.min() < -100 and got.max() > 100
+    try:
+        import cv2
+    except ImportError:
+        return
+    # The (source, ddepth) pairs cv2.filter2D takes.
+    supported = {np.uint8: (-1, 0, 3, 5, 6), np.uint16: (-1, 5, 6), np.float32: (-1, 5, 6)}
+    if ddepth in supported[dtype]:
+        ref = cv2.filter2D(x, ddepth, sobel, delta=delta, borderType=cv2.BORDER_REPLICATE)
+        assert np.abs(got.astype(np.float64) - ref).max() <= (1 if target.kind in "ui" else 1e-3)
+
+
 def test_tiny_images_with_large_filters():
     for shape in [(1, 1), (1, 7), (7, 1), (2, 3, 3)]:
         x = random(shape, np.float32, 4)

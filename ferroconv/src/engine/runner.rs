@@ -36,6 +36,38 @@ pub struct Settings {
     pub keep_orientation: bool,
     /// The page of multi-page TIFF inputs to filter (0-based); without it they fail.
     pub page: Option<usize>,
+    /// Results as sample counts, scaled and shifted (OpenCV's `ddepth`, `scale`, `delta`);
+    /// `None`: results of the input's sample type.
+    pub counts: Option<Counts>,
+}
+
+/// Results in sample counts, as OpenCV's `filter2D` and `Sobel` give them with a `ddepth` of
+/// `CV_32F` or `CV_16S`: `f32` samples `v · levels · scale + delta`, where `v` is the result on
+/// the `f32` scale (integers as level / max) and `levels` the input's largest level (255, 65535;
+/// 1 for `f32` input). So an 8-bit image's Sobel derivative keeps its sign and its 0-1020 counts
+/// instead of being clamped to 0-255. RGBA's alpha is copied as `v · levels`. The encoder writes
+/// them as `f32`, or as rounded and saturated signed 16-bit integers (`Encoding::int16`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Counts {
+    pub scale: f64,
+    pub delta: f64,
+}
+
+impl Counts {
+    /// `image` (an `f32` result of an input whose largest level is `levels`) in counts.
+    pub fn apply(&self, image: &mut Image, levels: f64) {
+        let ch = image.channels();
+        let (a, b) = ((levels * self.scale) as f32, self.delta as f32);
+        if let crate::model::image::Samples::F32(v) = image.samples_mut() {
+            for (i, x) in v.iter_mut().enumerate() {
+                *x = if crate::engine::cpu::is_alpha(ch, i % ch) {
+                    *x * levels as f32
+                } else {
+                    x.mul_add(a, b)
+                };
+            }
+        }
+    }
 }
 
 impl Settings {
@@ -54,6 +86,7 @@ impl Settings {
             encoding: Encoding::default(),
             keep_orientation: false,
             page: None,
+            counts: None,
         }
     }
 }

@@ -3,8 +3,8 @@
 
 use super::names;
 use super::values::{
-    parse_bytes, parse_compress, parse_count, parse_file_variant, parse_gpus, parse_origin, parse_quality,
-    parse_seed, parse_shape, parse_shard, parse_sigma, parse_taps, parse_variant,
+    parse_bytes, parse_compress, parse_count, parse_file_variant, parse_finite, parse_gpus, parse_origin,
+    parse_quality, parse_seed, parse_shape, parse_shard, parse_sigma, parse_taps, parse_variant,
 };
 use super::{api_bench, bench, cpu_time, info, merge, sanitize, scale, soak, verify};
 use anyhow::{Context as _, Result, bail};
@@ -118,6 +118,17 @@ pub struct FileArgs {
     /// orientation, as OpenCV's imread does, and set the tag to 1).
     #[arg(long, requires = "input")]
     pub keep_orientation: bool,
+    /// Results in sample counts, keeping their sign (OpenCV's ddepth): `f32` for any input, or
+    /// `i16` for 8- and 16-bit input (TIFF only; rounded and saturated). A result is its value
+    /// in levels (0-255 for 8-bit input, not the 0-1 of --dtype f32) × --scale + --delta.
+    #[arg(long, requires = "input", value_parser = ["f32", "i16"], conflicts_with_all = ["dtype", "clamp"])]
+    pub out_dtype: Option<String>,
+    /// With --out-dtype, multiply the results by this (default 1; cv2.Sobel's scale).
+    #[arg(long, requires = "out_dtype", allow_negative_numbers = true, value_parser = parse_finite)]
+    pub scale: Option<f64>,
+    /// With --out-dtype, add this to the results, in levels (default 0; cv2.filter2D's delta).
+    #[arg(long, requires = "out_dtype", allow_negative_numbers = true, value_parser = parse_finite)]
+    pub delta: Option<f64>,
     /// JPEG quality of JPEG results, 1 to 100 (default 95, as OpenCV's).
     #[arg(long, requires = "input", value_parser = parse_quality)]
     pub quality: Option<u8>,

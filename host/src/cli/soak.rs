@@ -5,7 +5,6 @@ use super::values::parse_variant;
 use anyhow::{Result, bail};
 use ferroconv::engine::batch;
 use ferroconv::engine::gpu::Variant;
-use ferroconv::io::files::RawLayout;
 use ferroconv::{Border, Filter};
 use host_tools::verify::soak::{SoakConfig, SoakReport};
 
@@ -64,17 +63,8 @@ pub fn run(args: &SoakArgs) -> Result<()> {
         None => batch::Engine::Cpu,
     };
     let settings = batch::Settings {
-        filter,
-        border: Border::Reflect,
-        clamp: false,
-        dtype: None,
-        raw: RawLayout::default(),
         max_image_bytes: ferroconv::io::files::default_max_image_bytes(),
-        max_mem: None,
-        inject: None,
-        encoding: Default::default(),
-        keep_orientation: false,
-        page: None,
+        ..batch::Settings::in_memory(filter, Border::Reflect)
     };
     println!(
         "Soak: {} small (64..256 square-ish) and {} large ({}x{}) random images, {} on {}",

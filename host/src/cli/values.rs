@@ -54,6 +54,14 @@ pub fn parse_origin(s: &str) -> Result<(isize, isize), String> {
     }
 }
 
+/// Parses a finite number.
+pub fn parse_finite(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() => Ok(v),
+        _ => Err("give a finite number".to_string()),
+    }
+}
+
 /// Parses a seed: a whole number from 0 to 2^64 - 1.
 pub fn parse_seed(s: &str) -> Result<u64, String> {
     s.trim()

@@ -5,7 +5,7 @@
 
 mod outcome;
 
-pub use crate::engine::runner::{Choice, ComputeTimes, Convolved, Engine, Settings};
+pub use crate::engine::runner::{Choice, ComputeTimes, Convolved, Counts, Engine, Settings};
 pub use outcome::{Done, JSON_SCHEMA, Outcome, Status, Summary, summarize};
 
 use crate::engine::fault::Stage;
@@ -24,6 +24,8 @@ struct Decoded {
     image: std::result::Result<Vec<Image>, String>,
     /// The input's metadata, for its result.
     metadata: files::Metadata,
+    /// Each page's largest level as decoded (255, 65535; 1 for `f32`), for results in counts.
+    levels: Vec<f64>,
     decode_ms: f64,
 }
 
@@ -31,8 +33,11 @@ fn ms_since(t: Instant) -> f64 {
     t.elapsed().as_secs_f64() * 1e3
 }
 
-/// Decodes (and converts) one input's pages, with its metadata.
-fn decode(item: &Item, s: &Settings) -> std::result::Result<(Vec<Image>, files::Metadata), String> {
+/// One input's pages as the engines take them, its metadata, and each page's largest level.
+type DecodedPages = (Vec<Image>, files::Metadata, Vec<f64>);
+
+/// Decodes (and converts) one input's pages, with its metadata: to `f32` for results in counts.
+fn decode(item: &Item, s: &Settings) -> std::result::Result<DecodedPages, String> {
     let options = files::ReadOptions {
         max_bytes: s.max_image_bytes,
         keep_orientation: s.keep_orientation,
@@ -53,14 +58,26 @@ fn decode(item: &Item, s: &Settings) -> std::result::Result<(Vec<Image>, files::
             shown(&item.output)
         ));
     }
+    let levels: Vec<f64> = pages.iter().map(|p| p.dtype().levels().unwrap_or(1.0)).collect();
+    if s.counts.is_some() && s.encoding.int16 && pages.iter().any(|p| p.dtype() == crate::DType::F32) {
+        return Err(format!(
+            "{}: has f32 samples, and 16-bit signed results take 8- and 16-bit images: use --out-dtype f32",
+            shown(&item.input)
+        ));
+    }
+    let to = if s.counts.is_some() {
+        Some(crate::DType::F32)
+    } else {
+        s.dtype
+    };
     let pages = pages
         .into_iter()
-        .map(|image| match s.dtype {
+        .map(|image| match to {
             Some(d) => files::convert(image, d),
             None => image,
         })
         .collect();
-    Ok((pages, metadata))
+    Ok((pages, metadata, levels))
 }
 
 /// The progress bar's look: bar, images done of all, images per second (one decimal), ETA.
@@ -127,8 +144,11 @@ pub fn run(
             let fault = settings.inject.and_then(|i| i.at(decoded.index + 1));
             // Page by page; the times and strips add up, the variant is the first page's.
             let mut results: Vec<Image> = Vec::with_capacity(pages.len());
-            let convolved = pages.iter().try_for_each(|page| {
-                let (out, strips, times) = convolve(page, fault)?;
+            let convolved = pages.iter().zip(&decoded.levels).try_for_each(|(page, &levels)| {
+                let (mut out, strips, times) = convolve(page, fault)?;
+                if let Some(counts) = settings.counts {
+                    counts.apply(&mut out, levels);
+                }
                 computed.strips += strips;
                 computed.times = if results.is_empty() {
                     times
@@ -183,14 +203,15 @@ pub fn run(
                     let index = next.fetch_add(1, Ordering::Relaxed);
                     let Some(item) = items.get(index) else { break };
                     let t = Instant::now();
-                    let (image, metadata) = match decode(item, settings) {
-                        Ok((image, metadata)) => (Ok(image), metadata),
-                        Err(e) => (Err(e), files::Metadata::default()),
+                    let (image, metadata, levels) = match decode(item, settings) {
+                        Ok((image, metadata, levels)) => (Ok(image), metadata, levels),
+                        Err(e) => (Err(e), files::Metadata::default(), Vec::new()),
                     };
                     let decoded = Decoded {
                         index,
                         image,
                         metadata,
+                        levels,
                         decode_ms: ms_since(t),
                     };
                     if decoded_tx.send(decoded).is_err() {

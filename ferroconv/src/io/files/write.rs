@@ -18,6 +18,9 @@ pub struct Encoding {
     pub tiff: TiffCompression,
     /// PNG's zlib level, 0 (stored) to 9 (smallest), or `None` for the encoder's fast default.
     pub png_level: Option<u8>,
+    /// Write `f32` results as signed 16-bit integers, rounded and saturated (OpenCV's `CV_16S`);
+    /// TIFF only.
+    pub int16: bool,
 }
 
 impl Default for Encoding {
@@ -26,6 +29,7 @@ impl Default for Encoding {
             jpeg_quality: 95,
             tiff: TiffCompression::None,
             png_level: None,
+            int16: false,
         }
     }
 }
@@ -72,6 +76,12 @@ fn encode<W: Write + Seek>(
     })?;
     let (ch, dtype) = (image.channels(), image.dtype());
     format.check_encodable(&ext, ch, dtype).map_err(unsupported)?;
+    if encoding.int16 && format != Format::Tiff {
+        return Err(unsupported(format!(
+            "16-bit signed results are written to TIFF, not {}: use .tif",
+            ext.to_ascii_uppercase()
+        )));
+    }
     let (w, h) = (image.width() as u32, image.height() as u32);
     let bytes = image.samples().as_bytes();
     match format {
@@ -84,7 +94,7 @@ fn encode<W: Write + Seek>(
                 source,
             })
         }
-        Format::Tiff => write_tiff(std::slice::from_ref(image), encoding.tiff, metadata, writer)
+        Format::Tiff => write_tiff(std::slice::from_ref(image), encoding, metadata, writer)
             .map_err(|e| encode_err(e.to_string())),
         Format::Pnm if ext != "pam" && ch != 4 => {
             // Binary PGM (P5) or PPM (P6), 8-bit or 16-bit (big-endian samples), maxval 255 or
@@ -219,11 +229,12 @@ const BIG_TIFF_BYTES: usize = (4 << 30) - (64 << 20);
 
 fn write_tiff<W: Write + Seek>(
     pages: &[Image],
-    compression: TiffCompression,
+    encoding: &Encoding,
     metadata: &Metadata,
     writer: &mut W,
 ) -> tiff::TiffResult<()> {
     use tiff::encoder::{Compression, DeflateLevel, Predictor, TiffEncoder};
+    let (compression, int16) = (encoding.tiff, encoding.int16);
     let method = match compression {
         TiffCompression::None => Compression::Uncompressed,
         TiffCompression::Lzw => Compression::Lzw,
@@ -232,7 +243,9 @@ fn write_tiff<W: Write + Seek>(
     // The horizontal predictor (differences along rows) helps integer samples compress; the
     // encoder has none for floats, and steps by the colour's samples, not the alpha's too.
     let predictor = if compression != TiffCompression::None
-        && pages.iter().all(|p| p.dtype() != DType::F32 && p.channels() != 4)
+        && pages
+            .iter()
+            .all(|p| (int16 || p.dtype() != DType::F32) && p.channels() != 4)
     {
         Predictor::Horizontal
     } else {
@@ -245,19 +258,39 @@ fn write_tiff<W: Write + Seek>(
             .with_predictor(predictor);
         pages
             .iter()
-            .try_for_each(|p| write_tiff_with(p, &mut enc, metadata))
+            .try_for_each(|p| write_tiff_with(p, int16, &mut enc, metadata))
     } else {
         let mut enc = TiffEncoder::new(writer)?
             .with_compression(method)
             .with_predictor(predictor);
         pages
             .iter()
-            .try_for_each(|p| write_tiff_with(p, &mut enc, metadata))
+            .try_for_each(|p| write_tiff_with(p, int16, &mut enc, metadata))
+    }
+}
+
+/// RGB of signed 16-bit samples, which the `tiff` crate's colour types lack.
+struct RgbI16;
+
+impl tiff::encoder::colortype::ColorType for RgbI16 {
+    type Inner = i16;
+    const TIFF_VALUE: tiff::tags::PhotometricInterpretation = tiff::tags::PhotometricInterpretation::RGB;
+    const BITS_PER_SAMPLE: &'static [u16] = &[16; 3];
+    const SAMPLE_FORMAT: &'static [tiff::tags::SampleFormat] = &[tiff::tags::SampleFormat::Int; 3];
+
+    fn horizontal_predict(row: &[i16], result: &mut Vec<i16>) {
+        result.extend_from_slice(&row[..3.min(row.len())]);
+        result.extend(
+            row.iter()
+                .zip(row.iter().skip(3))
+                .map(|(prev, cur)| cur.wrapping_sub(*prev)),
+        );
     }
 }
 
 fn write_tiff_with<W: Write + Seek, K: tiff::encoder::TiffKind>(
     image: &Image,
+    int16: bool,
     enc: &mut tiff::encoder::TiffEncoder<W, K>,
     metadata: &Metadata,
 ) -> tiff::TiffResult<()> {
@@ -286,6 +319,18 @@ fn write_tiff_with<W: Write + Seek, K: tiff::encoder::TiffKind>(
             }
             page.write_data($v)
         }};
+    }
+    if let (true, Samples::F32(v)) = (int16, image.samples()) {
+        // Rounded half to even and saturated, as OpenCV converts to CV_16S; NaN is 0.
+        let v: Vec<i16> = v
+            .iter()
+            .map(|&x| x.round_ties_even().clamp(-32768.0, 32767.0) as i16)
+            .collect();
+        return match image.channels() {
+            1 => page!(ct::GrayI16, &v, false),
+            3 => page!(RgbI16, &v, false),
+            _ => page!(RgbI16, &v, true),
+        };
     }
     match (image.channels(), image.samples()) {
         (1, Samples::U8(v)) => page!(ct::Gray8, v, false),
@@ -628,7 +673,7 @@ pub fn write_pages(
             reason: format!("{} pages need a TIFF file, which holds several", pages.len()),
         }),
         _ => write_file(path, |writer| {
-            write_tiff(pages, encoding.tiff, metadata, writer).map_err(|e| FileError::Encode {
+            write_tiff(pages, encoding, metadata, writer).map_err(|e| FileError::Encode {
                 path: path.to_path_buf(),
                 reason: e.to_string(),
             })

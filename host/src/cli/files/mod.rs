@@ -285,6 +285,10 @@ fn settings(args: &MainArgs, filter: Filter) -> Result<batch::Settings> {
         encoding: encoding(&args.files),
         keep_orientation: args.files.keep_orientation,
         page: args.files.page,
+        counts: args.files.out_dtype.as_ref().map(|_| batch::Counts {
+            scale: args.files.scale.unwrap_or(1.0),
+            delta: args.files.delta.unwrap_or(0.0),
+        }),
     })
 }
 
@@ -301,12 +305,22 @@ fn encoding(f: &FileArgs) -> Encoding {
             Some(Compress::Png(level)) => Some(level),
             _ => default.png_level,
         },
+        int16: f.out_dtype.as_deref() == Some("i16"),
     }
 }
 
-/// Refuses `--quality` or `--compress` where no result of this run is in a format it applies to.
+/// Refuses `--quality` or `--compress` where no result of this run is in a format it applies to,
+/// and `--out-dtype i16` where a result is not TIFF.
 fn check_encoder_options(f: &FileArgs, items: &[inputs::Item]) -> Result<()> {
     let none_is = |format| !items.is_empty() && !items.iter().any(|i| Format::of(&i.output) == Some(format));
+    if f.out_dtype.as_deref() == Some("i16")
+        && let Some(other) = items.iter().find(|i| Format::of(&i.output) != Some(Format::Tiff))
+    {
+        bail!(
+            "--out-dtype i16 writes 16-bit signed TIFF, and {} is not .tif: give --format tif",
+            ferroconv::io::files::shown(&other.output)
+        );
+    }
     if let Some(q) = f.quality
         && none_is(Format::Jpeg)
     {
