@@ -226,7 +226,7 @@ fn filter_files_parse_with_comments_and_reject_bad_input() {
         ("1 x 3\n1 2 3\n1 2 3\n", "line 1: 'x' is not a number"),
         ("1 NaN 3\n1 2 3\n1 2 3\n", "NaN is not a finite number"),
         ("1 inf 3\n1 2 3\n1 2 3\n", "inf is not a finite number"),
-        (&"1 ".repeat(32), "a 1x32 filter is not supported"),
+        (&"1 ".repeat(962), "a 1x962 filter is not supported"),
         ("# nothing\n\n", "no numbers"),
     ] {
         let e = Filter::parse(text).unwrap_err().to_string();

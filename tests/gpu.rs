@@ -31,7 +31,8 @@ const SEED: u64 = 7;
 /// a multiple of 16, whose inner tiles take its vector paths, and one whose width is a multiple of
 /// 4 only (RGB loads pixel by pixel, RGBA's last vectors are partly outside), with every filter
 /// size it has; `tensor-f32` the gray, RGB and RGBA 528x268 images (its gray vector path needs a
-/// width that is a multiple of 4) with four filter sizes.
+/// width that is a multiple of 4) with four filter sizes. Every variant gets five rectangles, run
+/// in their squares; `separable` also rank-1 filters past 31 × 31, up to 301 taps a side.
 fn plans(variant: Variant, dtype: DType, border: Border) -> Vec<VerifyPlan> {
     let large_channels = match dtype {
         DType::F32 => 1,
@@ -85,6 +86,15 @@ fn plans(variant: Variant, dtype: DType, border: Border) -> Vec<VerifyPlan> {
         plans.push(VerifyPlan {
             sizes: vec![(528, 268), (512, 40), (264, 40), (88, 20), (66, 20), (2056, 9)],
             filters: squares(&[1, 3, 5]),
+            borders: vec![border],
+            layouts: vec![(1, dtype), (3, dtype), (4, dtype)],
+        });
+    }
+    if variant == Variant::Separable {
+        // Rank-1 filters past 31 × 31, which only this variant runs.
+        plans.push(VerifyPlan {
+            sizes: vec![(7, 5), (257, 129)],
+            filters: vec![(33, 33), (81, 81), (1, 301), (201, 15)],
             borders: vec![border],
             layouts: vec![(1, dtype), (3, dtype), (4, dtype)],
         });

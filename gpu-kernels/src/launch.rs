@@ -8,6 +8,9 @@ pub const MAX_RADIUS: u32 = 15;
 pub const MAX_FILTER_SIZE: u32 = 2 * MAX_RADIUS + 1;
 /// Number of taps the by-value filter parameter holds.
 pub const MAX_TAPS: usize = (MAX_FILTER_SIZE * MAX_FILTER_SIZE) as usize;
+/// Largest radius of the `separable` passes, whose kernels loop over a radius given at run time:
+/// each pass's `2r + 1` taps fill the by-value parameter ([`MAX_TAPS`] = 961 taps, radius 480).
+pub const MAX_SEPARABLE_RADIUS: u32 = (MAX_TAPS as u32 - 1) / 2;
 
 /// Block shape of the one-thread-per-output-sample kernels (`naive`, `constant`, `readonly`,
 /// `texture`): 32 threads along a row, 8 rows (256 threads).

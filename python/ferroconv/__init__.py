@@ -147,7 +147,8 @@ class Filter2D:
 
 
 def correlate(input, weights, mode="reflect", cval=0.0, output=None, axes=None, stream=None, origin=0):
-    """Correlates ``input`` with ``weights`` (2D, any shape up to 31x31), as
+    """Correlates ``input`` with ``weights`` (2D, any shape up to 31x31, or up to 961x961 where
+    they are rank 1, ``outer(wy, wx)``, which the separable passes run), as
     ``scipy.ndimage.correlate`` and ``cupyx.scipy.ndimage.correlate`` do on the image axes.
 
     input: a numpy array, or a CUDA array (PyTorch, CuPy, ``__cuda_array_interface__``) filtered
@@ -252,8 +253,9 @@ def gaussian_filter(
 ):
     """``scipy.ndimage.gaussian_filter`` on the image axes only: a Gaussian of standard deviation
     ``sigma`` (one value, or ``(sigma_y, sigma_x)``), cut at ``truncate`` standard deviations (or
-    at ``radius``) as scipy cuts it, each axis sized by its own sigma. Each side is at most 31:
-    sigma up to 3.75 at ``truncate=4``. Arrays, modes and dtypes as in :func:`correlate`."""
+    at ``radius``) as scipy cuts it, each axis sized by its own sigma. Each side is at most 961
+    (sigma up to 120 at ``truncate=4``): the filter is rank 1, which the separable passes run.
+    Arrays, modes and dtypes as in :func:`correlate`."""
     sy, sx = _per_axis(sigma, "sigma")
     ry, rx = (None, None) if radius is None else tuple(int(r) for r in _per_axis(radius, "radius"))
     w = np.outer(_gaussian_1d(sy, truncate, ry), _gaussian_1d(sx, truncate, rx))
@@ -262,7 +264,7 @@ def gaussian_filter(
 
 def uniform_filter(input, size=3, output=None, mode="reflect", cval=0.0, *, axes=None, stream=None):
     """``scipy.ndimage.uniform_filter`` on the image axes only: the mean over a ``size`` window
-    (one size, or ``(size_y, size_x)``, 1 to 31; an even side is centred as scipy centres it).
+    (one size, or ``(size_y, size_x)``, 1 to 961; an even side is centred as scipy centres it).
     Arrays, modes and dtypes as in :func:`correlate`."""
     ky, kx = (int(k) for k in _per_axis(size, "size"))
     if ky < 1 or kx < 1:

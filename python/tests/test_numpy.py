@@ -228,10 +228,13 @@ def test_bad_input_raises_clear_errors():
     x = random((8, 8), np.float32, 10)
     with pytest.raises(TypeError, match="unsupported dtype"):
         ferroconv.correlate(x.astype(np.int32), np.ones((3, 3)))
-    with pytest.raises(ValueError, match="each side from 1 to 31"):
-        ferroconv.correlate(x, np.ones((3, 32)))
+    rng = np.random.default_rng(3)
+    with pytest.raises(ValueError, match="at most 15 .* for a filter that is not rank-1"):
+        ferroconv.correlate(x, rng.random((3, 32)))
+    with pytest.raises(ValueError, match="each side from 1 to 31, or to 961"):
+        ferroconv.correlate(x, np.ones((1, 962)))
     with pytest.raises(ValueError, match="at most 15"):
-        ferroconv.correlate(x, np.ones((3, 30)), origin=(0, -14))
+        ferroconv.correlate(x, rng.random((3, 30)), origin=(0, -14))
     with pytest.raises(ValueError, match="origin 2 down is outside"):
         ferroconv.correlate(x, np.ones((3, 3)), origin=(2, 0))
     with pytest.raises(ValueError, match="2D array"):
@@ -241,7 +244,7 @@ def test_bad_input_raises_clear_errors():
     with pytest.raises(ValueError, match="output must be"):
         ferroconv.correlate(x, np.ones((3, 3)), output=np.empty((8, 9), np.float32))
     with pytest.raises(ValueError):
-        ferroconv.correlate(x, np.ones((33, 33)))
+        ferroconv.correlate(x, rng.random((33, 33)))
     with pytest.raises(ValueError, match="at least 2 axes"):
         ferroconv.correlate(np.ones(5, np.float32), np.ones((3, 3)))
 
@@ -262,6 +265,19 @@ def test_gaussian_uniform_sobel_match_scipy(mode, dtype):
     for i, (got, want) in enumerate(cases):
         assert got.dtype == x.dtype and got.shape == x.shape
         assert np.abs(got - want).max() < 2e-5, f"case {i}"
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_filters_past_31_run_when_rank_1(mode):
+    # A Gaussian of sigma 10 (81 taps a side), a 1 x 101 box and 61 x 3 given as an outer
+    # product: larger than any 2D kernel, rank 1, through the separable passes.
+    x = random((70, 90), np.float32, 13)
+    want = ndi.gaussian_filter(x.astype(np.float64), 10.0, mode=mode)
+    assert np.abs(ferroconv.gaussian_filter(x, 10.0, mode=mode) - want).max() < 2e-5
+    want = ndi.uniform_filter(x.astype(np.float64), (1, 101), mode=mode)
+    assert np.abs(ferroconv.uniform_filter(x, (1, 101), mode=mode) - want).max() < 2e-5
+    w = np.outer(np.linspace(-1, 1, 61), [1.0, 2.0, 1.0])
+    check(ferroconv.correlate(x, w, mode=mode, cval=0.25), x, w, mode, 0.25, None)
 
 
 def test_gaussian_on_rgb_filters_only_the_image_axes():

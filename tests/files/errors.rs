@@ -144,9 +144,15 @@ fn bad_input_gets_a_one_line_error_and_no_output() {
 
     // Filters.
     for (args, needle) in [
-        (&["--mask", "4"][..], "size 4 is not supported"),
-        (&["--mask", "0"][..], "size 0 is not supported"),
-        (&["--mask", "33"][..], "size 33 is not supported"),
+        (
+            &["--mask", "4", "--filter", "sharpen"][..],
+            "size 4 is not supported",
+        ),
+        (&["--mask", "963"][..], "a 963x963 filter is not supported"),
+        (
+            &["--mask", "33", "--filter", "edge"][..],
+            "size 33 is not supported",
+        ),
     ] {
         assert_fails(&[&["-i", g, "-o", o][..], args].concat(), needle, &out);
     }
@@ -161,8 +167,8 @@ fn bad_input_gets_a_one_line_error_and_no_output() {
         ("inf.txt", "1 2 3\n4 inf 6\n7 8 9\n", "inf is not a finite number"),
         (
             "wide.txt",
-            "1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32\n",
-            "a 1x32 filter is not supported",
+            "1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32\n32 31 30 29 28 27 26 25 24 23 22 21 20 19 18 17 16 15 14 13 12 11 10 9 8 7 6 5 4 3 2 1\n",
+            "for a filter that is not rank-1",
         ),
     ] {
         let f = dir.path(name);

@@ -4,7 +4,10 @@
 
 use crate::named::{Named, impl_from_str};
 use crate::{Border, Error, Result};
-use gpu_kernels::launch::{MAX_FILTER_SIZE, MAX_RADIUS, MAX_TAPS, Taps};
+use gpu_kernels::launch::{MAX_FILTER_SIZE, MAX_RADIUS, MAX_SEPARABLE_RADIUS, MAX_TAPS, Taps};
+
+/// Largest side of a rank-1 filter: the `separable` passes' (961).
+pub const MAX_SEPARABLE_SIZE: usize = 2 * MAX_SEPARABLE_RADIUS as usize + 1;
 use rand::{Rng, SeedableRng, rngs::StdRng};
 
 /// A `rows × cols` filter whose tap `centre` lies over the output pixel, held as the odd
@@ -13,7 +16,8 @@ use rand::{Rng, SeedableRng, rngs::StdRng};
 ///
 /// The centre is scipy's: tap `(rows / 2, cols / 2)`, moved by an origin
 /// ([`with_origin`](Filter::with_origin)). The square's side is at most [`MAX_FILTER_SIZE`], so an
-/// odd side goes up to 31 and an even one, one tap off the middle, up to 30.
+/// odd side goes up to 31 and an even one, one tap off the middle, up to 30; a rank-1 filter's
+/// up to [`MAX_SEPARABLE_SIZE`] (961), which only the separable paths run.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Filter {
     size: usize,
@@ -94,9 +98,10 @@ impl Filter {
     /// A `rows × cols` filter from its taps (row-major), centred as scipy centres it: on tap
     /// `(rows / 2, cols / 2)`. Checks the shape and that every tap is finite.
     pub fn rect(rows: usize, cols: usize, taps: Vec<f32>) -> Result<Self> {
-        if rows == 0 || cols == 0 || rows > MAX_FILTER_SIZE as usize || cols > MAX_FILTER_SIZE as usize {
+        if rows == 0 || cols == 0 || rows > MAX_SEPARABLE_SIZE || cols > MAX_SEPARABLE_SIZE {
             return Err(Error::Filter(format!(
-                "a {rows}x{cols} filter is not supported: each side from 1 to {MAX_FILTER_SIZE}"
+                "a {rows}x{cols} filter is not supported: each side from 1 to {MAX_FILTER_SIZE}, or to \
+                 {MAX_SEPARABLE_SIZE} for a rank-1 (separable) filter"
             )));
         }
         if taps.len() != rows * cols {
@@ -139,23 +144,36 @@ impl Filter {
     fn placed((rows, cols): (usize, usize), (cy, cx): (usize, usize), taps: &[f32]) -> Result<Self> {
         let radius = cy.max(rows - 1 - cy).max(cx).max(cols - 1 - cx);
         let size = 2 * radius + 1;
-        if size > MAX_FILTER_SIZE as usize {
-            return Err(Error::Filter(format!(
+        let reach = |most: u32, what: &str| {
+            Error::Filter(format!(
                 "a {rows}x{cols} filter centred on tap ({cy}, {cx}) reaches {radius} taps from its centre: \
-                 at most {MAX_RADIUS} (the {MAX_FILTER_SIZE}x{MAX_FILTER_SIZE} square)"
-            )));
+                 at most {most}{what}"
+            ))
+        };
+        if radius > MAX_SEPARABLE_RADIUS as usize {
+            return Err(reach(MAX_SEPARABLE_RADIUS, ""));
         }
         let mut square = vec![0.0f32; size * size];
         for (i, row) in taps.chunks_exact(cols).enumerate() {
             let at = (i + radius - cy) * size + radius - cx;
             square[at..at + cols].copy_from_slice(row);
         }
-        Ok(Self {
+        let filter = Self {
             size,
             taps: square,
             shape: (rows, cols),
             centre: (cy, cx),
-        })
+        };
+        if size > MAX_FILTER_SIZE as usize && filter.rank1().is_none() {
+            return Err(reach(
+                MAX_RADIUS,
+                &format!(
+                    " (the {MAX_FILTER_SIZE}x{MAX_FILTER_SIZE} square) for a filter that is not rank-1; \
+                     rank-1 (separable) filters go up to {MAX_SEPARABLE_SIZE}x{MAX_SEPARABLE_SIZE}"
+                ),
+            ));
+        }
+        Ok(filter)
     }
 
     /// The rank-1 filter `ky ⊗ kx`: `ky` down, `kx` across (cv2's `sepFilter2D(kernelX, kernelY)`),
@@ -189,13 +207,15 @@ impl Filter {
         Self::builtin_rect(kind, (size, size), sigma)
     }
 
-    /// The built-in filter `kind` of `rows × cols` taps: odd sides, or any sides for the box
-    /// (scipy's `uniform_filter`, centred as [`rect`](Filter::rect) centres it). The Gaussian
-    /// takes `sigma` on both axes; Sobel smooths along one axis and differentiates along the
-    /// other.
+    /// The built-in filter `kind` of `rows × cols` taps: odd sides up to 31, or any sides for the
+    /// box (scipy's `uniform_filter`, centred as [`rect`](Filter::rect) centres it). The box and
+    /// the Gaussian, rank 1, go up to 961. The Gaussian takes `sigma` on both axes; Sobel smooths
+    /// along one axis and differentiates along the other.
     pub fn builtin_rect(kind: FilterKind, (rows, cols): (usize, usize), sigma: Option<f64>) -> Result<Self> {
-        if kind == FilterKind::Box {
-            return Self::rect(rows, cols, vec![1.0 / (rows * cols) as f32; rows * cols]);
+        match kind {
+            FilterKind::Box => return Self::rect(rows, cols, vec![1.0 / (rows * cols) as f32; rows * cols]),
+            FilterKind::Gaussian => return Self::gaussian_of((rows, cols), sigma, sigma),
+            _ => {}
         }
         check_size(rows)?;
         check_size(cols)?;
@@ -210,7 +230,7 @@ impl Filter {
         let from_outer =
             |a: &[f64], b: &[f64]| Self::rect(rows, cols, outer(a, b).iter().map(|&v| v as f32).collect());
         match kind {
-            FilterKind::Box => unreachable!("returned above"),
+            FilterKind::Box | FilterKind::Gaussian => unreachable!("returned above"),
             FilterKind::Sharpen | FilterKind::Edge => {
                 let mut taps = vec![-1.0; rows * cols];
                 taps[centre] = (rows * cols) as f32 - if kind == FilterKind::Edge { 1.0 } else { 0.0 };
@@ -218,7 +238,6 @@ impl Filter {
             }
             FilterKind::Identity => from_fn(&|i, j| if i == 0.0 && j == 0.0 { 1.0 } else { 0.0 }),
             FilterKind::Emboss => from_fn(&|i, j| if i == 0.0 && j == 0.0 { 1.0 } else { i + j }),
-            FilterKind::Gaussian => Self::gaussian_of((rows, cols), sigma, sigma),
             FilterKind::SobelX | FilterKind::SobelY => {
                 let (along, across) = if kind == FilterKind::SobelX {
                     (cols, rows)
@@ -419,7 +438,8 @@ impl Filter {
         })
     }
 
-    /// The taps packed as the kernels' by-value parameter (boxed: it is almost 4 KB).
+    /// The taps packed as the kernels' by-value parameter (boxed: it is almost 4 KB), for filters
+    /// up to 31 × 31 (the variants of larger ones pass each pass's taps instead).
     pub fn to_param(&self) -> Box<Taps> {
         taps_param(&self.taps)
     }
@@ -489,7 +509,11 @@ pub fn gaussian_size(sigma: f64, truncate: f64) -> usize {
 /// taps of OpenCV's `getGaussianKernel(k, 0)`: its fixed kernels for k <= 7, else σ =
 /// `0.3·((k-1)/2 - 1) + 0.8`.
 pub fn gaussian_taps(k: usize, sigma: Option<f64>) -> Result<Vec<f64>> {
-    check_size(k)?;
+    if k.is_multiple_of(2) || k > MAX_SEPARABLE_SIZE {
+        return Err(Error::Filter(format!(
+            "a Gaussian of {k} taps is not supported: use an odd number from 1 to {MAX_SEPARABLE_SIZE}"
+        )));
+    }
     if sigma.is_none()
         && let Some(fixed) = OPENCV_SMALL_GAUSSIANS.get(k / 2)
     {

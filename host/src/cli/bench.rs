@@ -144,7 +144,7 @@ fn check(config: &BenchConfig) -> Result<()> {
         ferroconv::model::image::check_dims(w, h).context("--sizes")?;
     }
     for &(rows, cols) in &config.filters {
-        ferroconv::Filter::rect(rows, cols, vec![0.0; rows * cols]).context("--filters")?;
+        ferroconv::Filter::rect(rows, cols, vec![1.0; rows * cols]).context("--filters")?;
     }
     ferroconv::model::filter::check_size(config.e2e_filter).context("--e2e-filter")?;
     for &c in &config.channels {

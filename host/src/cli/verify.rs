@@ -47,7 +47,7 @@ pub fn run(args: VerifyArgs) -> Result<()> {
     println!(
         "Verifying against the f64 CPU reference: random images, a general and a rank-1 random filter per case, \
          GPU output poisoned before each run (NaN for f32; 0x00 and 0xFF for integers); f32 tolerance \
-         2·n·2⁻²⁴·Σ|f|·max|in| + 2⁻²⁴ (n = kh·kw taps, at least 9 past 1×1), integers exact after rounding or one level off within it of a boundary."
+         2·n·2⁻²⁴·Σ|f|·max|in| + 2⁻²⁴ (n = kh·kw taps, at least 9 past 1×1; kh + kw for two passes), integers exact after rounding or one level off within it of a boundary."
     );
     let (cases, skipped) = jobs::verify(&plans, &variants, args.seed, gpu.as_ref(), |c| {
         if args.verbose || !c.check.passed() {
@@ -87,7 +87,7 @@ fn plans(args: &VerifyArgs) -> Result<Vec<VerifyPlan>> {
         ferroconv::model::image::check_dims(w, h).context("--sizes")?;
     }
     for &(rows, cols) in args.filters.iter().flatten() {
-        ferroconv::Filter::rect(rows, cols, vec![0.0; rows * cols]).context("--filters")?;
+        ferroconv::Filter::rect(rows, cols, vec![1.0; rows * cols]).context("--filters")?;
     }
     for &c in args.channels.iter().flatten() {
         ferroconv::model::image::check_channels(c).context("--channels")?;

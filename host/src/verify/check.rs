@@ -10,17 +10,22 @@ const F32_UNIT_ROUNDOFF: f64 = 1.0 / (1u64 << 24) as f64;
 
 /// The largest error an `f32` result may have, in value units, for this image and filter.
 ///
-/// Summing `n = kh · kw` products in `f32` (in any order, with or without fused multiply-add;
-/// the zeros around a rectangle in its square add nothing) errs by at most about
-/// `n · u · Σ|f| · max|x|` with `u = 2⁻²⁴`; we allow twice that, with `n` at least 9 past the 1×1
-/// square (the tensor-core split errs by about `2⁻²¹ · Σ|f| · max|x|` whatever the taps), plus `u` so a 1×1
-/// filter on tiny values still has room for the one rounding of the product. A separable run also
-/// gets the factorization's own error, `n · max|f - column ⊗ row| · max|x|`.
+/// Summing `n` products in `f32` (in any order, with or without fused multiply-add) errs by at
+/// most about `n · u · Σ|f| · max|x|` with `u = 2⁻²⁴`; we allow twice that, plus `u` so a 1×1
+/// filter on tiny values still has room for the one rounding of the product. `n` is the filter's
+/// `kh · kw` taps (the zeros around a rectangle in its square add nothing), at least 9 past the
+/// 1×1 square (the tensor-core split errs by about `2⁻²¹ · Σ|f| · max|x|` whatever the taps);
+/// for a run in two passes (`separable`) it is `kh + kw`, the products each pass sums, and the
+/// run also gets the factorization's own error, `kh · kw · max|f - column ⊗ row| · max|x|`.
 pub fn tolerance(image: &Image, filter: &Filter, separable: Option<&Separable>) -> f64 {
     let max_in = image.max_abs();
-    let n = filter.tap_count().max(filter.taps().len().min(9)) as f64;
+    let (rows, cols) = filter.shape();
+    let n = match separable {
+        Some(_) => (rows + cols) as f64,
+        None => filter.tap_count().max(filter.taps().len().min(9)) as f64,
+    };
     let rounding = 2.0 * n * F32_UNIT_ROUNDOFF * filter.abs_sum() * max_in + F32_UNIT_ROUNDOFF;
-    rounding + separable.map_or(0.0, |s| n * s.error * max_in)
+    rounding + separable.map_or(0.0, |s| filter.tap_count() as f64 * s.error * max_in)
 }
 
 /// The outcome of one comparison.

@@ -45,12 +45,92 @@ fn reference_row(image: &Image, values: &[f64], filter: &Filter, border: Border,
     }
 }
 
+/// The reference of a filter past 31 × 31, which is rank 1 (see [`Filter`]): its two factors in
+/// `f64`, along the rows of every input row, then down the columns: `kw + kh` products per
+/// sample instead of `kw · kh`, the same sum up to the factorization's error.
+fn reference_rank1(
+    image: &Image,
+    values: &[f64],
+    filter: &Filter,
+    border: Border,
+    parallel: bool,
+) -> Result<Vec<f64>> {
+    let sep = filter
+        .rank1()
+        .ok_or_else(|| crate::Error::Filter("a filter past 31x31 must be rank 1".into()))?;
+    let (w, h, ch) = (image.width(), image.height(), image.channels());
+    let (ow, oh) = filter.output_size(border, w, h)?;
+    let (r, off) = (filter.radius() as isize, border.offset(filter.radius()) as isize);
+    let outside = border.outside(image.dtype());
+    let row_sum: f64 = sep.row.iter().map(|&t| f64::from(t)).sum();
+    // Row pass: input row y, output column x.
+    let mut rows = vec![0.0; ow * h * ch];
+    let row_pass = |(y, o): (usize, &mut [f64])| {
+        for (n, o) in o.iter_mut().enumerate() {
+            let (x, c) = ((n / ch) as isize + off, n % ch);
+            *o = sep
+                .row
+                .iter()
+                .enumerate()
+                .map(|(j, &t)| {
+                    let v = border
+                        .source(x + j as isize - r, w)
+                        .map_or(outside, |xx| values[(y * w + xx) * ch + c]);
+                    v * f64::from(t)
+                })
+                .sum();
+        }
+    };
+    if parallel {
+        rows.par_chunks_mut(ow * ch).enumerate().for_each(row_pass);
+    } else {
+        rows.chunks_mut(ow * ch).enumerate().for_each(row_pass);
+    }
+    let mut out = vec![0.0; ow * oh * ch];
+    let col_pass = |(y, o): (usize, &mut [f64])| {
+        for (n, o) in o.iter_mut().enumerate() {
+            let (x, c) = (n / ch, n % ch);
+            let cy = y as isize + off;
+            if is_alpha(ch, c) {
+                *o = values[(cy as usize * w + x + off as usize) * ch + c];
+                continue;
+            }
+            *o = sep
+                .column
+                .iter()
+                .enumerate()
+                .map(|(i, &t)| {
+                    let v = border
+                        .source(cy + i as isize - r, h)
+                        .map_or(outside * row_sum, |yy| rows[(yy * ow + x) * ch + c]);
+                    v * f64::from(t)
+                })
+                .sum();
+        }
+    };
+    if parallel {
+        out.par_chunks_mut(ow * ch).enumerate().for_each(col_pass);
+    } else {
+        out.chunks_mut(ow * ch).enumerate().for_each(col_pass);
+    }
+    Ok(out)
+}
+
 fn reference_impl(image: &Image, filter: &Filter, border: Border, parallel: bool) -> Result<Reference> {
     let (ow, oh) = filter.output_size(border, image.width(), image.height())?;
     let ch = image.channels();
     let values: Vec<f64> = (0..image.samples().len())
         .map(|i| image.samples().value(i))
         .collect();
+    if filter.size() > gpu_kernels::launch::MAX_FILTER_SIZE as usize {
+        let values = reference_rank1(image, &values, filter, border, parallel)?;
+        return Ok(Reference {
+            width: ow,
+            height: oh,
+            channels: ch,
+            values,
+        });
+    }
     let mut out = vec![0.0; ow * oh * ch];
     let row = |(y, o): (usize, &mut [f64])| reference_row(image, &values, filter, border, y, o);
     if parallel {

@@ -144,10 +144,11 @@ pub static REGISTRY: [Spec; 16] = [
         rank1_only: true,
         autotune: true,
         loads_per_pixel: loads_separable,
+        max_radius: gpu_kernels::launch::MAX_SEPARABLE_RADIUS as usize,
         ..spec(
             Variant::Separable,
             "separable",
-            "row pass then column pass through an f32 intermediate (rank-1 filters)",
+            "row pass then column pass through an f32 intermediate (rank-1 filters, up to 961x961)",
             &[
                 Pass {
                     writes: Buffer::Intermediate,
