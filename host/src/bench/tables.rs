@@ -124,9 +124,10 @@ pub fn markdown(
         s,
         "\nTimes are kernel only ({}), median of the timed runs after 3 warm-ups; zero border, \
          one channel. Roofline = max(memory floor, FP32 roofline): memory floor = bytes in + out / copy \
-         bandwidth, FP32 roofline = flops / FMA peak with 2k² flops per pixel (4k for the two \
-         separable passes); GFLOP/s counts 2k² per pixel for every variant. `x FP32 roofline` above \
-         1 is past what FP32 FMAs can do (the tensor-core variants).\n",
+         bandwidth, FP32 roofline = flops / FMA peak with 2·kh·kw flops per pixel (2·(kh + kw) for \
+         the two separable passes; a rectangle's own taps, not its square's); GFLOP/s counts \
+         2·kh·kw per pixel for every variant. `x FP32 roofline` above 1 is past what FP32 FMAs can \
+         do (the tensor-core variants).\n",
         method.describe()
     );
     let _ = writeln!(s, "| {} |", HEADERS.join(" | "));
