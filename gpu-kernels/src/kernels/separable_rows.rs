@@ -3,17 +3,28 @@
 /// The entry-point base name: `conv_separable_rows_<type>` (samples in, `f32` out).
 pub const ENTRY: &str = "conv_separable_rows";
 
-/// 32 × 4 threads, each computing [`STEPS`] outputs 32 pixels apart, so a block covers
-/// `32 · STEPS` pixels of 4 rows.
+/// 32 × 4 threads, each computing [`PER_THREAD`] neighbouring outputs of a row, so a block covers
+/// `32 · PER_THREAD` pixels of 4 rows.
 pub const BLOCK: (u32, u32) = (32, 4);
-/// Outputs per thread.
-pub const STEPS: u32 = 4;
+/// Neighbouring outputs per thread.
+pub const PER_THREAD: u32 = 4;
 /// Pixels of a row one block produces.
-pub const SPAN: u32 = BLOCK.0 * STEPS;
+pub const SPAN: u32 = BLOCK.0 * PER_THREAD;
 
-/// Shared memory: each block row's span plus an `r`-pixel apron on each side.
+/// Groups of 4 taps in a pass of radius `radius` (the last one padded with zeros).
+pub const fn tap_groups(radius: u32) -> u32 {
+    (2 * radius + 1).div_ceil(4)
+}
+
+/// Samples of one block row's tile: the span and the taps' reach, rounded up to whole groups of
+/// 4 (the samples past the span's `2r`-pixel apron are zeros).
+pub const fn row_len(radius: u32) -> u32 {
+    SPAN + 4 * tap_groups(radius)
+}
+
+/// Shared memory: the taps, zero-padded to whole groups of 4, then each block row's tile.
 pub const fn shared_bytes(radius: u32) -> u32 {
-    BLOCK.1 * (SPAN + 2 * radius) * 4
+    (4 * tap_groups(radius) + BLOCK.1 * row_len(radius)) * 4
 }
 
 #[cfg(target_arch = "nvptx64")]
@@ -22,22 +33,27 @@ use {
     crate::device::thread::{
         block_idx_x, block_idx_y, block_idx_z, sync_threads, thread_idx_x, thread_idx_y,
     },
-    crate::device::{Global, ParamTaps, Sample, fetch_or_cval, fma, is_alpha, param_taps},
+    crate::device::{F32x4, Global, ParamTaps, Sample, fetch_or_cval, fma, is_alpha, param_taps, unroll},
     crate::launch::{Geometry, Taps},
     kernel_macros::kernel,
 };
 
 #[cfg(target_arch = "nvptx64")]
 /// # Tiling
-/// A block of [`BLOCK`] = 32 × 4 threads covers `SPAN` =
-/// 32 · `STEPS` output pixels of 4 rows of one channel. Each block row loads its span plus an
-/// `r`-pixel apron on both sides (border-resolved) into shared memory, in steps of 32 so the loads
-/// are coalesced; after a barrier each thread computes `STEPS` outputs 32 pixels apart.
+/// A block of [`BLOCK`] = 32 × 4 threads covers `SPAN` = 128 output pixels of 4 rows of one
+/// channel. It copies the row taps into shared memory in groups of 4 (zeros after the last), and
+/// each block row loads its span plus an `r`-pixel apron on both sides (border-resolved, then
+/// zeros to whole groups of 4 taps) into shared memory, in steps of 32 so the loads are coalesced.
+/// After a barrier each thread computes 4 neighbouring outputs in registers: for every group of 4
+/// taps it reads two 16-byte vectors of its row (8 samples, the second kept for the next group)
+/// and one vector of taps (the same address for the whole warp), then does 16 multiply-adds, so
+/// the radius is a run-time loop that stays on the FMA units rather than on shared-memory reads.
+/// A last partial group takes only its taps.
 ///
 /// # Thread mapping
 /// Block `(bx, by, c)`, thread `(tx, ty)` writes intermediate pixels
-/// `(bx·SPAN + s·32 + tx, by·4 + ty)`, `s < STEPS`, of channel `c`: every input row, and
-/// the output's columns (the valid border narrows them by `2r`).
+/// `(bx·SPAN + 4·tx + o, by·4 + ty)`, `o < 4`, of channel `c`: every input row, and the output's
+/// columns (the valid border narrows them by `2r`).
 ///
 /// # Safety
 /// `input` holds `in_width · in_height · channels` samples; `tmp` holds
@@ -58,9 +74,19 @@ pub unsafe fn conv_separable_rows<T: Sample>(input: *const T, tmp: *mut f32, g: 
 #[inline(always)]
 unsafe fn separable_rows<T: Sample>(input: *const T, tmp: *mut f32, g: &Geometry, taps: ParamTaps) {
     let r = g.radius;
-    let tw = SPAN + 2 * r;
+    let (k, groups) = (2 * r + 1, tap_groups(r));
+    let tw = row_len(r);
     let (tx, ty, c) = (thread_idx_x(), thread_idx_y(), block_idx_z());
-    let tile = dynamic_shared_mem::<f32>().wrapping_add((ty * tw) as usize);
+    let shared = dynamic_shared_mem::<f32>();
+    let tap_groups = dynamic_shared_mem::<F32x4>();
+    let first = ty * BLOCK.0 + tx;
+    let mut e = first;
+    while e < 4 * groups {
+        // SAFETY: e < 4 · groups, the taps' share of the shared memory.
+        unsafe { *shared.add(e as usize) = if e < k { taps.get(e) } else { 0.0 } };
+        e += BLOCK.0 * BLOCK.1;
+    }
+    let tile = shared.wrapping_add((4 * groups + ty * tw) as usize);
     let src = Global::new(input, g);
     let y = block_idx_y() * BLOCK.1 + ty;
     let x_base = block_idx_x() * SPAN;
@@ -68,8 +94,13 @@ unsafe fn separable_rows<T: Sample>(input: *const T, tmp: *mut f32, g: &Geometry
     if y < g.in_height {
         let mut e = tx;
         while e < tw {
+            let v = if e < SPAN + 2 * r {
+                fetch_or_cval(g, &src, x0 + e as i32, y as i32)
+            } else {
+                0.0
+            };
             // SAFETY: e < tw, this block row's share of the shared memory.
-            unsafe { *tile.add(e as usize) = fetch_or_cval(g, &src, x0 + e as i32, y as i32) };
+            unsafe { *tile.add(e as usize) = v };
             e += BLOCK.0;
         }
     }
@@ -77,26 +108,46 @@ unsafe fn separable_rows<T: Sample>(input: *const T, tmp: *mut f32, g: &Geometry
     if y >= g.in_height {
         return;
     }
-    let alpha = is_alpha(g, c);
-    for s in 0..STEPS {
-        let lx = s * BLOCK.0 + tx;
-        let x = x_base + lx;
-        if x >= g.out_width {
-            break;
-        }
-        let v = if alpha {
-            // SAFETY: lx + r < tw.
-            unsafe { *tile.add((lx + r) as usize) }
-        } else {
-            let mut acc = 0.0f32;
-            for j in 0..2 * r + 1 {
-                // SAFETY: lx + j < SPAN + 2r = tw.
-                acc = fma(unsafe { *tile.add((lx + j) as usize) }, taps.get(j), acc);
-            }
-            acc
+    let lx = PER_THREAD * tx;
+    let mut acc = [0.0f32; PER_THREAD as usize];
+    if is_alpha(g, c) {
+        unroll!(O < 4; [0, 1, 2, 3] {
+            // SAFETY: lx + O + r < SPAN + 2r <= tw.
+            acc[O] = unsafe { *tile.add((lx + O as u32 + r) as usize) };
+        });
+    } else {
+        // Vector `tx + q` of the row holds samples 4·tx + 4q .. + 4: the window of group q.
+        let row = tile.cast::<F32x4>().wrapping_add(tx as usize);
+        // SAFETY: 16-byte aligned (the taps and tw are whole vectors) and inside the tile.
+        let mut low = unsafe { *row };
+        // Group q's window and taps; `taken` of its taps (a last partial group's samples past
+        // k may be anything, so they are left out rather than multiplied by zero).
+        let mut group = |q: u32, taken: usize, low: F32x4| {
+            // SAFETY: tx + q + 1 <= 31 + groups = tw / 4 - 1: inside the row.
+            let high = unsafe { *row.add(q as usize + 1) };
+            // SAFETY: q < groups, inside the taps.
+            let t = unsafe { *tap_groups.add(q as usize) }.0;
+            let w = [low.0[0], low.0[1], low.0[2], low.0[3], high.0[0], high.0[1], high.0[2]];
+            unroll!(M < taken; [0, 1, 2, 3] {
+                unroll!(O < 4; [0, 1, 2, 3] {
+                    acc[O] = fma(w[O + M], t[M], acc[O]);
+                });
+            });
+            high
         };
-        let index = (y as usize * g.out_width as usize + x as usize) * g.channels as usize + c as usize;
-        // SAFETY: (x, y, c) is inside the intermediate image.
-        unsafe { *tmp.add(index) = v };
+        for q in 0..k / 4 {
+            low = group(q, 4, low);
+        }
+        if k % 4 != 0 {
+            group(k / 4, (k % 4) as usize, low);
+        }
     }
+    let row_out = (y as usize * g.out_width as usize) * g.channels as usize + c as usize;
+    unroll!(O < 4; [0, 1, 2, 3] {
+        let x = x_base + lx + O as u32;
+        if x < g.out_width {
+            // SAFETY: (x, y, c) is inside the intermediate image.
+            unsafe { *tmp.add(row_out + x as usize * g.channels as usize) = acc[O] };
+        }
+    });
 }
