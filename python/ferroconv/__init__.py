@@ -219,15 +219,18 @@ def filter2d(src, ddepth, kernel, dst=None, anchor=None, delta=0, borderType=BOR
         counts = correlate(work, k, mode, 0.0, origin=origin) + delta
         framework_dtype = getattr(xp, target.name) if kind == "torch" else target
         result = _narrow_cuda(kind, xp, counts, framework_dtype, target)
-    if dst is None:
-        return result
-    if tuple(dst.shape) != tuple(result.shape):
-        raise ValueError(f"dst must have shape {tuple(result.shape)}, got {tuple(dst.shape)}")
+    return result if dst is None else _write_into(kind, result, dst, "dst")
+
+
+def _write_into(kind, result, output, name):
+    """``result`` copied into the caller's array ``output`` (of its shape), which is returned."""
+    if tuple(output.shape) != tuple(result.shape):
+        raise ValueError(f"{name} must have shape {tuple(result.shape)}, got {tuple(output.shape)}")
     if kind == "torch":
-        dst.copy_(result)
+        output.copy_(result)
     else:
-        dst[...] = result
-    return dst
+        output[...] = result
+    return output
 
 
 def _per_axis(value, what):
@@ -529,13 +532,7 @@ def _run_cuda(f, input, output, axes, stream):
         shaped = _narrow_cuda(kind, xp, shaped, input.dtype, dt)
     if output is None:
         return shaped.contiguous() if kind == "torch" else xp.ascontiguousarray(shaped)
-    if tuple(output.shape) != tuple(shape):
-        raise ValueError(f"output must have shape {tuple(shape)}, got {tuple(output.shape)}")
-    if kind == "torch":
-        output.copy_(shaped)
-    else:
-        output[...] = shaped
-    return output
+    return _write_into(kind, shaped, output, "output")
 
 
 def _narrow_cuda(kind, xp, a, dtype, np_dtype):

@@ -30,7 +30,9 @@ use {
     crate::device::thread::{
         block_idx_x, block_idx_y, block_idx_z, sync_threads, thread_idx_x, thread_idx_y,
     },
-    crate::device::{F32x4, Global, ParamTaps, Sample, Source, fma, is_alpha, param_taps, resolve, store_sample, unroll},
+    crate::device::{
+        F32x4, Global, ParamTaps, Sample, Source, fma, is_alpha, param_taps, resolve, store_sample, unroll,
+    },
     crate::launch::{Geometry, Taps},
     kernel_macros::kernel,
 };

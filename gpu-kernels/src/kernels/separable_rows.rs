@@ -127,7 +127,9 @@ unsafe fn separable_rows<T: Sample>(input: *const T, tmp: *mut f32, g: &Geometry
             let high = unsafe { *row.add(q as usize + 1) };
             // SAFETY: q < groups, inside the taps.
             let t = unsafe { *tap_groups.add(q as usize) }.0;
-            let w = [low.0[0], low.0[1], low.0[2], low.0[3], high.0[0], high.0[1], high.0[2]];
+            let w = [
+                low.0[0], low.0[1], low.0[2], low.0[3], high.0[0], high.0[1], high.0[2],
+            ];
             unroll!(M < taken; [0, 1, 2, 3] {
                 unroll!(O < 4; [0, 1, 2, 3] {
                     acc[O] = fma(w[O + M], t[M], acc[O]);

@@ -63,57 +63,44 @@ fn reference_rank1(
     let (r, off) = (filter.radius() as isize, border.offset(filter.radius()) as isize);
     let outside = border.outside(image.dtype());
     let row_sum: f64 = sep.row.iter().map(|&t| f64::from(t)).sum();
+    // Σ taps[t] · at(p + t - r) along an axis of n pixels, `outside` beyond it.
+    let line = |p: isize, n: usize, taps: &[f32], outside: f64, at: &dyn Fn(usize) -> f64| -> f64 {
+        taps.iter()
+            .enumerate()
+            .map(|(t, &tap)| border.source(p + t as isize - r, n).map_or(outside, at) * f64::from(tap))
+            .sum()
+    };
     // Row pass: input row y, output column x.
     let mut rows = vec![0.0; ow * h * ch];
-    let row_pass = |(y, o): (usize, &mut [f64])| {
+    for_each_row(&mut rows, ow * ch, parallel, |(y, o)| {
         for (n, o) in o.iter_mut().enumerate() {
             let (x, c) = ((n / ch) as isize + off, n % ch);
-            *o = sep
-                .row
-                .iter()
-                .enumerate()
-                .map(|(j, &t)| {
-                    let v = border
-                        .source(x + j as isize - r, w)
-                        .map_or(outside, |xx| values[(y * w + xx) * ch + c]);
-                    v * f64::from(t)
-                })
-                .sum();
+            *o = line(x, w, &sep.row, outside, &|xx| values[(y * w + xx) * ch + c]);
         }
-    };
-    if parallel {
-        rows.par_chunks_mut(ow * ch).enumerate().for_each(row_pass);
-    } else {
-        rows.chunks_mut(ow * ch).enumerate().for_each(row_pass);
-    }
+    });
     let mut out = vec![0.0; ow * oh * ch];
-    let col_pass = |(y, o): (usize, &mut [f64])| {
+    for_each_row(&mut out, ow * ch, parallel, |(y, o)| {
         for (n, o) in o.iter_mut().enumerate() {
-            let (x, c) = (n / ch, n % ch);
-            let cy = y as isize + off;
-            if is_alpha(ch, c) {
-                *o = values[(cy as usize * w + x + off as usize) * ch + c];
-                continue;
-            }
-            *o = sep
-                .column
-                .iter()
-                .enumerate()
-                .map(|(i, &t)| {
-                    let v = border
-                        .source(cy + i as isize - r, h)
-                        .map_or(outside * row_sum, |yy| rows[(yy * ow + x) * ch + c]);
-                    v * f64::from(t)
+            let (x, c, cy) = (n / ch, n % ch, y as isize + off);
+            *o = if is_alpha(ch, c) {
+                values[(cy as usize * w + x + off as usize) * ch + c]
+            } else {
+                line(cy, h, &sep.column, outside * row_sum, &|yy| {
+                    rows[(yy * ow + x) * ch + c]
                 })
-                .sum();
+            };
         }
-    };
-    if parallel {
-        out.par_chunks_mut(ow * ch).enumerate().for_each(col_pass);
-    } else {
-        out.chunks_mut(ow * ch).enumerate().for_each(col_pass);
-    }
+    });
     Ok(out)
+}
+
+/// Calls `f` with each `len`-sample row of `out` and its index, on rayon's threads if `parallel`.
+fn for_each_row(out: &mut [f64], len: usize, parallel: bool, f: impl Fn((usize, &mut [f64])) + Sync + Send) {
+    if parallel {
+        out.par_chunks_mut(len).enumerate().for_each(f);
+    } else {
+        out.chunks_mut(len).enumerate().for_each(f);
+    }
 }
 
 fn reference_impl(image: &Image, filter: &Filter, border: Border, parallel: bool) -> Result<Reference> {
@@ -132,12 +119,9 @@ fn reference_impl(image: &Image, filter: &Filter, border: Border, parallel: bool
         });
     }
     let mut out = vec![0.0; ow * oh * ch];
-    let row = |(y, o): (usize, &mut [f64])| reference_row(image, &values, filter, border, y, o);
-    if parallel {
-        out.par_chunks_mut(ow * ch).enumerate().for_each(row);
-    } else {
-        out.chunks_mut(ow * ch).enumerate().for_each(row);
-    }
+    for_each_row(&mut out, ow * ch, parallel, |(y, o)| {
+        reference_row(image, &values, filter, border, y, o)
+    });
     Ok(Reference {
         width: ow,
         height: oh,
