@@ -44,8 +44,8 @@ pub struct Settings {
 /// Results in sample counts, as OpenCV's `filter2D` and `Sobel` give them with a `ddepth` of
 /// `CV_32F` or `CV_16S`: `f32` samples `v · levels · scale + delta`, where `v` is the result on
 /// the `f32` scale (integers as level / max) and `levels` the input's largest level (255, 65535;
-/// 1 for `f32` input). So an 8-bit image's Sobel derivative keeps its sign and its 0-1020 counts
-/// instead of being clamped to 0-255. RGBA's alpha is copied as `v · levels`. The encoder writes
+/// 1 for `f32` input). So an 8-bit image's Sobel derivative keeps its sign and its -1020 to 1020
+/// counts instead of being clamped to 0-255. RGBA's alpha is copied as `v · levels`. The encoder writes
 /// them as `f32`, or as rounded and saturated signed 16-bit integers (`Encoding::int16`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Counts {

@@ -1,6 +1,6 @@
-//! Filters of any shape up to 31 × 31, each placed in the odd square the engines run: the built-in
-//! kinds, filter files, origins, flipping, validation, rank-1 factorization and conversion for the
-//! GPU.
+//! Filters of any shape up to 31 × 31 (rank-1 ones up to 961 × 961), each placed in the odd
+//! square the engines run: the built-in kinds, filter files, origins, flipping, validation, rank-1
+//! factorization and conversion for the GPU.
 
 use crate::named::{Named, impl_from_str};
 use crate::{Border, Error, Result};
@@ -262,7 +262,7 @@ impl Filter {
     }
 
     /// Parses a filter file: one filter row per line, numbers separated by whitespace, `#` starts
-    /// a comment, blank lines ignored; any rectangle up to 31 × 31, centred as [`rect`](Filter::rect)
+    /// a comment, blank lines ignored; any rectangle [`rect`](Filter::rect) takes, centred as it
     /// centres it.
     pub fn parse(text: &str) -> Result<Self> {
         let mut rows: Vec<(usize, Vec<f32>)> = Vec::new();
