@@ -221,6 +221,13 @@ fn rank1_detection() {
 fn filter_files_parse_with_comments_and_reject_bad_input() {
     let f = Filter::parse("# a 3x3 blur\n1 2 1\n2 4 2  # centre row\n\n1 2 1\n").unwrap();
     assert_eq!(f.taps(), [1., 2., 1., 2., 4., 2., 1., 2., 1.]);
+    // A column of 40 (rank 1, past 31): centred on row 20, in a 41 × 41 square.
+    let tall = Filter::parse(&"1\n".repeat(40)).unwrap();
+    assert_eq!((tall.shape(), tall.size()), ((40, 1), 41));
+    // The fuzzer's first such file (fuzz/seeds/filter_file/tall-rank1.txt).
+    let seed = include_str!("../fuzz/seeds/filter_file/tall-rank1.txt");
+    let f = Filter::parse(seed).unwrap();
+    assert!(f.size() > 31 && f.rank1().is_some(), "{:?}", f.shape());
     for (text, needle) in [
         ("1 2 3\n4 5\n6 7 8\n", "line 2 has 2 numbers but line 1 has 3"),
         ("1 x 3\n1 2 3\n1 2 3\n", "line 1: 'x' is not a number"),
