@@ -9,11 +9,12 @@ pub const TOOLS: [&str; 4] = ["memcheck", "racecheck", "synccheck", "initcheck"]
 /// The image sizes every tool checks by default (`host sanitize --sizes` narrows them).
 pub const SIZES: &str = "1x1,7x5,257x129,1023x769";
 
-/// The other `host verify` arguments every tool runs: every variant, several filter sizes and two rectangles, a
-/// subset of borders (the constant one with its 0.75) and layouts.
+/// The other `host verify` arguments every tool runs: every variant, several filter sizes, two
+/// rectangles and a rank-1 filter past 31 × 31 (`separable` only), a subset of borders (the
+/// constant one with its 0.75) and layouts.
 pub const VERIFY_ARGS: [&str; 10] = [
     "--filters",
-    "1,3,7,17,3x7,15x1",
+    "1,3,7,17,3x7,15x1,45",
     "--borders",
     "zero,reflect,symmetric,constant,valid",
     "--channels",
