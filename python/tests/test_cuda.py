@@ -56,6 +56,32 @@ def check_equal(x, w, mode, cval, k):
     assert np.array_equal(cupy.asnumpy(c), want), f"cupy k={k} cval={cval}"
 
 
+def test_shapes_sizes_and_depths_equal_numpy():
+    # Rectangles with origins, a rank-1 filter past 31 and filter2d's depths on device arrays:
+    # the numpy path's result, bit for bit, in the framework's dtype.
+    x = random((2, 45, 52, 3), np.uint8, 5)
+    cases = [
+        (np.random.default_rng(6).random((3, 8)), (1, -3)),
+        (np.outer(np.hanning(63) + 0.01, np.hanning(5) + 0.01), (0, 0)),
+    ]
+    for w, origin in cases:
+        want = ferroconv.correlate(x, w, mode="mirror", origin=origin)
+        t = ferroconv.correlate(torch.from_numpy(x).cuda(), w, mode="mirror", origin=origin)
+        c = ferroconv.correlate(cupy.asarray(x), w, mode="mirror", origin=origin)
+        assert np.array_equal(t.cpu().numpy(), want) and np.array_equal(cupy.asnumpy(c), want)
+    sobel = np.outer([1.0, 2.0, 1.0], [-1.0, 0.0, 1.0])
+    img = x[0]
+    for ddepth, tdt in ((ferroconv.CV_16S, torch.int16), (ferroconv.CV_32F, torch.float32)):
+        want = ferroconv.filter2d(img, ddepth, sobel, delta=3)
+        t = ferroconv.filter2d(torch.from_numpy(img).cuda(), ddepth, sobel, delta=3)
+        c = ferroconv.filter2d(cupy.asarray(img), ddepth, sobel, delta=3)
+        assert t.dtype == tdt and c.dtype == want.dtype
+        assert np.array_equal(t.cpu().numpy(), want) and np.array_equal(cupy.asnumpy(c), want)
+        dst = torch.empty(img.shape, dtype=tdt, device="cuda")
+        assert ferroconv.filter2d(torch.from_numpy(img).cuda(), ddepth, sobel, dst=dst, delta=3) is dst
+        assert np.array_equal(dst.cpu().numpy(), want)
+
+
 def test_output_keeps_its_memory():
     x = torch.rand(3, 64, 80, device="cuda")
     out = torch.empty_like(x)
