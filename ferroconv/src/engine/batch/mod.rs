@@ -43,20 +43,25 @@ fn decode(item: &Item, s: &Settings) -> std::result::Result<DecodedPages, String
         keep_orientation: s.keep_orientation,
         page: s.page,
     };
-    let (pages, mut metadata) =
-        files::read_pages(&item.input, &s.raw, &options).map_err(|e| e.to_string())?;
+    // A result of one page: a multi-page TIFF is refused before any page is decoded.
+    let one_page = files::Format::of(&item.output) != Some(files::Format::Tiff);
+    let read = if one_page {
+        files::read_with_metadata(&item.input, &s.raw, &options).map(|(page, m)| (vec![page], m))
+    } else {
+        files::read_pages(&item.input, &s.raw, &options)
+    };
+    let (pages, mut metadata) = read.map_err(|e| match e {
+        FileError::MultiPage { pages, .. } => format!(
+            "{}: a multi-page TIFF of {pages} pages, and {} holds one page: give a .tif result, or --page N \
+             (0-based) for page N",
+            shown(&item.input),
+            shown(&item.output)
+        ),
+        e => e.to_string(),
+    })?;
     if s.dtype.is_some_and(|d| pages.iter().any(|p| p.dtype() != d)) {
         // Converted samples keep no maxval of the file's.
         metadata.pnm_maxval = None;
-    }
-    if pages.len() > 1 && files::Format::of(&item.output) != Some(files::Format::Tiff) {
-        return Err(format!(
-            "{}: a multi-page TIFF of {} pages, and {} holds one page: give a .tif result, or --page N \
-             (0-based) for page N",
-            shown(&item.input),
-            pages.len(),
-            shown(&item.output)
-        ));
     }
     let levels: Vec<f64> = pages.iter().map(|p| p.dtype().levels().unwrap_or(1.0)).collect();
     if s.counts.is_some() && s.encoding.int16 && pages.iter().any(|p| p.dtype() == crate::DType::F32) {

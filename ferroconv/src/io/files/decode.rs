@@ -591,12 +591,9 @@ fn read_tiff<R: BufRead + Seek>(
         }
         Some(n) => vec![n],
         None if pages > 1 && !all => {
-            return Err(FileError::Unsupported {
+            return Err(FileError::MultiPage {
                 path: path.to_path_buf(),
-                reason: format!(
-                    "a multi-page TIFF of {pages} pages: read_pages reads them all, or pick page N \
-                     (0 to {last}) with --page N"
-                ),
+                pages,
             });
         }
         None => (0..pages).collect(),

@@ -60,6 +60,19 @@ pub enum FileError {
         /// The encoder's words.
         reason: String,
     },
+    /// A multi-page TIFF read as one image without a page picked; no page was decoded.
+    #[error(
+        "{}: a multi-page TIFF of {pages} pages: read_pages reads them all, or pick page N (0 to {}) \
+         with --page N",
+        shown(.path),
+        .pages - 1
+    )]
+    MultiPage {
+        /// The file.
+        path: PathBuf,
+        /// Its pages.
+        pages: usize,
+    },
     /// A format, sample type or layout this library does not read or write.
     #[error("{}: {reason}", shown(.path))]
     Unsupported {
