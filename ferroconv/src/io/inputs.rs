@@ -14,9 +14,10 @@ pub struct Item {
 }
 
 /// One input file and its key: its path relative to the input root it was found under, as bytes
-/// (names need not be UTF-8), with `/` separators (the root of a folder given as input is that folder; of a glob pattern, its
-/// folders before the first wildcard; of a file named directly, its folder). Shards are split by
-/// key ([`crate::io::shard`]), so they do not depend on where the inputs are mounted.
+/// (names need not be UTF-8), with `/` separators (the root of a folder given as input is that
+/// folder; of a glob pattern, its folders before the first wildcard; of a file named directly,
+/// its folder). Shards are split by key ([`crate::io::shard`]), so they do not depend on where
+/// the inputs are mounted.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Input {
     pub path: PathBuf,

@@ -365,9 +365,6 @@ fn read_up_to(source: &mut impl std::io::Read, buf: &mut [u8]) -> std::io::Resul
     Ok(filled)
 }
 
-/// The length of a PNM or PAM header (where the data starts), if `head` holds all of it: the
-/// magic number and the size fields, with whitespace and `#` comments between them, then one
-/// whitespace character; for PAM, the lines up to `ENDHDR`.
 /// The resolution of a PNG's pHYs chunk (pixels per metre), where it comes in the file's first
 /// bytes `head`, before the image data.
 fn png_dpi(head: &[u8]) -> Option<(f64, f64)> {
@@ -424,6 +421,9 @@ fn pnm_maxval(head: &[u8]) -> Option<u16> {
     fields.get(3)?.parse().ok()
 }
 
+/// The length of a PNM or PAM header (where the data starts), if `head` holds all of it: the
+/// magic number and the size fields, with whitespace and `#` comments between them, then one
+/// whitespace character; for PAM, the lines up to `ENDHDR`.
 fn pnm_header_len(head: &[u8]) -> Option<u64> {
     if head.starts_with(b"P7") {
         let end = head.windows(6).position(|w| w == b"ENDHDR")? + 6;

@@ -251,21 +251,20 @@ fn write_tiff<W: Write + Seek>(
     } else {
         Predictor::None
     };
+    // Classic TIFF and BigTIFF encoders are different types: one body for both.
+    macro_rules! write_pages {
+        ($encoder:expr) => {{
+            let mut enc = $encoder?.with_compression(method).with_predictor(predictor);
+            pages
+                .iter()
+                .try_for_each(|p| write_tiff_with(p, int16, &mut enc, metadata))
+        }};
+    }
     let bytes: usize = pages.iter().map(|p| p.samples().as_bytes().len()).sum();
     if bytes >= BIG_TIFF_BYTES {
-        let mut enc = TiffEncoder::new_big(writer)?
-            .with_compression(method)
-            .with_predictor(predictor);
-        pages
-            .iter()
-            .try_for_each(|p| write_tiff_with(p, int16, &mut enc, metadata))
+        write_pages!(TiffEncoder::new_big(writer))
     } else {
-        let mut enc = TiffEncoder::new(writer)?
-            .with_compression(method)
-            .with_predictor(predictor);
-        pages
-            .iter()
-            .try_for_each(|p| write_tiff_with(p, int16, &mut enc, metadata))
+        write_pages!(TiffEncoder::new(writer))
     }
 }
 
