@@ -132,10 +132,10 @@ fn bad_arguments_get_one_line_errors_and_nonzero_exit() {
             &["--mask", "4", "--filter", "sharpen"][..],
             "size 4 is not supported",
         ),
-        (&["--mask", "963"][..], "a 963x963 filter is not supported"),
+        (&["--mask", "1025"][..], "a 1025x1025 filter is not supported"),
         (
-            &["--mask", "33", "--filter", "emboss"][..],
-            "size 33 is not supported",
+            &["--mask", "129", "--filter", "emboss"][..],
+            "size 129 is not supported",
         ),
         (&["--size", "0"][..], "has no pixels"),
         (&["--width", "600000", "--height", "4"][..], "too large"),
@@ -158,8 +158,8 @@ fn bad_arguments_get_one_line_errors_and_nonzero_exit() {
             "sobel-x needs at least 3 taps along its derivative, got 1",
         ),
         (
-            &["verify", "--filters", "963"][..],
-            "a 963x963 filter is not supported",
+            &["verify", "--filters", "1025"][..],
+            "a 1025x1025 filter is not supported",
         ),
         (&["verify", "--sizes", "0x5"][..], "has no pixels"),
     ] {

@@ -32,7 +32,8 @@ const SEED: u64 = 7;
 /// 4 only (RGB loads pixel by pixel, RGBA's last vectors are partly outside), with every filter
 /// size it has; `tensor-f32` the gray, RGB and RGBA 528x268 images (its gray vector path needs a
 /// width that is a multiple of 4) with four filter sizes. Every variant gets five rectangles, run
-/// in their squares; `separable` also rank-1 filters past 31 × 31, up to 301 taps a side.
+/// in their squares; `separable` also rank-1 filters past 31 × 31, up to 1023 taps a side;
+/// `tensor-f32-blocks` only filters past 31 × 31, up to 127 × 127.
 fn plans(variant: Variant, dtype: DType, border: Border) -> Vec<VerifyPlan> {
     let large_channels = match dtype {
         DType::F32 => 1,
@@ -94,10 +95,29 @@ fn plans(variant: Variant, dtype: DType, border: Border) -> Vec<VerifyPlan> {
         // Rank-1 filters past 31 × 31, which only this variant runs.
         plans.push(VerifyPlan {
             sizes: vec![(7, 5), (257, 129)],
-            filters: vec![(33, 33), (81, 81), (1, 301), (201, 15)],
+            filters: vec![(33, 33), (81, 81), (1, 301), (201, 15), (1023, 3)],
             borders: vec![border],
             layouts: vec![(1, dtype), (3, dtype), (4, dtype)],
         });
+    }
+    if variant == Variant::TensorF32Blocks {
+        // Only filters past 31 × 31, which it alone runs: squares, rectangles and one of the
+        // largest, on tiny, odd and whole-tile images (gray of a width that is a multiple of 4,
+        // where aligned blocks load vectors).
+        return vec![
+            VerifyPlan {
+                sizes: vec![(1, 1), (7, 5), (31, 17), (257, 129)],
+                filters: vec![(33, 33), (63, 63), (45, 9), (5, 101)],
+                borders: vec![border],
+                layouts: vec![(1, dtype), (3, dtype), (4, dtype)],
+            },
+            VerifyPlan {
+                sizes: vec![(528, 268)],
+                filters: vec![(35, 35), (127, 127), (64, 40)],
+                borders: vec![border],
+                layouts: vec![(1, dtype)],
+            },
+        ];
     }
     if variant == Variant::TensorF32 {
         plans.push(VerifyPlan {
@@ -282,6 +302,7 @@ testgen! {
     blocked_4x2 => Variant::Blocked4x2,
     tensor_u8 => Variant::TensorU8,
     tensor_f32 => Variant::TensorF32,
+    tensor_f32_blocks => Variant::TensorF32Blocks,
     warp_rows => Variant::WarpRows,
 }
 

@@ -8,9 +8,9 @@ pub const MAX_RADIUS: u32 = 15;
 pub const MAX_FILTER_SIZE: u32 = 2 * MAX_RADIUS + 1;
 /// Number of taps the by-value filter parameter holds.
 pub const MAX_TAPS: usize = (MAX_FILTER_SIZE * MAX_FILTER_SIZE) as usize;
-/// Largest radius of the `separable` passes, whose kernels loop over a radius given at run time:
-/// each pass's `2r + 1` taps fill the by-value parameter ([`MAX_TAPS`] = 961 taps, radius 480).
-pub const MAX_SEPARABLE_RADIUS: u32 = (MAX_TAPS as u32 - 1) / 2;
+/// Largest radius of the `separable` passes, whose kernels loop over a radius given at run time
+/// and read each pass's `2r + 1` taps from global memory (1023 taps: radius 511).
+pub const MAX_SEPARABLE_RADIUS: u32 = 511;
 
 /// Block shape of the one-thread-per-output-sample kernels (`naive`, `constant`, `readonly`,
 /// `texture`): 32 threads along a row, 8 rows (256 threads).
@@ -58,12 +58,16 @@ pub struct Geometry {
     /// The value of pixels outside the image under [`border::CONSTANT`], on the kernels' scale
     /// (integer samples divided by their maximum); 0 for every other border.
     pub cval: f32,
+    /// `tensor-f32` only (0 for every other kernel, and for a plain filter): the number of blocks
+    /// of taps a filter larger than the kernel's radius is cut into, each with its own centre
+    /// (see the kernel), whose results the kernel sums.
+    pub blocks: u32,
 }
 
 /// The filter taps passed by value as a kernel parameter. Kernel parameters live in the GPU's
 /// constant bank, so every thread of a warp reading the same tap is one broadcast, which is what
 /// CUDA's `__constant__` memory gives. The first `k * k` entries hold the `k × k` filter row-major
-/// (or, for a separable pass, the `k` taps of that pass).
+/// (or, for `separable-fused`, its `k` row taps then its `k` column taps).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Taps(pub [f32; MAX_TAPS]);

@@ -93,7 +93,7 @@ class Filter2D:
     def __init__(self, weights, mode: str = "reflect", cval: float = 0.0, origin=0):
         w = np.asarray(weights, dtype=np.float64)
         if w.ndim != 2 or w.size == 0:
-            raise ValueError(f"weights must be a 2D array (1x1 to 31x31), got shape {w.shape}")
+            raise ValueError(f"weights must be a 2D array (1x1 to 127x127), got shape {w.shape}")
         oy, ox = (int(o) for o in _per_axis(origin, "origin"))
         if mode not in MODES:
             raise ValueError(f"unknown mode '{mode}': one of {', '.join(MODES)}")
@@ -147,8 +147,8 @@ class Filter2D:
 
 
 def correlate(input, weights, mode="reflect", cval=0.0, output=None, axes=None, stream=None, origin=0):
-    """Correlates ``input`` with ``weights`` (2D, any shape up to 31x31, or up to 961x961 where
-    they are rank 1, ``outer(wy, wx)``, which the separable passes run), as
+    """Correlates ``input`` with ``weights`` (2D, any shape up to 127x127, or up to 1023x1023
+    where they are rank 1, ``outer(wy, wx)``, which the separable passes run), as
     ``scipy.ndimage.correlate`` and ``cupyx.scipy.ndimage.correlate`` do on the image axes.
 
     input: a numpy array, or a CUDA array (PyTorch, CuPy, ``__cuda_array_interface__``) filtered
@@ -161,7 +161,9 @@ def correlate(input, weights, mode="reflect", cval=0.0, output=None, axes=None, 
         at most 4 entries (channels).
     origin: scipy's: the filter is centred on tap ``(rows // 2 + oy, cols // 2 + ox)`` (one value
         for both axes, or ``(oy, ox)``); each within ``-(k // 2) .. (k - 1) // 2``. The square
-        of odd side centred on that tap, which the kernels run, is at most 31x31.
+        of odd side centred on that tap, which the kernels run, is at most 127x127. Past 31x31
+        a filter that is not rank 1 runs on the GPU for float32 and float64 arrays only (in
+        blocks of taps on the tensor cores), and for every dtype on the CPU.
 
     Returns the result, of the input's shape and dtype (the same kind of array). uint8, uint16
     and float32 run as they are; float64 runs in float32 and comes back as float64; integer
@@ -176,14 +178,14 @@ def convolve(input, weights, mode="reflect", cval=0.0, output=None, axes=None, s
     on an even side)."""
     w = np.asarray(weights)
     if w.ndim != 2:
-        raise ValueError(f"weights must be a 2D array (1x1 to 31x31), got shape {w.shape}")
+        raise ValueError(f"weights must be a 2D array (1x1 to 127x127), got shape {w.shape}")
     flipped = tuple(-int(o) - (1 - k % 2) for k, o in zip(w.shape, _per_axis(origin, "origin")))
     return correlate(input, w[::-1, ::-1], mode, cval, output, axes, stream, flipped)
 
 
 def filter2d(src, ddepth, kernel, dst=None, anchor=None, delta=0, borderType=BORDER_DEFAULT):
     """``cv2.filter2D``'s call: correlates ``src`` (H x W or H x W x C) with ``kernel`` (any
-    shape up to 31x31) placed on ``anchor`` ``(x, y)``, a tap of the kernel (default
+    shape up to 127x127) placed on ``anchor`` ``(x, y)``, a tap of the kernel (default
     ``(-1, -1)``: its centre, ``(cols // 2, rows // 2)``), and adds ``delta``.
 
     ddepth: ``-1`` (the input's dtype), or ``CV_8U``, ``CV_16U``, ``CV_16S``, ``CV_32F``,
@@ -256,8 +258,8 @@ def gaussian_filter(
 ):
     """``scipy.ndimage.gaussian_filter`` on the image axes only: a Gaussian of standard deviation
     ``sigma`` (one value, or ``(sigma_y, sigma_x)``), cut at ``truncate`` standard deviations (or
-    at ``radius``) as scipy cuts it, each axis sized by its own sigma. Each side is at most 961
-    (sigma up to 120 at ``truncate=4``): the filter is rank 1, which the separable passes run.
+    at ``radius``) as scipy cuts it, each axis sized by its own sigma. Each side is at most 1023
+    (sigma up to 127 at ``truncate=4``): the filter is rank 1, which the separable passes run.
     Arrays, modes and dtypes as in :func:`correlate`."""
     sy, sx = _per_axis(sigma, "sigma")
     ry, rx = (None, None) if radius is None else tuple(int(r) for r in _per_axis(radius, "radius"))
@@ -267,7 +269,7 @@ def gaussian_filter(
 
 def uniform_filter(input, size=3, output=None, mode="reflect", cval=0.0, *, axes=None, stream=None):
     """``scipy.ndimage.uniform_filter`` on the image axes only: the mean over a ``size`` window
-    (one size, or ``(size_y, size_x)``, 1 to 961; an even side is centred as scipy centres it).
+    (one size, or ``(size_y, size_x)``, 1 to 1023; an even side is centred as scipy centres it).
     Arrays, modes and dtypes as in :func:`correlate`."""
     ky, kx = (int(k) for k in _per_axis(size, "size"))
     if ky < 1 or kx < 1:

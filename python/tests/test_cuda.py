@@ -82,6 +82,21 @@ def test_shapes_sizes_and_depths_equal_numpy():
         assert np.array_equal(dst.cpu().numpy(), want)
 
 
+def test_general_filters_past_31_equal_numpy():
+    # Filters that are not rank 1, past 31 x 31 (blocks of taps on the tensor cores), float32
+    # and float64, gray and RGB: the numpy path's result, bit for bit.
+    rng = np.random.default_rng(9)
+    for dtype, shape, w in (
+        (np.float32, (2, 45, 52, 3), rng.random((63, 63)) - 0.5),
+        (np.float64, (70, 81), rng.random((45, 9)) - 0.5),
+    ):
+        x = random(shape, dtype, 10)
+        want = ferroconv.correlate(x, w, mode="mirror")
+        t = ferroconv.correlate(torch.from_numpy(x).cuda(), w, mode="mirror")
+        c = ferroconv.correlate(cupy.asarray(x), w, mode="mirror")
+        assert np.array_equal(t.cpu().numpy(), want) and np.array_equal(cupy.asnumpy(c), want)
+
+
 def test_output_keeps_its_memory():
     x = torch.rand(3, 64, 80, device="cuda")
     out = torch.empty_like(x)

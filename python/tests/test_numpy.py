@@ -229,12 +229,12 @@ def test_bad_input_raises_clear_errors():
     with pytest.raises(TypeError, match="unsupported dtype"):
         ferroconv.correlate(x.astype(np.int32), np.ones((3, 3)))
     rng = np.random.default_rng(3)
-    with pytest.raises(ValueError, match="at most 15 .* for a filter that is not rank-1"):
-        ferroconv.correlate(x, rng.random((3, 32)))
-    with pytest.raises(ValueError, match="each side from 1 to 31, or to 961"):
-        ferroconv.correlate(x, np.ones((1, 962)))
-    with pytest.raises(ValueError, match="at most 15"):
-        ferroconv.correlate(x, rng.random((3, 30)), origin=(0, -14))
+    with pytest.raises(ValueError, match="at most 63 .* for a filter that is not rank-1"):
+        ferroconv.correlate(x, rng.random((3, 128)))
+    with pytest.raises(ValueError, match="each side from 1 to 127, or to 1023"):
+        ferroconv.correlate(x, np.ones((1, 1024)))
+    with pytest.raises(ValueError, match="at most 63"):
+        ferroconv.correlate(x, rng.random((3, 126)), origin=(0, -62))
     with pytest.raises(ValueError, match="origin 2 down is outside"):
         ferroconv.correlate(x, np.ones((3, 3)), origin=(2, 0))
     with pytest.raises(ValueError, match="2D array"):
@@ -244,7 +244,7 @@ def test_bad_input_raises_clear_errors():
     with pytest.raises(ValueError, match="output must be"):
         ferroconv.correlate(x, np.ones((3, 3)), output=np.empty((8, 9), np.float32))
     with pytest.raises(ValueError):
-        ferroconv.correlate(x, rng.random((33, 33)))
+        ferroconv.correlate(x, rng.random((129, 129)))
     with pytest.raises(ValueError, match="at least 2 axes"):
         ferroconv.correlate(np.ones(5, np.float32), np.ones((3, 3)))
 
@@ -278,6 +278,28 @@ def test_filters_past_31_run_when_rank_1(mode):
     assert np.abs(ferroconv.uniform_filter(x, (1, 101), mode=mode) - want).max() < 2e-5
     w = np.outer(np.linspace(-1, 1, 61), [1.0, 2.0, 1.0])
     check(ferroconv.correlate(x, w, mode=mode, cval=0.25), x, w, mode, 0.25, None)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_general_filters_past_31(mode, dtype):
+    # Filters that are not rank 1, past 31 x 31 (on the GPU in blocks of taps on the tensor
+    # cores): a 63 x 63 square, a 45 x 9 rectangle with an origin, on gray and RGB.
+    for shape in ((70, 90), (41, 52, 3)):
+        x = random(shape, dtype, 21)
+        for w, origin in ((weights(63, dtype, 22), (0, 0)), (weights(45, dtype, 23)[:, :9], (3, -2))):
+            got = ferroconv.correlate(x, w, mode=mode, cval=0.25, origin=origin)
+            check(got, x, w, mode, 0.25, None, origin=origin)
+
+
+def test_general_filters_past_31_on_integers_run_on_the_cpu_only():
+    x = random((40, 50), np.uint8, 24)
+    w = weights(45, np.uint8, 25)
+    if ferroconv.gpu_available():
+        with pytest.raises(ValueError, match="only f32 images run on the GPU"):
+            ferroconv.correlate(x, w)
+    else:
+        check(ferroconv.correlate(x, w), x, w, "reflect", 0.0, None)
 
 
 def test_gaussian_on_rgb_filters_only_the_image_axes():

@@ -147,12 +147,12 @@ fn a_gaussian_is_sized_from_sigma_as_scipy_sizes_it() {
     for (n, &t) in f.taps().iter().enumerate() {
         assert!((f64::from(t) - gy[n / 25] * gx[n % 25]).abs() < 1e-7, "tap {n}");
     }
-    let o = crate::common::host(&["--size", "40", "--filter", "gaussian", "--sigma", "121"]);
+    let o = crate::common::host(&["--size", "40", "--filter", "gaussian", "--sigma", "128"]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(
-        err.contains("--sigma 121 asks for a 969x969 Gaussian")
-            && err.contains("a Gaussian of 969 taps is not supported: use an odd number from 1 to 961"),
+        err.contains("--sigma 128 asks for a 1025x1025 Gaussian")
+            && err.contains("a Gaussian of 1025 taps is not supported: use an odd number from 1 to 1023"),
         "{err}"
     );
 }
@@ -190,9 +190,9 @@ fn kernel_x_and_y_make_their_outer_product() {
         "{out}"
     );
     assert!(
-        Filter::separable(&[1.0; 962], &[1.0])
+        Filter::separable(&[1.0; 1024], &[1.0])
             .unwrap_err()
             .to_string()
-            .contains("a 962x1 filter is not supported")
+            .contains("a 1024x1 filter is not supported")
     );
 }

@@ -81,21 +81,21 @@ fn rectangles_are_placed_in_their_square_as_scipy_centres_them() {
     );
     for (result, needle) in [
         (
-            Filter::random((3, 32), 1),
-            "reaches 16 taps from its centre: at most 15 (the 31x31 square) for a filter that is not rank-1",
+            Filter::random((3, 128), 1),
+            "reaches 64 taps from its centre: at most 63 (the 127x127 square) for a filter that is not rank-1",
         ),
         (
-            Filter::rect(1, 962, vec![1.0; 962]),
-            "a 1x962 filter is not supported: each side from 1 to 31, or to 961 for a rank-1",
+            Filter::rect(1, 1024, vec![1.0; 1024]),
+            "a 1x1024 filter is not supported: each side from 1 to 127, or to 1023 for a rank-1",
         ),
         (Filter::rect(0, 3, vec![]), "a 0x3 filter is not supported"),
         (
-            Filter::random((3, 30), 2).and_then(|f| f.with_origin((0, -15))),
-            "centred on tap (1, 0) reaches 29 taps from its centre: at most 15",
+            Filter::random((3, 126), 2).and_then(|f| f.with_origin((0, -63))),
+            "centred on tap (1, 0) reaches 125 taps from its centre: at most 63",
         ),
         (
-            Filter::rect(1, 961, vec![1.0; 961]).and_then(|f| f.with_origin((0, -480))),
-            "reaches 960 taps from its centre: at most 480",
+            Filter::rect(1, 1023, vec![1.0; 1023]).and_then(|f| f.with_origin((0, -511))),
+            "reaches 1022 taps from its centre: at most 511",
         ),
         (
             Filter::rect(3, 3, vec![1.0; 9]).and_then(|f| f.with_origin((-2, 0))),

@@ -202,8 +202,17 @@ fn probe_size(width: usize, height: usize, pixel_bytes: usize) -> (usize, usize)
 fn measure(gpu: &Gpu, problem: &Problem) -> Result<Vec<(Variant, f64)>> {
     let mut probe = problem.clone();
     (probe.width, probe.height) = probe_size(probe.width, probe.height, probe.channels * probe.dtype.size());
+    let variants = candidates(&probe);
+    if variants.is_empty() {
+        let (rows, cols) = problem.filter.shape();
+        return Err(Error::Unsupported(format!(
+            "no GPU variant runs a {rows}x{cols} filter that is not rank-1 on {} samples: past 31x31 \
+             only f32 images run on the GPU (tensor-f32-blocks); the CPU runs every sample type",
+            problem.dtype.suffix()
+        )));
+    }
     let image = Image::random(probe.width, probe.height, probe.channels, probe.dtype, 0x7a11)?;
-    candidates(&probe)
+    variants
         .into_iter()
         .map(|variant| {
             let kernel = gpu.kernel(variant, probe.dtype)?;

@@ -1,13 +1,17 @@
-//! Filters of any shape up to 31 × 31 (rank-1 ones up to 961 × 961), each placed in the odd
+//! Filters of any shape up to 127 × 127 (rank-1 ones up to 1023 × 1023), each placed in the odd
 //! square the engines run: the built-in kinds, filter files, origins, flipping, validation, rank-1
 //! factorization and conversion for the GPU.
 
 use crate::named::{Named, impl_from_str};
 use crate::{Border, Error, Result};
-use gpu_kernels::launch::{MAX_FILTER_SIZE, MAX_RADIUS, MAX_SEPARABLE_RADIUS, MAX_TAPS, Taps};
+use gpu_kernels::launch::{MAX_SEPARABLE_RADIUS, MAX_TAPS, Taps};
 
-/// Largest side of a rank-1 filter: the `separable` passes' (961).
+/// Largest side of a rank-1 filter: the `separable` passes' (1023).
 pub const MAX_SEPARABLE_SIZE: usize = 2 * MAX_SEPARABLE_RADIUS as usize + 1;
+/// Largest side of the square of a filter that is not rank-1 (127; past
+/// [`MAX_FILTER_SIZE`](gpu_kernels::launch::MAX_FILTER_SIZE), 31, only `tensor-f32-blocks` and
+/// the CPU run it).
+pub const MAX_GENERAL_SIZE: usize = 127;
 use rand::{Rng, SeedableRng, rngs::StdRng};
 
 /// A `rows × cols` filter whose tap `centre` lies over the output pixel, held as the odd
@@ -15,9 +19,10 @@ use rand::{Rng, SeedableRng, rngs::StdRng};
 /// engine computes. A square filter of odd side is its own square.
 ///
 /// The centre is scipy's: tap `(rows / 2, cols / 2)`, moved by an origin
-/// ([`with_origin`](Filter::with_origin)). The square's side is at most [`MAX_FILTER_SIZE`], so an
-/// odd side goes up to 31 and an even one, one tap off the middle, up to 30; a rank-1 filter's
-/// up to [`MAX_SEPARABLE_SIZE`] (961), which only the separable paths run.
+/// ([`with_origin`](Filter::with_origin)). The square's side is at most [`MAX_GENERAL_SIZE`], so
+/// an odd side goes up to 127 and an even one, one tap off the middle, up to 126 (most GPU
+/// variants stop at [`MAX_FILTER_SIZE`](gpu_kernels::launch::MAX_FILTER_SIZE), 31); a rank-1
+/// filter's up to [`MAX_SEPARABLE_SIZE`] (1023), which only the separable paths run past 127.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Filter {
     size: usize,
@@ -100,7 +105,7 @@ impl Filter {
     pub fn rect(rows: usize, cols: usize, taps: Vec<f32>) -> Result<Self> {
         if rows == 0 || cols == 0 || rows > MAX_SEPARABLE_SIZE || cols > MAX_SEPARABLE_SIZE {
             return Err(Error::Filter(format!(
-                "a {rows}x{cols} filter is not supported: each side from 1 to {MAX_FILTER_SIZE}, or to \
+                "a {rows}x{cols} filter is not supported: each side from 1 to {MAX_GENERAL_SIZE}, or to \
                  {MAX_SEPARABLE_SIZE} for a rank-1 (separable) filter"
             )));
         }
@@ -144,14 +149,14 @@ impl Filter {
     fn placed((rows, cols): (usize, usize), (cy, cx): (usize, usize), taps: &[f32]) -> Result<Self> {
         let radius = cy.max(rows - 1 - cy).max(cx).max(cols - 1 - cx);
         let size = 2 * radius + 1;
-        let reach = |most: u32, what: &str| {
+        let reach = |most: usize, what: &str| {
             Error::Filter(format!(
                 "a {rows}x{cols} filter centred on tap ({cy}, {cx}) reaches {radius} taps from its centre: \
                  at most {most}{what}"
             ))
         };
         if radius > MAX_SEPARABLE_RADIUS as usize {
-            return Err(reach(MAX_SEPARABLE_RADIUS, ""));
+            return Err(reach(MAX_SEPARABLE_RADIUS as usize, ""));
         }
         let mut square = vec![0.0f32; size * size];
         for (i, row) in taps.chunks_exact(cols).enumerate() {
@@ -164,11 +169,11 @@ impl Filter {
             shape: (rows, cols),
             centre: (cy, cx),
         };
-        if size > MAX_FILTER_SIZE as usize && filter.rank1().is_none() {
+        if size > MAX_GENERAL_SIZE && filter.rank1().is_none() {
             return Err(reach(
-                MAX_RADIUS,
+                MAX_GENERAL_SIZE / 2,
                 &format!(
-                    " (the {MAX_FILTER_SIZE}x{MAX_FILTER_SIZE} square) for a filter that is not rank-1; \
+                    " (the {MAX_GENERAL_SIZE}x{MAX_GENERAL_SIZE} square) for a filter that is not rank-1; \
                      rank-1 (separable) filters go up to {MAX_SEPARABLE_SIZE}x{MAX_SEPARABLE_SIZE}"
                 ),
             ));
@@ -207,9 +212,9 @@ impl Filter {
         Self::builtin_rect(kind, (size, size), sigma)
     }
 
-    /// The built-in filter `kind` of `rows × cols` taps: odd sides up to 31, or any sides for the
+    /// The built-in filter `kind` of `rows × cols` taps: odd sides up to 127, or any sides for the
     /// box (scipy's `uniform_filter`, centred as [`rect`](Filter::rect) centres it). The box and
-    /// the Gaussian, rank 1, go up to 961. The Gaussian takes `sigma` on both axes; Sobel smooths
+    /// the Gaussian, rank 1, go up to 1023. The Gaussian takes `sigma` on both axes; Sobel smooths
     /// along one axis and differentiates along the other.
     pub fn builtin_rect(kind: FilterKind, (rows, cols): (usize, usize), sigma: Option<f64>) -> Result<Self> {
         match kind {
@@ -481,11 +486,11 @@ pub(crate) fn taps_param(taps: &[f32]) -> Box<Taps> {
     p
 }
 
-/// Accepts odd sizes from 1 to [`MAX_FILTER_SIZE`].
+/// Accepts odd sizes from 1 to [`MAX_GENERAL_SIZE`].
 pub fn check_size(size: usize) -> Result<()> {
-    if size.is_multiple_of(2) || size > MAX_FILTER_SIZE as usize {
+    if size.is_multiple_of(2) || size > MAX_GENERAL_SIZE {
         return Err(Error::Filter(format!(
-            "size {size} is not supported: use an odd size from 1 to {MAX_FILTER_SIZE}"
+            "size {size} is not supported: use an odd size from 1 to {MAX_GENERAL_SIZE}"
         )));
     }
     Ok(())

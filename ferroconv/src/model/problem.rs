@@ -66,6 +66,7 @@ impl Problem {
             offset: u(self.border.offset(r))?,
             clamp: u32::from(self.clamp),
             cval: self.border.outside(self.dtype) as f32,
+            ..Geometry::default()
         })
     }
 }

@@ -30,10 +30,8 @@ use {
     crate::device::thread::{
         block_idx_x, block_idx_y, block_idx_z, sync_threads, thread_idx_x, thread_idx_y,
     },
-    crate::device::{
-        F32x4, Global, ParamTaps, Sample, Source, fma, is_alpha, param_taps, resolve, store_sample, unroll,
-    },
-    crate::launch::{Geometry, Taps},
+    crate::device::{F32x4, Global, Sample, Source, fma, is_alpha, resolve, store_sample, unroll},
+    crate::launch::Geometry,
     kernel_macros::kernel,
 };
 
@@ -55,11 +53,11 @@ use {
 ///
 /// # Safety
 /// `tmp` holds `out_width · in_height · channels` `f32` (the row pass's output); `output` holds
-/// `out_width · out_height · channels` samples; `taps` holds the `2r + 1` column taps; launch with
+/// `out_width · out_height · channels` samples; `taps` points to the `2r + 1` column taps in
+/// global memory; launch with
 /// `shared_bytes(radius)` of dynamic shared memory, grid z = `channels`.
 #[kernel(types(u8, u16, f32))]
-pub unsafe fn conv_separable_cols<T: Sample>(tmp: *const f32, output: *mut T, g: Geometry, taps: Taps) {
-    let taps = param_taps!(taps);
+pub unsafe fn conv_separable_cols<T: Sample>(tmp: *const f32, output: *mut T, g: Geometry, taps: *const f32) {
     // SAFETY: the caller follows the launch contract above.
     unsafe { separable_cols(tmp, output, &g, taps) }
 }
@@ -70,7 +68,7 @@ pub unsafe fn conv_separable_cols<T: Sample>(tmp: *const f32, output: *mut T, g:
 /// # Safety
 /// As for `conv_separable_cols`.
 #[inline(always)]
-unsafe fn separable_cols<T: Sample>(tmp: *const f32, output: *mut T, g: &Geometry, taps: ParamTaps) {
+unsafe fn separable_cols<T: Sample>(tmp: *const f32, output: *mut T, g: &Geometry, taps: *const f32) {
     let r = g.radius;
     let (k, groups) = (2 * r + 1, tap_groups(r));
     let th = tile_rows(r);
@@ -79,8 +77,9 @@ unsafe fn separable_cols<T: Sample>(tmp: *const f32, output: *mut T, g: &Geometr
     let tap_groups = dynamic_shared_mem::<F32x4>();
     let mut e = ty * BLOCK.0 + tx;
     while e < 4 * groups {
-        // SAFETY: e < 4 · groups, the taps' share of the shared memory.
-        unsafe { *shared.add(e as usize) = if e < k { taps.get(e) } else { 0.0 } };
+        // SAFETY: e < 4 · groups, the taps' share of the shared memory; tap e < k of the
+        // launch's taps.
+        unsafe { *shared.add(e as usize) = if e < k { *taps.add(e as usize) } else { 0.0 } };
         e += BLOCK.0 * BLOCK.1;
     }
     let tile = shared.wrapping_add(4 * groups as usize);

@@ -33,8 +33,8 @@ use {
     crate::device::thread::{
         block_idx_x, block_idx_y, block_idx_z, sync_threads, thread_idx_x, thread_idx_y,
     },
-    crate::device::{F32x4, Global, ParamTaps, Sample, fetch_or_cval, fma, is_alpha, param_taps, unroll},
-    crate::launch::{Geometry, Taps},
+    crate::device::{F32x4, Global, Sample, fetch_or_cval, fma, is_alpha, unroll},
+    crate::launch::Geometry,
     kernel_macros::kernel,
 };
 
@@ -57,11 +57,11 @@ use {
 ///
 /// # Safety
 /// `input` holds `in_width · in_height · channels` samples; `tmp` holds
-/// `out_width · in_height · channels` `f32`; `taps` holds the `2r + 1` row taps; launch with
+/// `out_width · in_height · channels` `f32`; `taps` points to the `2r + 1` row taps in global
+/// memory (more than the by-value parameter holds: up to 1023); launch with
 /// `shared_bytes(radius)` of dynamic shared memory, grid z = `channels`.
 #[kernel(types(u8, u16, f32))]
-pub unsafe fn conv_separable_rows<T: Sample>(input: *const T, tmp: *mut f32, g: Geometry, taps: Taps) {
-    let taps = param_taps!(taps);
+pub unsafe fn conv_separable_rows<T: Sample>(input: *const T, tmp: *mut f32, g: Geometry, taps: *const f32) {
     // SAFETY: the caller follows the launch contract above.
     unsafe { separable_rows(input, tmp, &g, taps) }
 }
@@ -72,7 +72,7 @@ pub unsafe fn conv_separable_rows<T: Sample>(input: *const T, tmp: *mut f32, g: 
 /// # Safety
 /// As for `conv_separable_rows`.
 #[inline(always)]
-unsafe fn separable_rows<T: Sample>(input: *const T, tmp: *mut f32, g: &Geometry, taps: ParamTaps) {
+unsafe fn separable_rows<T: Sample>(input: *const T, tmp: *mut f32, g: &Geometry, taps: *const f32) {
     let r = g.radius;
     let (k, groups) = (2 * r + 1, tap_groups(r));
     let tw = row_len(r);
@@ -82,8 +82,9 @@ unsafe fn separable_rows<T: Sample>(input: *const T, tmp: *mut f32, g: &Geometry
     let first = ty * BLOCK.0 + tx;
     let mut e = first;
     while e < 4 * groups {
-        // SAFETY: e < 4 · groups, the taps' share of the shared memory.
-        unsafe { *shared.add(e as usize) = if e < k { taps.get(e) } else { 0.0 } };
+        // SAFETY: e < 4 · groups, the taps' share of the shared memory; tap e < k of the
+        // launch's taps.
+        unsafe { *shared.add(e as usize) = if e < k { *taps.add(e as usize) } else { 0.0 } };
         e += BLOCK.0 * BLOCK.1;
     }
     let tile = shared.wrapping_add((4 * groups + ty * tw) as usize);

@@ -231,8 +231,8 @@ impl FileVariant {
 
 #[derive(clap::Args, Debug)]
 pub struct FilterArgs {
-    /// Filter size: K (K×K) or RxC (rows × columns, e.g. 3x7), sides 1 to 31, odd except for
-    /// box; box and gaussian (rank 1) up to 961 (default 5; a Gaussian given --sigma, sized from
+    /// Filter size: K (K×K) or RxC (rows × columns, e.g. 3x7), sides 1 to 127, odd except for
+    /// box; box and gaussian (rank 1) up to 1023 (default 5; a Gaussian given --sigma, sized from
     /// it).
     #[arg(long, allow_negative_numbers = true, value_parser = parse_shape)]
     pub mask: Option<(usize, usize)>,
@@ -251,12 +251,12 @@ pub struct FilterArgs {
     #[arg(long, allow_negative_numbers = true, value_parser = parse_sigma, requires = "sigma")]
     pub truncate: Option<f64>,
     /// Read the filter from a text file: one row per line, numbers separated by whitespace, `#`
-    /// starts a comment; any rectangle up to 31x31 (961x961 if rank-1), centred on tap (rows/2,
+    /// starts a comment; any rectangle up to 127x127 (1023x1023 if rank-1), centred on tap (rows/2,
     /// cols/2) as scipy's.
     #[arg(long, conflicts_with_all = ["mask", "filter", "sigma", "sigma_y", "truncate"])]
     pub filter_file: Option<PathBuf>,
     /// A separable filter's taps across (cv2's sepFilter2D kernelX), comma- or space-separated, 1
-    /// to 961; with --kernel-y (default 1) the filter is their outer product.
+    /// to 1023; with --kernel-y (default 1) the filter is their outer product.
     #[arg(long, allow_negative_numbers = true, value_parser = parse_taps,
           conflicts_with_all = ["mask", "filter", "sigma", "filter_file"])]
     pub kernel_x: Option<TapList>,

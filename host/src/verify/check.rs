@@ -7,6 +7,8 @@ use std::fmt;
 
 /// Unit roundoff of `f32` (2⁻²⁴).
 const F32_UNIT_ROUNDOFF: f64 = 1.0 / (1u64 << 24) as f64;
+/// The most products [`tolerance`] counts for a filter that is not rank-1: a 32 × 32 filter's.
+const MOST_PRODUCTS: usize = 1024;
 
 /// The largest error an `f32` result may have, in value units, for this image and filter.
 ///
@@ -17,12 +19,18 @@ const F32_UNIT_ROUNDOFF: f64 = 1.0 / (1u64 << 24) as f64;
 /// 1×1 square (the tensor-core split errs by about `2⁻²¹ · Σ|f| · max|x|` whatever the taps);
 /// for a run in two passes (`separable`) it is `kh + kw`, the products each pass sums, and the
 /// run also gets the factorization's own error, `kh · kw · max|f - column ⊗ row| · max|x|`.
+/// `n` stops at [`MOST_PRODUCTS`] for filters that are not rank-1: past it the bound outgrows
+/// the error a sum of random-signed products makes (about `√n · u`) so far that a block of taps
+/// in the wrong place would pass.
 pub fn tolerance(image: &Image, filter: &Filter, separable: Option<&Separable>) -> f64 {
     let max_in = image.max_abs();
     let (rows, cols) = filter.shape();
     let n = match separable {
         Some(_) => (rows + cols) as f64,
-        None => filter.tap_count().max(filter.taps().len().min(9)) as f64,
+        None => filter
+            .tap_count()
+            .max(filter.taps().len().min(9))
+            .min(MOST_PRODUCTS) as f64,
     };
     let rounding = 2.0 * n * F32_UNIT_ROUNDOFF * filter.abs_sum() * max_in + F32_UNIT_ROUNDOFF;
     rounding + separable.map_or(0.0, |s| filter.tap_count() as f64 * s.error * max_in)

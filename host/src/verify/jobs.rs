@@ -555,9 +555,9 @@ pub fn verify(
                     };
                     let fseed = seed.wrapping_mul(1_000_003).wrapping_add(n * 64 + key);
                     let rank1 = Filter::random_rank1(shape, fseed ^ 0x5eed)?;
-                    // Past 31 × 31 a filter is rank 1: no general one.
+                    // Past 127 × 127 a filter is rank 1: no general one.
                     let mut filters = vec![(rank1, true)];
-                    if shape.0.max(shape.1) <= gpu_kernels::launch::MAX_FILTER_SIZE as usize {
+                    if shape.0.max(shape.1) <= ferroconv::model::filter::MAX_GENERAL_SIZE {
                         let general = if dtype == DType::F32 {
                             Filter::random(shape, fseed)?
                         } else {

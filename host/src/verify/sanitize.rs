@@ -80,8 +80,14 @@ pub const TENSOR_U8_VERIFY_ARGS: [&str; 14] = own_run("528x268,300x140", "tensor
 /// The `host verify` arguments of the `tensor-f32` kernel's own run: gray, RGB and RGBA images of
 /// whole tiles across (its inner gray tiles load 16-byte vectors where the width is a multiple of
 /// 4), every border but replicate and wrap, `f32` samples and its smallest, a middle and its
-/// largest filters.
-pub const TENSOR_F32_VERIFY_ARGS: [&str; 14] = own_run("528x268", "tensor-f32", "3,17,31", "f32");
+/// largest filters; and `tensor-f32-blocks` (the same kernel, in blocks that shift and add) on a
+/// square and a rectangle past 31.
+pub const TENSOR_F32_VERIFY_ARGS: [&str; 14] = own_run(
+    "528x268",
+    "tensor-f32,tensor-f32-blocks",
+    "3,17,31,63,45x9",
+    "f32",
+);
 
 /// The `host verify` arguments of the `warp-rows` kernel's own run: gray, RGB and RGBA images whose
 /// rows are whole 8-byte words (loaded a word per lane), ending on lane 1 of a strip (528) and on

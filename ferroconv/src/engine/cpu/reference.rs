@@ -57,7 +57,7 @@ fn reference_rank1(
 ) -> Result<Vec<f64>> {
     let sep = filter
         .rank1()
-        .ok_or_else(|| crate::Error::Filter("a filter past 31x31 must be rank 1".into()))?;
+        .ok_or_else(|| crate::Error::Filter("the two-pass reference needs a rank-1 filter".into()))?;
     let (w, h, ch) = (image.width(), image.height(), image.channels());
     let (ow, oh) = filter.output_size(border, w, h)?;
     let (r, off) = (filter.radius() as isize, border.offset(filter.radius()) as isize);
@@ -109,7 +109,7 @@ fn reference_impl(image: &Image, filter: &Filter, border: Border, parallel: bool
     let values: Vec<f64> = (0..image.samples().len())
         .map(|i| image.samples().value(i))
         .collect();
-    if filter.size() > gpu_kernels::launch::MAX_FILTER_SIZE as usize {
+    if filter.size() > gpu_kernels::launch::MAX_FILTER_SIZE as usize && filter.rank1().is_some() {
         let values = reference_rank1(image, &values, filter, border, parallel)?;
         return Ok(Reference {
             width: ow,

@@ -19,13 +19,16 @@ pub(super) enum Input {
 
 /// The taps argument of one pass.
 pub(super) enum PassTaps {
-    /// The filter in global memory (the kernel gets its address).
+    /// Taps in global memory (the kernel gets their address): the filter, or one pass's.
     Global(DeviceBuffer<f32>),
     /// Taps by value.
     Value(Box<Taps>),
     /// 32-bit words in global memory (the kernel gets their address): the tensor kernels'
     /// fragments.
     Words(DeviceBuffer<u32>),
+    /// The fragments of every block of a larger filter: the kernel's radius for each block, and
+    /// how many.
+    Blocks(DeviceBuffer<u32>, u32, u32),
 }
 
 /// Device buffers and parameters of one convolution on the GPU, for one variant.
@@ -39,6 +42,9 @@ pub struct DeviceJob {
     pub(super) intermediate: Option<DeviceBuffer<f32>>,
     /// One per pass of the variant.
     pub(super) taps: Vec<PassTaps>,
+    /// The sum of a rank-1 filter's row taps (0 for the other variants): a pass over the row
+    /// pass's results reads a row outside the image, all the constant, as the constant times it.
+    pub(super) row_sum: f32,
     /// Page-locked host memory that uploads and downloads go through, once [`Gpu::pin`] gave the
     /// job one; reused for every image of the job's shape.
     staging: Option<LockedBuffer<u8>>,
@@ -61,8 +67,8 @@ impl DeviceJob {
 }
 
 /// The taps argument a pass of kind `kind` gets for `filter` (whose factors are `rank1`, for a
-/// rank-1-only variant).
-fn pass_taps(kind: TapsArg, filter: &Filter, rank1: Option<&Separable>) -> Result<PassTaps> {
+/// rank-1-only variant) over geometry `g`.
+fn pass_taps(kind: TapsArg, filter: &Filter, rank1: Option<&Separable>, g: &Geometry) -> Result<PassTaps> {
     let factors =
         || rank1.ok_or_else(|| Error::Mismatch("a rank-1 pass without the filter's factors".into()));
     Ok(match kind {
@@ -82,8 +88,12 @@ fn pass_taps(kind: TapsArg, filter: &Filter, rank1: Option<&Separable>) -> Resul
             let s = factors()?;
             PassTaps::Value(taps_param(&[s.row.as_slice(), s.column.as_slice()].concat()))
         }
-        TapsArg::Row => PassTaps::Value(taps_param(&factors()?.row)),
-        TapsArg::Column => PassTaps::Value(taps_param(&factors()?.column)),
+        TapsArg::Row => {
+            PassTaps::Global(DeviceBuffer::from_slice(&factors()?.row).map_err(cuda("upload the filter"))?)
+        }
+        TapsArg::Column => {
+            PassTaps::Global(DeviceBuffer::from_slice(&factors()?.column).map_err(cuda("upload the filter"))?)
+        }
         TapsArg::TensorU8 => PassTaps::Words(
             DeviceBuffer::from_slice(&super::tensor_u8::fragments(filter.taps(), filter.radius()))
                 .map_err(cuda("upload the filter"))?,
@@ -92,6 +102,11 @@ fn pass_taps(kind: TapsArg, filter: &Filter, rank1: Option<&Separable>) -> Resul
             DeviceBuffer::from_slice(&super::tensor_f32::fragments(filter.taps(), filter.radius()))
                 .map_err(cuda("upload the filter"))?,
         ),
+        TapsArg::TensorF32Blocks => {
+            let b = super::tensor_f32::blocks(filter.taps(), filter.size(), g.channels, g.offset);
+            let words = DeviceBuffer::from_slice(&b.words).map_err(cuda("upload the filter"))?;
+            PassTaps::Blocks(words, b.radius, b.count)
+        }
     })
 }
 
@@ -150,7 +165,7 @@ impl Gpu {
         let taps = spec
             .passes
             .iter()
-            .map(|pass| pass_taps(pass.taps, &problem.filter, rank1.as_ref()))
+            .map(|pass| pass_taps(pass.taps, &problem.filter, rank1.as_ref(), &geometry))
             .collect::<Result<Vec<_>>>()?;
         let intermediate = if spec.has_intermediate() {
             // SAFETY: the first pass writes every element before the second reads it.
@@ -169,6 +184,7 @@ impl Gpu {
             output,
             intermediate,
             taps,
+            row_sum: rank1.map_or(0.0, |s| s.row.iter().sum()),
             staging: None,
         })
     }

@@ -2,14 +2,15 @@
 //! order, naming its kernels (by their stem) and their launch shapes.
 
 use super::shapes::{
-    blocked, loads_blocked, loads_separable, loads_separable_fused, loads_tensor_f32, loads_tensor_u8,
-    loads_tiled, loads_tiled_cache, loads_tiled_output, loads_warp_rows, pixel, separable_cols,
-    separable_fused, separable_rows, taps, tensor_f32, tensor_u8, tiled, tiled_cache, tiled_output,
-    warp_rows,
+    blocked, loads_blocked, loads_separable, loads_separable_fused, loads_tensor_f32,
+    loads_tensor_f32_blocks, loads_tensor_u8, loads_tiled, loads_tiled_cache, loads_tiled_output,
+    loads_warp_rows, pixel, separable_cols, separable_fused, separable_rows, taps, tensor_f32, tensor_u8,
+    tiled, tiled_cache, tiled_output, warp_rows,
 };
 use super::variant::{
     Buffer, InputKind, Interleaved, LaunchConfig, MAX_RADIUS, Pass, Spec, TapsArg, Variant,
 };
+use crate::model::filter::MAX_GENERAL_SIZE;
 use crate::model::image::DType;
 use gpu_kernels::kernels::{
     blocked, constant, naive, readonly, separable_cols, separable_fused, separable_rows, tensor_f32,
@@ -61,7 +62,7 @@ const fn spec(variant: Variant, name: &'static str, summary: &'static str, passe
 }
 
 /// Every variant, in [`Variant::ALL`]'s order.
-pub static REGISTRY: [Spec; 16] = [
+pub static REGISTRY: [Spec; 17] = [
     Spec {
         loads_per_pixel: |r| 2.0 * taps(r),
         ..spec(
@@ -148,7 +149,7 @@ pub static REGISTRY: [Spec; 16] = [
         ..spec(
             Variant::Separable,
             "separable",
-            "row pass then column pass through an f32 intermediate (rank-1 filters, up to 961x961)",
+            "row pass then column pass through an f32 intermediate (rank-1 filters, up to 1023x1023)",
             &[
                 Pass {
                     writes: Buffer::Intermediate,
@@ -246,6 +247,26 @@ pub static REGISTRY: [Spec; 16] = [
     Spec {
         autotune: true,
         batched: true,
+        loads_per_pixel: loads_tensor_f32_blocks,
+        dtypes: &[DType::F32],
+        min_radius: MAX_RADIUS + 1,
+        max_radius: MAX_GENERAL_SIZE / 2,
+        ..spec(
+            Variant::TensorF32Blocks,
+            "tensor-f32-blocks",
+            "f32 filters past 31x31 (up to 127x127, any rank) as blocks of tensor-f32 taps added in the output",
+            &[Pass {
+                interleaved: Some(Interleaved {
+                    applies: tensor_f32::interleaved,
+                    max_radius: tensor_f32::MAX_RADIUS,
+                }),
+                ..per_radius(tensor_f32::ENTRY, TapsArg::TensorF32Blocks, tensor_f32)
+            }],
+        )
+    },
+    Spec {
+        autotune: true,
+        batched: true,
         autotune_for: warp_rows::by_words,
         loads_per_pixel: loads_warp_rows,
         dtypes: &[DType::U8],
@@ -274,7 +295,7 @@ mod tests {
     #[test]
     fn blocked_passes_pick_the_interleaved_entry_where_rows_are_whole_vectors() {
         let pass = &Variant::Blocked4x2.spec().passes[0];
-        let max = Variant::Blocked4x2.spec().max_radius;
+        let max = Variant::Blocked4x2.spec().entry_radius();
         let names = pass.entry_names(Some("f32"), max);
         let entry = |width: u32, channels: u32, radius: u32, offset: u32| {
             let g = Geometry {
@@ -326,7 +347,7 @@ mod tests {
     #[test]
     fn tensor_passes_pick_the_interleaved_entry_for_colour() {
         let pass = &Variant::TensorU8.spec().passes[0];
-        let max = Variant::TensorU8.spec().max_radius;
+        let max = Variant::TensorU8.spec().entry_radius();
         let names = pass.entry_names(None, max);
         let g = Geometry {
             in_width: 301,
@@ -347,7 +368,7 @@ mod tests {
         // `tensor-f32`: the interleaved entries for RGB and RGBA up to its largest radius, one block
         // per channel of a 128 × 64 tile there.
         let split = &Variant::TensorF32.spec().passes[0];
-        let max = Variant::TensorF32.spec().max_radius;
+        let max = Variant::TensorF32.spec().entry_radius();
         let names = split.entry_names(None, max);
         let rgb = Geometry { radius: 15, ..g };
         assert_eq!(names[split.function_index(&rgb, max)], "conv_tensor_f32_c3_r15");
@@ -406,7 +427,7 @@ mod tests {
                 assert!(c.block.0 * c.block.1 <= 1024, "{}", spec.name);
                 // 48 KiB without opting in; `tensor-f32`'s colour blocks hold three channels'
                 // planes, which the launcher opts in to (a block may have up to 227 KiB).
-                let shared_limit = if spec.name == "tensor-f32" {
+                let shared_limit = if spec.name.starts_with("tensor-f32") {
                     227 << 10
                 } else {
                     48 << 10

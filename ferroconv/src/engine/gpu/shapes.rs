@@ -202,3 +202,10 @@ pub(super) fn loads_tensor_f32(r: usize) -> f64 {
     let (w, h) = tensor_f32::tile(1);
     f64::from(tensor_f32::columns(r as u32) * tensor_f32::rows(r as u32, 1)) / f64::from(w * h)
 }
+
+/// Each block's tile, for a dense gray filter of radius `r`.
+pub(super) fn loads_tensor_f32_blocks(r: usize) -> f64 {
+    let k = 2 * r + 1;
+    let b = super::tensor_f32::blocks(&vec![1.0; k * k], k, 1, 0);
+    f64::from(b.count) * loads_tensor_f32(b.radius as usize)
+}

@@ -39,6 +39,9 @@ pub enum Variant {
     /// `f32` images on the tensor cores (samples and taps split into FP16 high and low parts, three
     /// products per tap), radius fixed at compile time, 1 to 15.
     TensorF32,
+    /// `f32` filters past 31 × 31 (to 127 × 127, of any rank) as blocks of taps, each a
+    /// [`Variant::TensorF32`] launch adding to the output.
+    TensorF32Blocks,
     /// 8-bit rows streamed through registers by warps (no shared memory, no barrier), radius
     /// fixed at compile time, up to 2 (RGB and RGBA on their own entries up to 1).
     WarpRows,
@@ -91,9 +94,9 @@ pub enum TapsArg {
     FilterPerLevel,
     /// A rank-1 filter's row taps then its column taps, by value.
     RowThenColumn,
-    /// A rank-1 filter's row taps, by value.
+    /// A device pointer to a rank-1 filter's row taps (up to 1023: more than a parameter holds).
     Row,
-    /// A rank-1 filter's column taps, by value.
+    /// A device pointer to a rank-1 filter's column taps.
     Column,
     /// A device pointer to the `tensor-u8` kernel's B fragments of the filter's taps split into
     /// 8-bit digits (built by `engine/gpu/tensor_u8.rs`).
@@ -101,6 +104,8 @@ pub enum TapsArg {
     /// A device pointer to the `tensor-f32` kernel's B fragments of the filter's taps split into
     /// FP16 high and low parts (built by `engine/gpu/tensor_f32.rs`).
     TensorF32,
+    /// As [`TapsArg::TensorF32`] for each block of a larger filter, one launch a block.
+    TensorF32Blocks,
 }
 
 /// One kernel launch of a variant: every kernel has the signature
@@ -211,6 +216,12 @@ pub struct Spec {
 pub const MAX_RADIUS: usize = launch::MAX_RADIUS as usize;
 
 impl Spec {
+    /// The largest radius its per-radius entry points exist for: [`Spec::max_radius`], or the
+    /// kernels' for a variant that runs larger filters as blocks of taps.
+    pub fn entry_radius(&self) -> usize {
+        self.max_radius.min(MAX_RADIUS)
+    }
+
     /// Whether the passes go through an intermediate buffer (which costs device memory).
     pub fn has_intermediate(&self) -> bool {
         self.passes.iter().any(|p| p.writes == Buffer::Intermediate)
@@ -219,7 +230,7 @@ impl Spec {
 
 impl Variant {
     /// Every variant.
-    pub const ALL: [Variant; 16] = [
+    pub const ALL: [Variant; 17] = [
         Variant::Naive,
         Variant::Constant,
         Variant::Readonly,
@@ -235,6 +246,7 @@ impl Variant {
         Variant::Blocked4x2,
         Variant::TensorU8,
         Variant::TensorF32,
+        Variant::TensorF32Blocks,
         Variant::WarpRows,
     ];
 
@@ -256,7 +268,8 @@ impl Variant {
             Variant::Blocked4x2 => 12,
             Variant::TensorU8 => 13,
             Variant::TensorF32 => 14,
-            Variant::WarpRows => 15,
+            Variant::TensorF32Blocks => 15,
+            Variant::WarpRows => 16,
         };
         &REGISTRY[index]
     }

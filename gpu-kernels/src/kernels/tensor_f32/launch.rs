@@ -82,12 +82,14 @@ pub const fn shared_bytes(radius: u32, planes: u32) -> u32 {
     4 * planes * (block(planes).1 + 2 * plane)
 }
 
-/// Words of the taps argument: for each of the `r + 1` pairs of filter rows (the last has one
-/// row) and each chunk, 4 words per lane (`[b0, b1]` of the high parts, then of the low parts;
-/// index `((pair · chunks + chunk) · 32 + lane) · 4`), then the `f32` bits of the factor that
-/// undoes the taps' scale.
-pub const fn words(radius: u32) -> u32 {
-    (radius + 1) * chunks(radius) * 32 * 4 + 1
+/// Words of the taps argument for one block of taps: for each of the `r + 1` pairs of filter
+/// rows (the last has one row) and each chunk, 4 words per lane (`[b0, b1]` of the high parts,
+/// then of the low parts; index `((pair · chunks + chunk) · 32 + lane) · 4`), then the `f32` bits
+/// of the factor that undoes the taps' scale (the same in every block), the block's shift across
+/// and down (`i32`: where its centre lies from the output pixel's; 0 for a plain filter) and a
+/// word of padding, so the next block's words stay 16-byte aligned.
+pub const fn block_words(radius: u32) -> u32 {
+    (radius + 1) * chunks(radius) * 32 * 4 + 4
 }
 
 /// Whether `g` runs on an interleaved entry: RGB or RGBA (any width).
@@ -97,15 +99,22 @@ pub const fn interleaved(g: &Geometry) -> bool {
 
 /// The register limit of the entry of radius `radius` for `channels` channels (PTX `.maxnreg`;
 /// 0: none). The gray entries up to radius 12 fit in 64 registers, 4 blocks per SM instead of 3
-/// (radius 1 without a limit: it takes 56, and spills with one; radius 2-4 take 55-57 without,
+/// (radius 1 without a limit: it takes 58, and spilled with one; radius 2-4 took 55-57 without,
 /// and were 4% slower at k = 7 and 9 so). The RGB and RGBA entries up to [`COLOUR_MAX_RADIUS`]
 /// (blocks of 384 threads) are limited to 80, which keeps 2 blocks on an SM: ptxas takes 64-80
-/// or, after small changes to the code, 96.
+/// or, after small changes to the code, 96. Past it every entry (blocks of 256 threads, whose
+/// shared memory allows 3 on an SM) is limited to 80, which keeps the 3: the loop over blocks of
+/// taps took the RGB entries to 86 registers without a limit.
 pub const fn max_registers(radius: usize, channels: usize) -> u32 {
     match (channels, radius) {
         (1, 1) => 0,
         (1, r) if r <= COLOUR_MAX_RADIUS as usize => 64,
-        (_, r) if r <= COLOUR_MAX_RADIUS as usize && channels > 1 => 80,
-        _ => 0,
+        _ => 80,
     }
 }
+
+/// The smallest radius whose entries loop over [`Geometry::blocks`] blocks of taps; below it they
+/// run one block. Those from it have the code twice, with the loop and without: a plain filter's
+/// sums then start after its tile is loaded (with them live through the loads, 8192² k = 3 to 17
+/// took 2-11% longer).
+pub const BLOCKS_MIN_RADIUS: u32 = 8;
