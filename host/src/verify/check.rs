@@ -8,7 +8,7 @@ use std::fmt;
 /// Unit roundoff of `f32` (2⁻²⁴).
 const F32_UNIT_ROUNDOFF: f64 = 1.0 / (1u64 << 24) as f64;
 /// The most products [`tolerance`] counts for a filter that is not rank-1: a 32 × 32 filter's.
-const MOST_PRODUCTS: usize = 1024;
+pub const MOST_PRODUCTS: usize = 1024;
 
 /// The largest error an `f32` result may have, in value units, for this image and filter.
 ///
