@@ -306,59 +306,87 @@ testgen! {
     warp_rows => Variant::WarpRows,
 }
 
+/// A sample's factor, by its index.
+type Factor = Box<dyn Fn(usize) -> f32>;
+
 /// `tensor-f32` splits a tile unscaled only where its largest magnitude is in [2^-3, 2^15), and
 /// rescales it otherwise: images of tiny values (down to 2^-40 and just under 2^-3) and of huge
 /// ones (2^20, 2^100) meet the `f32` tolerance as the unit image does, in gray, RGB and RGBA
 /// (whose blocks split every channel of a tile, each at its own scale: so also an image whose
-/// channels differ by up to 2^130, `None` below).
+/// channels differ by up to 2^130); so does `tensor-f32-blocks` at 45 × 45, also on an image of
+/// 2^-30 on the left and 2^20 on the right.
 #[test]
 fn tensor_f32_splits_tiles_of_any_magnitude() {
     let test = "gpu::tensor_f32_splits_tiles_of_any_magnitude";
     let Some(_lease) = Lease::take(test) else {
         return;
     };
-    let convolver = Convolver::new()
-        .unwrap_or_else(|e| panic!("{test}: {e}"))
-        .with_variant(Variant::TensorF32);
-    let filter = Filter::random(17, SEED).unwrap();
-    for channels in [1, 3, 4] {
-        let unit = Image::random(300, 200, channels, DType::F32, SEED).unwrap();
-        let Samples::F32(values) = unit.samples() else {
-            unreachable!("an f32 image")
-        };
-        let uniform = [2f32.powi(-40), 2f32.powi(-4), 1.0, 2f32.powi(20), 2f32.powi(100)].map(Some);
-        let per_channel = [2f32.powi(-30), 1.0, 2f32.powi(100), 0.5];
-        for factor in uniform.into_iter().chain((channels > 1).then_some(None)) {
-            let scaled = values
-                .iter()
-                .enumerate()
-                .map(|(i, v)| v * factor.unwrap_or(per_channel[i % channels]))
-                .collect();
-            let image = Image::new(300, 200, channels, Samples::F32(scaled)).unwrap();
-            let got = convolver
-                .convolve(&image, &filter, Border::Reflect)
-                .unwrap_or_else(|e| panic!("{test}: {e}"));
-            let expected = reference_parallel(&image, &filter, Border::Reflect).unwrap();
-            // Channel by channel, each against the tolerance of its own largest magnitude.
-            for c in 0..channels {
-                let [image, got] = [&image, &got].map(|i| channel(i, c));
-                let expected = Reference {
-                    channels: 1,
-                    values: expected
-                        .values
-                        .iter()
-                        .skip(c)
-                        .step_by(channels)
-                        .copied()
-                        .collect(),
-                    ..expected
-                };
-                let result = check::compare(&got, &expected, check::tolerance(&image, &filter, None), false);
-                assert!(
-                    result.passed(),
-                    "{test}: {channels} channels, channel {c}, values times {factor:?} (None: per channel \
-                     {per_channel:?}): {result}"
-                );
+    // `tensor-f32-blocks` splits each block's tile at the scale of the largest magnitudes its
+    // tiles met so far: an image whose left half is tiny and right half huge has tiles that meet
+    // both, after the blocks to their left saw only the tiny ones.
+    for (variant, k) in [(Variant::TensorF32, 17), (Variant::TensorF32Blocks, 45)] {
+        let convolver = Convolver::new()
+            .unwrap_or_else(|e| panic!("{test}: {e}"))
+            .with_variant(variant);
+        let filter = Filter::random(k, SEED).unwrap();
+        for channels in [1, 3, 4] {
+            let unit = Image::random(300, 200, channels, DType::F32, SEED).unwrap();
+            let Samples::F32(values) = unit.samples() else {
+                unreachable!("an f32 image")
+            };
+            let per_channel = [2f32.powi(-30), 1.0, 2f32.powi(100), 0.5];
+            let halves = move |i: usize| {
+                if (i / channels) % 300 < 150 {
+                    2f32.powi(-30)
+                } else {
+                    2f32.powi(20)
+                }
+            };
+            let mut factors: Vec<(String, Factor)> =
+                [2f32.powi(-40), 2f32.powi(-4), 1.0, 2f32.powi(20), 2f32.powi(100)]
+                    .map(|f| {
+                        (
+                            format!("{f:e}"),
+                            Box::new(move |_| f) as Box<dyn Fn(usize) -> f32>,
+                        )
+                    })
+                    .into();
+            if channels > 1 {
+                factors.push((
+                    format!("per channel {per_channel:?}"),
+                    Box::new(move |i| per_channel[i % channels]),
+                ));
+            }
+            factors.push(("2^-30 left, 2^20 right".into(), Box::new(halves)));
+            for (what, factor) in &factors {
+                let scaled = values.iter().enumerate().map(|(i, v)| v * factor(i)).collect();
+                let image = Image::new(300, 200, channels, Samples::F32(scaled)).unwrap();
+                let got = convolver
+                    .convolve(&image, &filter, Border::Reflect)
+                    .unwrap_or_else(|e| panic!("{test}: {e}"));
+                let expected = reference_parallel(&image, &filter, Border::Reflect).unwrap();
+                // Channel by channel, each against the tolerance of its own largest magnitude.
+                for c in 0..channels {
+                    let [image, got] = [&image, &got].map(|i| channel(i, c));
+                    let expected = Reference {
+                        channels: 1,
+                        values: expected
+                            .values
+                            .iter()
+                            .skip(c)
+                            .step_by(channels)
+                            .copied()
+                            .collect(),
+                        ..expected
+                    };
+                    let result =
+                        check::compare(&got, &expected, check::tolerance(&image, &filter, None), false);
+                    assert!(
+                        result.passed(),
+                        "{test}: {} {k}x{k}, {channels} channels, channel {c}, values times {what}: {result}",
+                        variant.name()
+                    );
+                }
             }
         }
     }
