@@ -215,54 +215,44 @@ impl Gpu {
         };
         let spec = job.variant.spec();
         for ((pass, functions), taps) in spec.passes.iter().zip(&kernel.functions).zip(&job.taps) {
-            // One launch of the pass over `geometry` with taps `taps`.
-            let launch = |geometry: Geometry, taps: TapsParam<'_>| -> Result<()> {
-                let entry = &functions[pass.function_index(&geometry, spec.entry_radius())];
-                let mut config = (pass.config)(&geometry);
-                if images > 1 {
-                    config.grid.2 = config
-                        .grid
-                        .2
-                        .checked_mul(images)
-                        .filter(|&z| spec.batched && z <= 65_535)
-                        .ok_or_else(|| {
-                            Error::Launch(format!(
-                                "{images} images in one launch of the {} variant (at most 65535 grid planes, on a batched variant)",
-                                spec.name
-                            ))
-                        })?;
-                }
-                let args = ConvArgs {
-                    input: address(pass.reads)?,
-                    output: address(pass.writes)?,
-                    geometry,
-                    taps,
-                };
-                args.launch(stream, entry, config)
-            };
             let mut geometry = g;
             if pass.reads == Buffer::Intermediate {
                 // A pass over the row pass's results: a row outside the image, all constant,
                 // reads as the constant times the row taps' sum.
                 geometry.cval = g.cval * job.row_sum;
             }
-            match taps {
-                PassTaps::Global(filter) => {
-                    launch(geometry, TapsParam::Pointer(filter.as_device_ptr().as_raw()))?
-                }
-                PassTaps::Value(taps) => launch(geometry, TapsParam::Value(taps))?,
-                PassTaps::Words(words) => {
-                    launch(geometry, TapsParam::Pointer(words.as_device_ptr().as_raw()))?
-                }
+            let taps = match taps {
+                PassTaps::Global(filter) => TapsParam::Pointer(filter.as_device_ptr().as_raw()),
+                PassTaps::Value(taps) => TapsParam::Value(taps),
+                PassTaps::Words(words) => TapsParam::Pointer(words.as_device_ptr().as_raw()),
                 PassTaps::Blocks(words, radius, count) => {
-                    let blocks = Geometry {
-                        radius: *radius,
-                        blocks: *count,
-                        ..geometry
-                    };
-                    launch(blocks, TapsParam::Pointer(words.as_device_ptr().as_raw()))?
+                    // The kernel's radius is the blocks', and it loops over them.
+                    (geometry.radius, geometry.blocks) = (*radius, *count);
+                    TapsParam::Pointer(words.as_device_ptr().as_raw())
                 }
+            };
+            let entry = &functions[pass.function_index(&geometry, spec.entry_radius())];
+            let mut config = (pass.config)(&geometry);
+            if images > 1 {
+                config.grid.2 = config
+                    .grid
+                    .2
+                    .checked_mul(images)
+                    .filter(|&z| spec.batched && z <= 65_535)
+                    .ok_or_else(|| {
+                        Error::Launch(format!(
+                            "{images} images in one launch of the {} variant (at most 65535 grid planes, on a batched variant)",
+                            spec.name
+                        ))
+                    })?;
             }
+            let args = ConvArgs {
+                input: address(pass.reads)?,
+                output: address(pass.writes)?,
+                geometry,
+                taps,
+            };
+            args.launch(stream, entry, config)?;
         }
         Ok(())
     }
