@@ -33,7 +33,10 @@ const SEED: u64 = 7;
 /// size it has; `tensor-f32` the gray, RGB and RGBA 528x268 images (its gray vector path needs a
 /// width that is a multiple of 4) with four filter sizes. Every variant gets five rectangles, run
 /// in their squares; `separable` also rank-1 filters past 31 × 31, up to 1023 taps a side;
-/// `tensor-f32-blocks` only filters past 31 × 31, up to 127 × 127.
+/// `tensor-f32-blocks` only filters past 31 × 31, up to 127 × 127; `blocked-rect` wide and tall
+/// rectangles of every radius class (8 rows a thread up to radius 1 along a row, whose tallest
+/// tiles take more than 48 KiB of shared memory; the taps of 4 rows kept up to radius 3, read at
+/// each use past it).
 fn plans(variant: Variant, dtype: DType, border: Border) -> Vec<VerifyPlan> {
     let large_channels = match dtype {
         DType::F32 => 1,
@@ -69,6 +72,31 @@ fn plans(variant: Variant, dtype: DType, border: Border) -> Vec<VerifyPlan> {
             filters: squares(&[1, 3, 5, 7, 9, 11]),
             borders: vec![border],
             layouts: vec![(3, dtype), (4, dtype)],
+        });
+    }
+    if variant == Variant::BlockedRect {
+        plans.push(VerifyPlan {
+            sizes: vec![(1, 1), (7, 5), (31, 17), (257, 129)],
+            filters: vec![
+                (31, 1),
+                (1, 31),
+                (15, 3),
+                (3, 15),
+                (31, 3),
+                (21, 5),
+                (5, 21),
+                (9, 2),
+                (31, 7),
+                (7, 31),
+            ],
+            borders: vec![border],
+            layouts: vec![(1, dtype), (3, dtype), (4, dtype)],
+        });
+        plans.push(VerifyPlan {
+            sizes: vec![(528, 268)],
+            filters: vec![(15, 3), (3, 15), (31, 1), (9, 31)],
+            borders: vec![border],
+            layouts: vec![(1, dtype)],
         });
     }
     if variant == Variant::TensorU8 {
@@ -300,6 +328,7 @@ testgen! {
     separable_fused => Variant::SeparableFused,
     blocked_4x4 => Variant::Blocked4x4,
     blocked_4x2 => Variant::Blocked4x2,
+    blocked_rect => Variant::BlockedRect,
     tensor_u8 => Variant::TensorU8,
     tensor_f32 => Variant::TensorF32,
     tensor_f32_blocks => Variant::TensorF32Blocks,

@@ -141,6 +141,7 @@ fn ptx_has_every_kernel_for_every_type_and_targets_sm_90() {
         .collect();
     expected.extend(blocked_entries(blocked::ENTRY_4X4).map(|(name, _)| name));
     expected.extend(blocked_entries(blocked::ENTRY_4X2).map(|(name, _)| name));
+    expected.extend(radius_entries(blocked::ENTRY_RECT).map(|(name, _)| name));
     expected.extend(radius_entries(separable_fused::ENTRY).map(|(name, _)| name));
     expected.extend(tensor_u8_entries().map(|(name, _)| name));
     expected.extend(tensor_f32_entries().map(|(name, _)| name));
@@ -188,6 +189,7 @@ fn tiled_kernels_really_use_shared_memory() {
     let per_radius = [blocked::ENTRY_4X4, blocked::ENTRY_4X2]
         .into_iter()
         .flat_map(blocked_entries)
+        .chain(radius_entries(blocked::ENTRY_RECT))
         .chain(radius_entries(separable_fused::ENTRY));
     for (name, body) in bases.into_iter().flat_map(each_type).chain(per_radius) {
         assert!(body.contains("st.shared"), "{name}: no shared-memory store");
@@ -263,6 +265,30 @@ fn blocked_kernels_take_exactly_their_taps_by_value() {
     }
 }
 
+/// The `blocked-rect` entries take the taps of up to 31 rows of their `2r + 1` by value and read
+/// them through the parameter's address (the row at a run-time offset), never from global or
+/// local memory.
+#[test]
+fn blocked_rect_takes_31_rows_of_taps_by_value() {
+    for (name, body) in radius_entries(blocked::ENTRY_RECT) {
+        let k = 2 * radius(&name) + 1;
+        assert_eq!(
+            pointer_params(body),
+            2,
+            "{name}: unexpected global pointer parameters"
+        );
+        assert!(
+            body.contains(&format!("{name}_param_3[{}]", 4 * 31 * k)),
+            "{name}: taps parameter is not 31 rows of {k} floats"
+        );
+        assert!(
+            body.contains(&format!("{name}_param_3;")),
+            "{name}: taps address not taken"
+        );
+        assert!(!body.contains(".local"), "{name}: taps copied to local memory");
+    }
+}
+
 /// Every entry carries the register limit its kernel declares (`#[kernel(max_registers = ...)]`,
 /// turned into `.maxnreg` by `ptx-builder`), and no other entry has one.
 #[test]
@@ -287,6 +313,11 @@ fn every_entry_carries_the_register_limit_its_kernel_declares() {
             assert_eq!(register_limit(body).unwrap_or(0), limit, "{name}");
             limited += usize::from(limit > 0);
         }
+    }
+    for (name, body) in radius_entries(blocked::ENTRY_RECT) {
+        let limit = blocked::rect_max_registers(radius(&name) as u32);
+        assert_eq!(register_limit(body).unwrap_or(0), limit, "{name}");
+        limited += usize::from(limit > 0);
     }
     type MaxRegisters = fn(usize, usize) -> u32;
     let single: [(MaxRegisters, Vec<(String, &str)>); 3] = [
@@ -317,6 +348,8 @@ fn every_entry_carries_the_register_limit_its_kernel_declares() {
     assert_eq!(blocked::max_registers(2, 4, 2, 4), 0);
     assert_eq!(blocked::max_registers(1, 1, 4, 3), 0);
     assert_eq!(blocked::max_registers(4, 1, 2, 3), 32);
+    assert_eq!(blocked::rect_max_registers(1), 64);
+    assert_eq!(blocked::rect_max_registers(2), 0);
     assert_eq!(tensor_u8::max_registers(4, 1), 64);
     assert_eq!(tensor_u8::max_registers(3, 1), 0);
     assert_eq!(warp_rows::max_registers(1, 1), 56);

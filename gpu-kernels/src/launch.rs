@@ -62,6 +62,9 @@ pub struct Geometry {
     /// of taps a filter larger than the kernel's radius is cut into, each with its own centre
     /// (see the kernel), whose results the kernel sums.
     pub blocks: u32,
+    /// `blocked-rect` only (0 for every other kernel): the filter's radius down a column, whose
+    /// rows the kernel loops over at run time; `radius` is then its radius along a row.
+    pub radius_y: u32,
 }
 
 /// The filter taps passed by value as a kernel parameter. Kernel parameters live in the GPU's

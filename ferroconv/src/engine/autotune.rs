@@ -142,7 +142,8 @@ fn merge_into_file(path: &std::path::Path, key: &str, variant: Variant) -> Optio
     written.then_some(variant)
 }
 
-/// The problem class a choice holds for: GPU model, sample type, channels, filter size, whether
+/// The problem class a choice holds for: GPU model, sample type, channels, filter size (`k15`, or a
+/// rectangle's reach `k3x15`, its odd rectangle's sides), whether
 /// the filter is rank-1, border, the image size rounded to a power of two of pixels, and whether
 /// its rows are words the `warp-rows` kernel loads a lane at a time (`w8`, else `w1`).
 pub fn key(gpu: &Gpu, p: &Problem) -> String {
@@ -157,7 +158,12 @@ pub fn key(gpu: &Gpu, p: &Problem) -> String {
         gpu.info().name,
         p.dtype.suffix(),
         p.channels,
-        p.filter.size(),
+        if p.filter.is_square() {
+            p.filter.size().to_string()
+        } else {
+            let (ry, rx) = p.filter.reach();
+            format!("{}x{}", 2 * ry + 1, 2 * rx + 1)
+        },
         if p.filter.rank1().is_some() {
             "rank1"
         } else {
@@ -170,13 +176,15 @@ pub fn key(gpu: &Gpu, p: &Problem) -> String {
 /// The candidates: the variants the registry marks for autotuning (`blocked-4x4`, `blocked-4x2`, the three
 /// `tiled-output` block shapes, for rank-1 filters only `separable` and `separable-fused`, for
 /// 8-bit images with filters up to 9x9 `tensor-u8` and, where it streams by words, up to 5x5
-/// `warp-rows`, and for `f32` images `tensor-f32`), on the geometries the registry times them on.
+/// `warp-rows`, for `f32` images `tensor-f32`, and for filters that are not their own square
+/// `blocked-rect`), on the geometries the registry times them on.
 pub fn candidates(problem: &Problem) -> Vec<Variant> {
     let rank1 = problem.filter.rank1().is_some();
     let geometry = problem.geometry().ok();
     REGISTRY
         .iter()
         .filter(|s| s.autotune && (rank1 || !s.rank1_only))
+        .filter(|s| !(s.rectangles_only && problem.filter.is_square()))
         .filter(|s| geometry.is_none_or(|g| (s.autotune_for)(&g)))
         .filter(|s| s.variant.supports(problem.dtype, problem.filter.radius()))
         .map(|s| s.variant)
@@ -300,6 +308,19 @@ mod tests {
         let general = candidates(&problem(FilterKind::Sharpen));
         assert!(!general.contains(&Variant::Separable));
         assert!(general.contains(&Variant::Blocked4x4) && general.contains(&Variant::TiledOutput(1)));
+    }
+
+    /// `blocked-rect` is timed only for filters that are not their own square, whose class
+    /// names their shape.
+    #[test]
+    fn blocked_rect_is_a_candidate_only_for_rectangles() {
+        let image = Image::random(64, 20, 1, DType::F32, 1).unwrap();
+        let of = |filter: Filter| Problem::of(&image, &filter, Border::Zero, false);
+        let wide = of(Filter::random((3, 15), 1).unwrap());
+        assert!(candidates(&wide).contains(&Variant::BlockedRect));
+        assert!(!candidates(&problem(FilterKind::Sharpen)).contains(&Variant::BlockedRect));
+        let shifted = Filter::random((3, 3), 1).unwrap().with_origin((1, 0)).unwrap();
+        assert!(candidates(&of(shifted)).contains(&Variant::BlockedRect));
     }
 
     #[test]

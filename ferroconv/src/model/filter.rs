@@ -395,6 +395,28 @@ impl Filter {
             .collect()
     }
 
+    /// The filter's radii `(ry, rx)` down a column and along a row: how far its taps reach from
+    /// the centre tap (the square's radius is the larger).
+    pub fn reach(&self) -> (usize, usize) {
+        let ((rows, cols), (cy, cx)) = (self.shape, self.centre);
+        (cy.max(rows - 1 - cy), cx.max(cols - 1 - cx))
+    }
+
+    /// The smallest odd rectangle centred on the centre tap that holds the filter,
+    /// `(2ry + 1) × (2rx + 1)` taps row-major (zeros where an even side or an origin leaves a
+    /// side short), cut out of the square, and its radii `(ry, rx)` ([`reach`](Filter::reach)).
+    pub fn odd_rect(&self) -> (Vec<f32>, (usize, usize)) {
+        let ((ry, rx), r) = (self.reach(), self.radius());
+        let taps = (r - ry..=r + ry)
+            .flat_map(|i| {
+                self.taps[i * self.size + r - rx..=i * self.size + r + rx]
+                    .iter()
+                    .copied()
+            })
+            .collect();
+        (taps, (ry, rx))
+    }
+
     /// The taps of the square, row-major.
     pub fn taps(&self) -> &[f32] {
         &self.taps

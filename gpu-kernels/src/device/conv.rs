@@ -161,7 +161,7 @@ pub unsafe fn store_patch<T: Sample, const PY: usize>(
 ) {
     let clamp = g.clamp != 0 && !is_alpha(g, c);
     let vector_store = g.channels == 1 && g.out_width.is_multiple_of(4) && x + 3 < g.out_width;
-    unroll!(OY < PY; [0, 1, 2, 3] {
+    unroll!(OY < PY; [0, 1, 2, 3, 4, 5, 6, 7] {
         let yy = y + OY as u32;
         if yy < g.out_height {
             if vector_store {

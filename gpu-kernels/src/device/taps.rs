@@ -40,6 +40,25 @@ impl ParamTaps {
         }
         value
     }
+
+    /// Tap number `start + J`, as an immediate offset from one address for every `J`, so ptxas
+    /// reads a row of taps from one uniform base (`c[0x0][UR + offset]`) instead of computing
+    /// and aligning an address per tap.
+    #[inline(always)]
+    pub fn get_at<const J: usize>(self, start: u32) -> f32 {
+        let value: f32;
+        // SAFETY: as for `get`: every caller keeps `start + J` below the parameter's length.
+        unsafe {
+            core::arch::asm!(
+                "ld.param.f32 {v}, [{a}+{o}];",
+                v = out(reg32) value,
+                a = in(reg64) self.base + 4 * start as u64,
+                o = const 4 * J,
+                options(pure, readonly, nostack),
+            );
+        }
+        value
+    }
 }
 
 /// Where a kernel reads its taps from: a kernel parameter through its address ([`ParamTaps`],
@@ -48,12 +67,24 @@ impl ParamTaps {
 pub trait TapRead: Copy {
     /// Tap number `index` (row-major).
     fn tap(self, index: usize) -> f32;
+
+    /// Tap number `start + J`: [`tap`](TapRead::tap), for a run of taps at constant offsets
+    /// from a run-time start.
+    #[inline(always)]
+    fn tap_at<const J: usize>(self, start: usize) -> f32 {
+        self.tap(start + J)
+    }
 }
 
 impl TapRead for ParamTaps {
     #[inline(always)]
     fn tap(self, index: usize) -> f32 {
         self.get(index as u32)
+    }
+
+    #[inline(always)]
+    fn tap_at<const J: usize>(self, start: usize) -> f32 {
+        self.get_at::<J>(start as u32)
     }
 }
 

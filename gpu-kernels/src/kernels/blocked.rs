@@ -7,6 +7,9 @@ use crate::launch::Geometry;
 pub const ENTRY_4X4: &str = "conv_blocked_4x4";
 /// The entry-point base name of `blocked-4x2`, named as [`ENTRY_4X4`]'s.
 pub const ENTRY_4X2: &str = "conv_blocked_4x2";
+/// The entry-point base name of `blocked-rect`: `conv_blocked_rect_<type>_r<radius>`, the radius
+/// the filter's along a row; its radius down a column is [`Geometry::radius_y`].
+pub const ENTRY_RECT: &str = "conv_blocked_rect";
 
 /// Block shape: 32 × 8 threads.
 pub const BLOCK: (u32, u32) = (32, 8);
@@ -37,6 +40,26 @@ pub const fn stride(radius: u32) -> u32 {
 /// `channels` interleaved channels as rows of samples (1: one channel per block).
 pub const fn shared_bytes(radius: u32, rows: u32, channels: u32) -> u32 {
     stride(radius * channels) * (tile(rows).1 + 2 * radius) * 4
+}
+
+/// Output rows per thread of `blocked-rect` for a filter of radius `radius` along a row: 8 for
+/// the narrowest filters (radius 0 and 1, which tall filters are: the tile is as tall as wide
+/// in samples read, and each input row a thread reads feeds twice the outputs), else 4.
+pub const fn rect_rows(radius: u32) -> u32 {
+    if radius <= 1 { 8 } else { 4 }
+}
+
+/// The register limit of the `blocked-rect` entry for radius `radius` along a row (0: none): 64
+/// for the 8-row entries, which ptxas otherwise gives up to 80 (3 blocks an SM instead of 4; with
+/// the limit 15 × 3 on 8192² runs 3% faster in `f32`, 9% in `u8`).
+pub const fn rect_max_registers(radius: u32) -> u32 {
+    if rect_rows(radius) == 8 { 64 } else { 0 }
+}
+
+/// Shared memory of a `blocked-rect` block for a filter of radius `radius` along a row and
+/// `radius_y` down a column.
+pub const fn rect_shared_bytes(radius: u32, radius_y: u32) -> u32 {
+    stride(radius) * (tile(rect_rows(radius)).1 + 2 * radius_y) * 4
 }
 
 /// Largest radius of the interleaved (RGB, RGBA) entries, `<base>_c<channels>_<type>_r<r>`: a
@@ -159,12 +182,49 @@ pub unsafe fn conv_blocked_4x4<T: Sample, const R: usize, const PY: usize, const
     if unrolled(R, PY) {
         // Every index is a constant: the taps are read straight from the parameter.
         // SAFETY: the caller follows the launch contract above.
-        unsafe { blocked::<T, R, PY, C>(input, output, &g, &taps) }
+        unsafe { blocked::<T, R, PY, C, false>(input, output, &g, &taps) }
     } else {
         let by_address = param_taps!(taps);
         // SAFETY: the caller follows the launch contract above.
-        unsafe { blocked::<T, R, PY, C>(input, output, &g, by_address) }
+        unsafe { blocked::<T, R, PY, C, false>(input, output, &g, by_address) }
     }
+}
+
+#[cfg(target_arch = "nvptx64")]
+/// The `blocked-rect` kernel: `blocked-4x4` for a `(2·g.radius_y + 1) × (2R + 1)` filter whose
+/// radius along a row, `R`, is known at compile time and whose rows are looped over at run time,
+/// so a rectangle costs its own taps, not its square's.
+///
+/// # Tiling
+/// As `conv_blocked_4x4`'s gray entries with PY = [`rect_rows`]`(R)` output rows per thread (8
+/// for radius 0 and 1, the tall filters, else 4) and `g.radius_y` in place of `R` down a
+/// column: the tile is `(128 + 2RA) × (8·PY + 2·radius_y)` pixels.
+///
+/// # Thread mapping
+/// As `conv_blocked_4x4`'s: each thread computes a 4 × PY patch, walking the `PY + 2·radius_y`
+/// input rows it needs once each (a loop at run time), reading each row's `4 + 2RA` pixels as
+/// 16-byte shared loads and applying them to every output row they feed. Each filter row's taps
+/// are read from one address at immediate offsets (two at a time into uniform registers); up to
+/// radius 3 the loop steps PY rows so that each filter row's taps are read once and kept for the
+/// PY input rows that use them.
+///
+/// # Safety
+/// Launch with block `BLOCK`, [`rect_shared_bytes`]`(R, g.radius_y)` bytes of dynamic shared
+/// memory and grid `(tiles across · channels, tiles down, 1)` of tiles `tile(rect_rows(R))`;
+/// `g.radius == R`, `g.radius_y <= MAX_RADIUS`; `taps` holds the `(2·radius_y + 1) × (2R + 1)`
+/// taps row-major; buffers as for `constant`.
+#[kernel(types(f32, u8, u16), radius(0..=1), consts(PY = 8), max_registers = rect_max_registers(R as u32))]
+#[kernel(name = conv_blocked_rect, types(f32, u8, u16), radius(2..=15), consts(PY = 4), max_registers = rect_max_registers(R as u32))]
+pub unsafe fn conv_blocked_rect<T: Sample, const R: usize, const PY: usize>(
+    input: *const T,
+    output: *mut T,
+    g: Geometry,
+    taps: ExactTaps<{ MAX_FILTER_SIZE as usize * (2 * R + 1) }>,
+) {
+    const { assert!(PY as u32 == rect_rows(R as u32)) };
+    let by_address = param_taps!(taps);
+    // SAFETY: the caller follows the launch contract above.
+    unsafe { blocked::<T, R, PY, 1, true>(input, output, &g, by_address) }
 }
 
 #[cfg(target_arch = "nvptx64")]
@@ -177,12 +237,18 @@ const fn unrolled(r: usize, rows: usize) -> bool {
 }
 
 #[cfg(target_arch = "nvptx64")]
-/// The body of `conv_blocked_4x4`, generic over where it reads its taps from.
+/// The largest radius along a row for which `conv_blocked_rect` keeps the taps of PY filter rows
+/// in registers (4 × 7), read once each, rather than reading each tap at every use.
+const ROTATE_MAX_RADIUS: usize = 3;
+
+#[cfg(target_arch = "nvptx64")]
+/// The body of `conv_blocked_4x4` (`RECT`: of `conv_blocked_rect`, whose radius down a column is
+/// `g.radius_y`), generic over where it reads its taps from.
 ///
 /// # Safety
-/// As for `conv_blocked_4x4`.
+/// As for `conv_blocked_4x4` (`conv_blocked_rect`).
 #[inline(always)]
-unsafe fn blocked<T: Sample, const R: usize, const PY: usize, const C: usize>(
+unsafe fn blocked<T: Sample, const R: usize, const PY: usize, const C: usize, const RECT: bool>(
     input: *const T,
     output: *mut T,
     g: &Geometry,
@@ -200,13 +266,15 @@ unsafe fn blocked<T: Sample, const R: usize, const PY: usize, const C: usize>(
     // SAFETY: the launch contract: grid z holds the batch's images, the buffers every image.
     let (input, output, _) = unsafe { batch_image(input, output, g, 1) };
     let k = 2 * R + 1;
+    // The filter's radius down a column: R, but for a rectangle's rows given at run time.
+    let ry = if RECT { g.radius_y as usize } else { R };
     let tile = tile(PY as u32);
     // The filter's reach along a row of samples: R pixels of C samples each.
     let rs = R * C;
     // Columns are loaded with an aligned halo of RA >= RS samples; row reads skip RA - RS of them.
     let ra = halo(rs as u32) as usize;
     let stride = stride(rs as u32);
-    let (tile_w, tile_h) = (stride, tile.1 + 2 * R as u32);
+    let (tile_w, tile_h) = (stride, tile.1 + 2 * ry as u32);
     let (tx, ty) = (thread_idx_x(), thread_idx_y());
     // With C = 1, the channels of a tile are neighbouring blocks, so they run together and share
     // the tile's rows in L2: an interleaved image is read from DRAM once, not once per channel.
@@ -223,7 +291,7 @@ unsafe fn blocked<T: Sample, const R: usize, const PY: usize, const C: usize>(
     // Samples per input row, and of the tile's columns (x is in samples from here on).
     let row_len = g.in_width * C as u32;
     let x0 = (bx * tile.0 + g.offset * C as u32) as i32 - ra as i32;
-    let y0 = (block_idx_y() * tile.1 + g.offset) as i32 - R as i32;
+    let y0 = (block_idx_y() * tile.1 + g.offset) as i32 - ry as i32;
     let pixels = dynamic_shared_mem::<f32>();
     let vectors = dynamic_shared_mem::<F32x4>();
     let threads = BLOCK.0 * BLOCK.1;
@@ -288,7 +356,7 @@ unsafe fn blocked<T: Sample, const R: usize, const PY: usize, const C: usize>(
         // only ones a stored output reads); the others, a tile's columns and rows past the
         // image's in images whose size is not a multiple of the tile's, feed only outputs that
         // are never stored: zeros.
-        let (rx, ry) = ((R * C) as i32, R as i32);
+        let (rx, ry) = ((R * C) as i32, ry as i32);
         // RGBA entries and radius 0 resolve every vector: the check costs them a spill under
         // their register limit.
         let skip_unread = C != 4 && R > 0;
@@ -359,13 +427,70 @@ unsafe fn blocked<T: Sample, const R: usize, const PY: usize, const C: usize>(
     let alpha = C == 1 && is_alpha(g, c);
     let mut acc = [[0.0f32; 4]; PY];
     if alpha {
-        unroll!(OY < PY; [0, 1, 2, 3] {
+        unroll!(OY < PY; [0, 1, 2, 3, 4, 5, 6, 7] {
             unroll!(OX < 4; [0, 1, 2, 3] {
-                let at = (py as usize + OY + R) * stride as usize + px as usize + OX + ra;
+                let at = (py as usize + OY + ry) * stride as usize + px as usize + OX + ra;
                 // SAFETY: inside the tile.
                 acc[OY][OX] = unsafe { *pixels.add(at) };
             });
         });
+    } else if RECT {
+        // Input-row-stationary as below, over the `PY + 2·ry` input rows in a loop: each row's
+        // segment is read once and applied to the (up to PY) output rows it feeds, filter row
+        // `row - OY` for output row OY. Up to radius ROTATE_MAX_RADIUS the loop steps PY rows,
+        // unrolled, so that a filter row's taps are read once, into the slot `i % PY` of
+        // registers its next PY - 1 input rows find at constant indices; wider rows read their
+        // taps at each use (4 multiply-adds each).
+        // Row counters in 32 bits: 64-bit comparisons cost two instructions each.
+        let (kh, rotate) = (2 * ry as u32 + 1, R <= ROTATE_MAX_RADIUS);
+        let rows = PY as u32 + kh - 1;
+        // Rows a loop step takes: PY for the slots' constant indices, else one (a quarter of the
+        // code).
+        let step = if rotate { PY } else { 1 };
+        let mut slots = [[0.0f32; 2 * ROTATE_MAX_RADIUS + 1]; PY];
+        let mut base = 0;
+        while base < rows {
+            unroll!(S < step; [0, 1, 2, 3, 4, 5, 6, 7] {
+                let row = base + S as u32;
+                if row < rows {
+                    if rotate && row < kh {
+                        unroll!(J < k; [0, 1, 2, 3, 4, 5, 6] {
+                            slots[S][J] = taps.tap_at::<J>(row as usize * k);
+                        });
+                    }
+                    let mut seg = [0.0f32; SEGMENT];
+                    let at = ((py + row) * stride + px) as usize / 4;
+                    unroll!(Q < (4 + 2 * ra) / 4; [0, 1, 2, 3, 4, 5, 6, 7, 8] {
+                        // SAFETY: 16-byte aligned (stride and px are multiples of 4) and inside
+                        // the tile: px + 4Q + 3 < px + 4 + 2·RA <= stride and py + row < 8·PY +
+                        // 2·ry = tile_h.
+                        let v = unsafe { *vectors.add(at + Q) };
+                        seg[4 * Q..4 * Q + 4].copy_from_slice(&v.0);
+                    });
+                    unroll!(OY < PY; [0, 1, 2, 3, 4, 5, 6, 7] {
+                        // Filter row i meets this input row for output row OY (none where it
+                        // wraps); its taps are in slot (S - OY) mod PY.
+                        let i = row.wrapping_sub(OY as u32);
+                        if i < kh {
+                            unroll!(J < k; [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30] {
+                                // J is a constant in each copy; it passes the slots' length only in
+                                // copies where `rotate` is false, which must still index in bounds.
+                                #[allow(clippy::unnecessary_min_or_max)]
+                                let tap = if rotate {
+                                    slots[(S + PY - OY) % PY][J.min(2 * ROTATE_MAX_RADIUS)]
+                                } else {
+                                    taps.tap_at::<J>(i as usize * k)
+                                };
+                                unroll!(OX < 4; [0, 1, 2, 3] {
+                                    acc[OY][OX] = fma(seg[OX + J + ra - rs], tap, acc[OY][OX]);
+                                });
+                            });
+                        }
+                    });
+                }
+            });
+            base += step as u32;
+        }
     } else if unrolled(R, PY) {
         // Input-row-stationary: each of the 4 + 2R shared rows the patch needs is read once and
         // applied to every output row it feeds. Every loop is unrolled, so every tap's offset is a

@@ -14,7 +14,7 @@ pub const SIZES: &str = "1x1,7x5,257x129,1023x769";
 /// constant one with its 0.75) and layouts.
 pub const VERIFY_ARGS: [&str; 10] = [
     "--filters",
-    "1,3,7,17,3x7,15x1,45",
+    "1,3,7,17,3x7,15x1,31x3,45",
     "--borders",
     "zero,reflect,symmetric,constant,valid",
     "--channels",

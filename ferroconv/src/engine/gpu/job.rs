@@ -29,6 +29,8 @@ pub(super) enum PassTaps {
     /// The fragments of every block of a larger filter: the kernel's radius for each block, and
     /// how many.
     Blocks(DeviceBuffer<u32>, u32, u32),
+    /// A rectangle's taps by value, and its radii down a column and along a row.
+    Rect(Box<Taps>, u32, u32),
 }
 
 /// Device buffers and parameters of one convolution on the GPU, for one variant.
@@ -102,6 +104,10 @@ fn pass_taps(kind: TapsArg, filter: &Filter, rank1: Option<&Separable>, g: &Geom
             DeviceBuffer::from_slice(&super::tensor_f32::fragments(filter.taps(), filter.radius()))
                 .map_err(cuda("upload the filter"))?,
         ),
+        TapsArg::Rect => {
+            let (taps, (ry, rx)) = filter.odd_rect();
+            PassTaps::Rect(taps_param(&taps), ry as u32, rx as u32)
+        }
         TapsArg::TensorF32Blocks => {
             let b = super::tensor_f32::blocks(filter.taps(), filter.size(), g.channels, g.offset);
             let words = DeviceBuffer::from_slice(&b.words).map_err(cuda("upload the filter"))?;

@@ -225,6 +225,11 @@ impl Gpu {
                 PassTaps::Global(filter) => TapsParam::Pointer(filter.as_device_ptr().as_raw()),
                 PassTaps::Value(taps) => TapsParam::Value(taps),
                 PassTaps::Words(words) => TapsParam::Pointer(words.as_device_ptr().as_raw()),
+                PassTaps::Rect(taps, ry, rx) => {
+                    // The kernel's radius is the rectangle's along a row; it loops over its rows.
+                    (geometry.radius, geometry.radius_y) = (*rx, *ry);
+                    TapsParam::Value(taps)
+                }
                 PassTaps::Blocks(words, radius, count) => {
                     // The kernel's radius is the blocks', and it loops over them.
                     (geometry.radius, geometry.blocks) = (*radius, *count);

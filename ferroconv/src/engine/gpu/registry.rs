@@ -2,7 +2,7 @@
 //! order, naming its kernels (by their stem) and their launch shapes.
 
 use super::shapes::{
-    blocked, loads_blocked, loads_separable, loads_separable_fused, loads_tensor_f32,
+    blocked, blocked_rect, loads_blocked, loads_separable, loads_separable_fused, loads_tensor_f32,
     loads_tensor_f32_blocks, loads_tensor_u8, loads_tiled, loads_tiled_cache, loads_tiled_output,
     loads_warp_rows, pixel, separable_cols, separable_fused, separable_rows, taps, tensor_f32, tensor_u8,
     tiled, tiled_cache, tiled_output, warp_rows,
@@ -51,6 +51,7 @@ const fn spec(variant: Variant, name: &'static str, summary: &'static str, passe
         passes,
         input: InputKind::Linear,
         rank1_only: false,
+        rectangles_only: false,
         autotune: false,
         batched: false,
         autotune_for: |_| true,
@@ -62,7 +63,7 @@ const fn spec(variant: Variant, name: &'static str, summary: &'static str, passe
 }
 
 /// Every variant, in [`Variant::ALL`]'s order.
-pub static REGISTRY: [Spec; 17] = [
+pub static REGISTRY: [Spec; 18] = [
     Spec {
         loads_per_pixel: |r| 2.0 * taps(r),
         ..spec(
@@ -203,6 +204,18 @@ pub static REGISTRY: [Spec; 17] = [
                 interleaved: Some(BLOCKED_INTERLEAVED),
                 ..per_radius(blocked::ENTRY_4X2, TapsArg::Filter, blocked::<1>)
             }],
+        )
+    },
+    Spec {
+        autotune: true,
+        rectangles_only: true,
+        batched: true,
+        loads_per_pixel: loads_blocked::<0>,
+        ..spec(
+            Variant::BlockedRect,
+            "blocked-rect",
+            "as blocked-4x4 with the rows looped over at run time: a rectangle costs its own taps",
+            &[per_radius(blocked::ENTRY_RECT, TapsArg::Rect, blocked_rect)],
         )
     },
     Spec {

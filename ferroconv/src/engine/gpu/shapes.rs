@@ -49,6 +49,20 @@ pub(super) fn blocked<const I: usize>(g: &Geometry) -> LaunchConfig {
     }
 }
 
+/// As `blocked-4x4`'s gray entries, the tile `2 · radius_y` rows taller than its output.
+pub(super) fn blocked_rect(g: &Geometry) -> LaunchConfig {
+    let tile = blocked::tile(blocked::rect_rows(g.radius));
+    LaunchConfig {
+        grid: (
+            g.out_width.div_ceil(tile.0) * g.channels,
+            g.out_height.div_ceil(tile.1),
+            1,
+        ),
+        block: blocked::BLOCK,
+        shared_bytes: blocked::rect_shared_bytes(g.radius, g.radius_y),
+    }
+}
+
 /// A block covers every channel of its tile.
 pub(super) fn tensor_u8(g: &Geometry) -> LaunchConfig {
     let shared_bytes = tensor_u8::shared_bytes(g.radius, g.channels);

@@ -33,6 +33,9 @@ pub enum Variant {
     Blocked4x4,
     /// As [`Variant::Blocked4x4`] with 4 × 2 outputs per thread: half the tile, fewer registers.
     Blocked4x2,
+    /// As [`Variant::Blocked4x4`] for a rectangle: its radius along a row fixed at compile time,
+    /// its rows looped over at run time, so it costs its own taps, not its square's.
+    BlockedRect,
     /// 8-bit images on the tensor cores (exact integer products, taps split into 8-bit digits),
     /// radius fixed at compile time, up to 4.
     TensorU8,
@@ -106,6 +109,10 @@ pub enum TapsArg {
     TensorF32,
     /// As [`TapsArg::TensorF32`] for each block of a larger filter, one launch a block.
     TensorF32Blocks,
+    /// The filter's own rectangle by value, made odd about its centre tap (`2ry + 1` rows of
+    /// `2rx + 1` taps, row-major): for a kernel compiled per radius along a row that loops over
+    /// the rows.
+    Rect,
 }
 
 /// One kernel launch of a variant: every kernel has the signature
@@ -194,6 +201,9 @@ pub struct Spec {
     pub input: InputKind,
     /// Works only with rank-1 (separable) filters.
     pub rank1_only: bool,
+    /// Among `--variant auto`'s candidates only for filters that are not their own square (it
+    /// runs squares too, at their square's cost).
+    pub rectangles_only: bool,
     /// Among the candidates `--variant auto` times.
     pub autotune: bool,
     /// Filters a batch of packed images in one launch (grid z holds every image's planes).
@@ -230,7 +240,7 @@ impl Spec {
 
 impl Variant {
     /// Every variant.
-    pub const ALL: [Variant; 17] = [
+    pub const ALL: [Variant; 18] = [
         Variant::Naive,
         Variant::Constant,
         Variant::Readonly,
@@ -244,6 +254,7 @@ impl Variant {
         Variant::SeparableFused,
         Variant::Blocked4x4,
         Variant::Blocked4x2,
+        Variant::BlockedRect,
         Variant::TensorU8,
         Variant::TensorF32,
         Variant::TensorF32Blocks,
@@ -266,10 +277,11 @@ impl Variant {
             Variant::SeparableFused => 10,
             Variant::Blocked4x4 => 11,
             Variant::Blocked4x2 => 12,
-            Variant::TensorU8 => 13,
-            Variant::TensorF32 => 14,
-            Variant::TensorF32Blocks => 15,
-            Variant::WarpRows => 16,
+            Variant::BlockedRect => 13,
+            Variant::TensorU8 => 14,
+            Variant::TensorF32 => 15,
+            Variant::TensorF32Blocks => 16,
+            Variant::WarpRows => 17,
         };
         &REGISTRY[index]
     }
