@@ -125,17 +125,7 @@ const UNALIGNED_COST: f64 = 0.3;
 /// tile on a multiple of 4 columns where it can (gray images, whose tiles load 16-byte vectors);
 /// blocks of zeros are left out. Every block's taps are scaled alike (by the filter's largest).
 pub fn blocks(taps: &[f32], k: usize, channels: u32, offset: u32) -> Blocks {
-    assert_eq!(taps.len(), k * k, "a {k}x{k} filter");
-    let (radius, split) = (kernel::BLOCKS_MIN_RADIUS as usize..=MAX_RADIUS as usize)
-        .map(|radius| (radius, split_blocks(taps, k, radius, channels == 1, offset)))
-        .min_by(|(ra, a), (rb, b)| {
-            let cost = |r: usize, split: &[Split]| {
-                let unaligned = split.iter().filter(|b| b.unaligned).count() as f64;
-                split.len() as f64 * block_cost(r) + unaligned * UNALIGNED_COST
-            };
-            cost(*ra, a).total_cmp(&cost(*rb, b))
-        })
-        .expect("radii to choose from");
+    let (radius, split) = choose(taps, k, channels, offset);
     let s = scale(taps);
     let words = split
         .iter()
@@ -146,6 +136,28 @@ pub fn blocks(taps: &[f32], k: usize, channels: u32, offset: u32) -> Blocks {
         count: split.len() as u32,
         words,
     }
+}
+
+/// The radius and the number of the blocks [`blocks`] cuts the filter into, without their
+/// fragments.
+pub fn block_count(taps: &[f32], k: usize, channels: u32, offset: u32) -> (usize, usize) {
+    let (radius, split) = choose(taps, k, channels, offset);
+    (radius, split.len())
+}
+
+/// The radius [`blocks`] takes and its blocks.
+fn choose(taps: &[f32], k: usize, channels: u32, offset: u32) -> (usize, Vec<Split>) {
+    assert_eq!(taps.len(), k * k, "a {k}x{k} filter");
+    (kernel::BLOCKS_MIN_RADIUS as usize..=MAX_RADIUS as usize)
+        .map(|radius| (radius, split_blocks(taps, k, radius, channels == 1, offset)))
+        .min_by(|(ra, a), (rb, b)| {
+            let cost = |r: usize, split: &[Split]| {
+                let unaligned = split.iter().filter(|b| b.unaligned).count() as f64;
+                split.len() as f64 * block_cost(r) + unaligned * UNALIGNED_COST
+            };
+            cost(*ra, a).total_cmp(&cost(*rb, b))
+        })
+        .expect("radii to choose from")
 }
 
 /// A block of [`split_blocks`], and whether its tile's rows start off a multiple of 4 columns.
