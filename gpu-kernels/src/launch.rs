@@ -46,7 +46,8 @@ pub struct Geometry {
     pub in_height: u32,
     pub out_width: u32,
     pub out_height: u32,
-    /// 1 (gray), 3 (RGB) or 4 (RGBA: channel 3 is copied from the input unchanged).
+    /// 1 (gray), 3 (RGB) or 4 (RGBA: channel 3 is copied from the input unchanged, unless
+    /// `filter_alpha`).
     pub channels: u32,
     pub radius: u32,
     /// One of [`border`].
@@ -65,6 +66,11 @@ pub struct Geometry {
     /// `blocked-rect` only (0 for every other kernel): the filter's radius down a column, whose
     /// rows the kernel loops over at run time; `radius` is then its radius along a row.
     pub radius_y: u32,
+    /// Non-zero: RGBA's channel 3 is filtered like the others (scipy's and PyTorch's rule);
+    /// zero: copied from the input (the rule for image files). Kernels whose RGBA entries stage
+    /// only the colour channels (`tensor-u8`, and `tensor-f32` up to its colour radius) copy
+    /// alpha regardless: the host does not launch them so.
+    pub filter_alpha: u32,
 }
 
 /// The filter taps passed by value as a kernel parameter. Kernel parameters live in the GPU's

@@ -142,7 +142,8 @@ fn merge_into_file(path: &std::path::Path, key: &str, variant: Variant) -> Optio
     written.then_some(variant)
 }
 
-/// The problem class a choice holds for: GPU model, sample type, channels, filter size (`k15`, or a
+/// The problem class a choice holds for: GPU model, sample type, channels (`c4a`: RGBA with its
+/// alpha filtered), filter size (`k15`, or a
 /// rectangle's reach `k3x15`, its odd rectangle's sides), whether
 /// the filter is rank-1, border, the image size rounded to a power of two of pixels, and whether
 /// its rows are words the `warp-rows` kernel loads a lane at a time (`w8`, else `w1`).
@@ -154,10 +155,15 @@ pub fn key(gpu: &Gpu, p: &Problem) -> String {
         .is_ok_and(|g| gpu_kernels::kernels::warp_rows::words(&g));
     let words = if streams { "w8" } else { "w1" };
     format!(
-        "{}|{}|c{}|k{}|{}|{}|2^{bucket}px|{words}",
+        "{}|{}|c{}{}|k{}|{}|{}|2^{bucket}px|{words}",
         gpu.info().name,
         p.dtype.suffix(),
         p.channels,
+        if p.filter_alpha && p.channels == 4 {
+            "a"
+        } else {
+            ""
+        },
         if p.filter.is_square() {
             p.filter.size().to_string()
         } else {
@@ -185,7 +191,7 @@ pub fn candidates(problem: &Problem) -> Vec<Variant> {
         .iter()
         .filter(|s| s.autotune && (rank1 || !s.rank1_only))
         .filter(|s| !(s.rectangles_only && problem.filter.is_square()))
-        .filter(|s| geometry.is_none_or(|g| (s.autotune_for)(&g)))
+        .filter(|s| geometry.is_none_or(|g| (s.autotune_for)(&g) && (s.honours_alpha)(&g)))
         .filter(|s| s.variant.supports(problem.dtype, problem.filter.radius()))
         .map(|s| s.variant)
         .collect()

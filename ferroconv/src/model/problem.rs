@@ -21,6 +21,9 @@ pub struct Problem {
     pub border: Border,
     /// Clamp `f32` results to [0, 1].
     pub clamp: bool,
+    /// Filter RGBA's alpha like the other channels (scipy's and PyTorch's rule), instead of
+    /// copying it from the input (the rule for image files).
+    pub filter_alpha: bool,
 }
 
 impl Problem {
@@ -34,6 +37,7 @@ impl Problem {
             filter: filter.clone(),
             border,
             clamp,
+            filter_alpha: false,
         }
     }
 
@@ -66,6 +70,7 @@ impl Problem {
             offset: u(self.border.offset(r))?,
             clamp: u32::from(self.clamp),
             cval: self.border.outside(self.dtype) as f32,
+            filter_alpha: u32::from(self.filter_alpha && self.channels == 4),
             ..Geometry::default()
         })
     }

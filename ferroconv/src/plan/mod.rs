@@ -55,6 +55,8 @@ pub struct Filter2D<'g> {
     border: Border,
     /// Clamp `f32` results to [0, 1].
     clamp: bool,
+    /// Filter RGBA's alpha (else copy it).
+    filter_alpha: bool,
     engine: Engine<'g>,
 }
 
@@ -114,6 +116,7 @@ impl<'g> Filter2D<'g> {
             filter: filter.clone(),
             border,
             clamp: false,
+            filter_alpha: false,
             engine: Engine::Gpu(Box::new(GpuPlan {
                 gpu,
                 choice: Choice::Auto(None),
@@ -132,6 +135,7 @@ impl<'g> Filter2D<'g> {
             filter: filter.clone(),
             border,
             clamp: false,
+            filter_alpha: false,
             engine: Engine::Cpu,
         }
     }
@@ -176,6 +180,20 @@ impl<'g> Filter2D<'g> {
     pub fn with_clamp(mut self, clamp: bool) -> Self {
         if self.clamp != clamp {
             self.clamp = clamp;
+            if let Engine::Gpu(plan) = &mut self.engine {
+                plan.ready = None;
+            }
+        }
+        self
+    }
+
+    /// Filters the 4th channel of 4-channel images like the others, as scipy and PyTorch do,
+    /// instead of copying it from the input as RGBA's alpha (the default, the rule for image
+    /// files). `--variant auto` then leaves out the kernels that stage only the colour channels
+    /// (`tensor-u8`, and `tensor-f32` up to 25x25); asked for by name, they are refused.
+    pub fn with_filter_alpha(mut self, on: bool) -> Self {
+        if self.filter_alpha != on {
+            self.filter_alpha = on;
             if let Engine::Gpu(plan) = &mut self.engine {
                 plan.ready = None;
             }
@@ -277,6 +295,7 @@ impl<'g> Filter2D<'g> {
             filter: self.filter.clone(),
             border: self.border,
             clamp: self.clamp,
+            filter_alpha: self.filter_alpha,
         })
     }
 

@@ -24,10 +24,11 @@ pub fn computed_here(mut v: f32) -> f32 {
     v
 }
 
-/// Whether this block's channel is the alpha channel of an RGBA image (copied, not filtered).
+/// Whether this block's channel is the alpha channel of an RGBA image, copied rather than
+/// filtered (see [`Geometry::filter_alpha`]).
 #[inline(always)]
 pub fn is_alpha(g: &Geometry, channel: u32) -> bool {
-    g.channels == 4 && channel == 3
+    g.channels == 4 && channel == 3 && g.filter_alpha == 0
 }
 
 /// The address of output sample `(x, y)` of this block's channel.

@@ -157,7 +157,8 @@ mod load;
 /// tile is loaded and its results stored as whole 16-byte vectors, as for gray rows (where one
 /// block per channel gathers 4 samples 12 or 16 bytes apart per vector and stores them one by
 /// one). A sample beyond a row's ends is pixel `s / C`'s channel `s % C`, resolved by the border.
-/// In RGBA the 4th sample of a thread's 4 is alpha, copied from the input.
+/// In RGBA the 4th sample of a thread's 4 is alpha, copied from the input unless
+/// [`Geometry::filter_alpha`].
 ///
 /// # Safety
 /// Launch with block `BLOCK`, `shared_bytes(R, PY, 1)` bytes of dynamic shared memory and
@@ -550,7 +551,7 @@ unsafe fn blocked<T: Sample, const R: usize, const PY: usize, const C: usize, co
             channels: 1,
             ..*g
         };
-        if C == 4 {
+        if C == 4 && g.filter_alpha == 0 {
             // x is a multiple of 4, so sample 3 of the patch is alpha: the input sample it is
             // centred on, stored unclamped (the colour samples are clamped here instead).
             rows.clamp = 0;

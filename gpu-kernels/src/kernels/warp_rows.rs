@@ -87,7 +87,8 @@ mod ptx;
 /// rounded, packed and stored as one 8-byte word. At k = 3 this is about 19 instructions per
 /// output, where the `tensor-u8` kernel's fixed epilogue alone costs 12. An interleaved row is
 /// filtered as a row of bytes whose taps lie `C` bytes apart, so every channel of a pixel is
-/// filtered with its own samples; RGBA's alpha bytes are replaced by the input's.
+/// filtered with its own samples; RGBA's alpha bytes are replaced by the input's (unless
+/// [`Geometry::filter_alpha`]).
 ///
 /// # Tiling
 /// A block of [`BLOCK`] = 32 × 4 threads produces a [`TILE`] = 1024 bytes × 8
@@ -346,7 +347,7 @@ unsafe fn interior<const R: usize, const C: usize>(
                 if I == 2 * R {
                     let at_out = (oy as usize + out_row) * row;
                     // SAFETY: an output row inside the image, which is the output's size.
-                    unsafe { store_row::<C>(out, at_out, at, acc, rows[(out_row + R) % k]) };
+                    unsafe { store_row::<C>(out, at_out, at, acc, rows[(out_row + R) % k], g.filter_alpha == 0) };
                 }
             }
         });
@@ -391,7 +392,16 @@ unsafe fn edge<const R: usize, const C: usize>(
         let y = (oy + rw).wrapping_sub(2 * R as u32);
         if rw >= 2 * R as u32 && y < g.out_height {
             // SAFETY: an output row inside the output, which is the input's size.
-            unsafe { store_row::<C>(out, y as usize * row, at, &acc[2 * R], rows[R]) };
+            unsafe {
+                store_row::<C>(
+                    out,
+                    y as usize * row,
+                    at,
+                    &acc[2 * R],
+                    rows[R],
+                    g.filter_alpha == 0,
+                )
+            };
         }
         unroll!(J < 2 * R; [0, 1, 2, 3] {
             acc[2 * R - J] = acc[2 * R - J - 1];
@@ -402,13 +412,21 @@ unsafe fn edge<const R: usize, const C: usize>(
 
 #[cfg(target_arch = "nvptx64")]
 /// Rounds the lane's 8 outputs (in [0, 1]) to 8-bit samples and stores them at byte `row` + x
-/// of the output as one 8-byte word, where the lane's bytes are inside; RGBA's alpha bytes (3
-/// and 7) are taken from `centre`, the input row's words the outputs are centred on.
+/// of the output as one 8-byte word, where the lane's bytes are inside; where `copy_alpha`,
+/// RGBA's alpha bytes (3 and 7) are taken from `centre`, the input row's words the outputs are
+/// centred on.
 ///
 /// # Safety
 /// `out` is the output and `row` the start of one of its rows.
 #[inline(always)]
-unsafe fn store_row<const C: usize>(out: *mut u8, row: usize, at: &Lane, acc: &[f32; 8], centre: (u32, u32)) {
+unsafe fn store_row<const C: usize>(
+    out: *mut u8,
+    row: usize,
+    at: &Lane,
+    acc: &[f32; 8],
+    centre: (u32, u32),
+    copy_alpha: bool,
+) {
     let b = acc.map(|v| level_bits(v, 255.0));
     // Packed as `u8`'s `store4` packs 4, with the selectors in registers: immediate ones
     // reorder the RGBA entry's schedule (same instructions).
@@ -422,7 +440,7 @@ unsafe fn store_row<const C: usize>(out: *mut u8, row: usize, at: &Lane, acc: &[
         byte_perm(b[6], b[7], 0x0040),
         0x5410,
     );
-    if C == 4 {
+    if C == 4 && copy_alpha {
         low = byte_perm(low, centre.0, 0x7210);
         high = byte_perm(high, centre.1, 0x7210);
     }

@@ -59,6 +59,8 @@ struct Plan<'a, T> {
     method: Method<'a>,
     border: Border,
     clamp: bool,
+    /// RGBA's alpha is copied from the input (else filtered like the other channels).
+    copy_alpha: bool,
     /// Image width, height, channels.
     w: usize,
     h: usize,
@@ -109,14 +111,14 @@ impl<T: Sample> Plan<'_, T> {
         dst[pw * ch..].fill(0.0);
     }
 
-    /// Output row `y` from its computed working row: RGBA's alpha copied from the input, then
-    /// narrowed. Alpha goes into the working row first (exact for every sample type), so the
+    /// Output row `y` from its computed working row: RGBA's alpha copied from the input (unless
+    /// it is filtered), then narrowed. Alpha goes into the working row first (exact for every sample type), so the
     /// output row is written once, which keeps `f32` rows on non-temporal stores; only clamped
     /// rows (whose alpha must escape the clamp) get it afterwards.
     #[inline(always)]
     fn store(&self, y: usize, acc: &mut [f32], out: &mut [T]) {
-        let alpha =
-            (self.ch == 4).then(|| &self.src[((y + self.off) * self.w + self.off) * 4..][..out.len()]);
+        let alpha = (self.ch == 4 && self.copy_alpha)
+            .then(|| &self.src[((y + self.off) * self.w + self.off) * 4..][..out.len()]);
         if let Some(row) = alpha
             && !self.clamp
         {
@@ -257,14 +259,14 @@ fn band_best<T: Sample>(plan: &Plan<'_, T>, y0: usize, out: &mut [T], s: &mut Sc
 }
 
 /// Convolves samples of type `T` into `out` (`ow × oh × ch` samples), in bands of rows (spread
-/// over threads when `parallel`).
+/// over threads when `parallel`); `(clamp, copy_alpha)` as in [`Plan`].
 #[allow(clippy::too_many_arguments)]
 fn convolve<T: Sample>(
     src: &[T],
     (w, h, ch): (usize, usize, usize),
     method: Method<'_>,
     border: Border,
-    clamp: bool,
+    (clamp, copy_alpha): (bool, bool),
     (ow, oh): (usize, usize),
     parallel: bool,
     out: &mut [T],
@@ -279,6 +281,7 @@ fn convolve<T: Sample>(
         method,
         border,
         clamp,
+        copy_alpha,
         w,
         h,
         ch,
@@ -351,9 +354,15 @@ fn fast_into(
         )));
     }
     match (image.samples(), out.samples_mut()) {
-        (Samples::F32(v), Samples::F32(o)) => convolve(v, dims, method, border, clamp, size, parallel, o),
-        (Samples::U8(v), Samples::U8(o)) => convolve(v, dims, method, border, clamp, size, parallel, o),
-        (Samples::U16(v), Samples::U16(o)) => convolve(v, dims, method, border, clamp, size, parallel, o),
+        (Samples::F32(v), Samples::F32(o)) => {
+            convolve(v, dims, method, border, (clamp, true), size, parallel, o)
+        }
+        (Samples::U8(v), Samples::U8(o)) => {
+            convolve(v, dims, method, border, (clamp, true), size, parallel, o)
+        }
+        (Samples::U16(v), Samples::U16(o)) => {
+            convolve(v, dims, method, border, (clamp, true), size, parallel, o)
+        }
         _ => unreachable!("sample types checked above"),
     }
     Ok(())
@@ -419,7 +428,8 @@ pub fn parallel_into(
 }
 
 /// [`parallel`] on the caller's packed samples: `src` holds a `w × h` image of `ch` interleaved
-/// samples, `out` its result (checked); `problem` gives the filter, border and clamping.
+/// samples, `out` its result (checked); `problem` gives the filter, border, clamping and
+/// whether RGBA's alpha is filtered.
 /// Allocates nothing.
 pub(crate) fn parallel_slices<T: Sample>(
     src: &[T],
@@ -443,7 +453,7 @@ pub(crate) fn parallel_slices<T: Sample>(
             dims,
             Method::Separable(&sep),
             border,
-            clamp,
+            (clamp, !problem.filter_alpha),
             (ow, oh),
             true,
             out,
@@ -453,7 +463,7 @@ pub(crate) fn parallel_slices<T: Sample>(
             dims,
             Method::Direct(filter),
             border,
-            clamp,
+            (clamp, !problem.filter_alpha),
             (ow, oh),
             true,
             out,

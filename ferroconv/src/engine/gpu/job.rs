@@ -109,7 +109,7 @@ fn pass_taps(kind: TapsArg, filter: &Filter, rank1: Option<&Separable>, g: &Geom
             PassTaps::Rect(taps_param(&taps), ry as u32, rx as u32)
         }
         TapsArg::TensorF32Blocks => {
-            let b = super::tensor_f32::blocks(filter.taps(), filter.size(), g.channels, g.offset);
+            let b = super::tensor_f32::blocks(filter.taps(), filter.size(), g);
             let words = DeviceBuffer::from_slice(&b.words).map_err(cuda("upload the filter"))?;
             PassTaps::Blocks(words, b.radius, b.count)
         }
@@ -130,6 +130,12 @@ impl Gpu {
         crate::model::image::check_dims(problem.width, problem.height)?;
         variant.check_supports(problem.dtype, problem.filter.radius())?;
         let mut geometry = problem.geometry()?;
+        if !(variant.spec().honours_alpha)(&geometry) {
+            return Err(Error::Unsupported(format!(
+                "the {} variant copies RGBA's alpha at this filter size; it cannot filter it",
+                variant.name()
+            )));
+        }
         let (ow, oh) = problem.output_size()?;
         let size = problem.dtype.size();
         let io = usize::from(io);

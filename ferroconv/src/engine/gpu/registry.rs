@@ -24,6 +24,13 @@ const BLOCKED_INTERLEAVED: Interleaved = Interleaved {
     max_radius: blocked::INTERLEAVED_MAX_RADIUS,
 };
 
+/// `tensor-f32`'s RGBA entries that stage the colour channels together (up to its colour radius)
+/// copy alpha; beyond it each channel is a block of its own, alpha included (and
+/// `tensor-f32-blocks` cuts a filter into blocks past it where alpha is filtered).
+fn tensor_f32_alpha(g: &Geometry) -> bool {
+    g.filter_alpha == 0 || tensor_f32::planes(g.channels, g.radius) == 1
+}
+
 const fn single(entry: &'static str, taps: TapsArg, config: fn(&Geometry) -> LaunchConfig) -> Pass {
     Pass {
         entry,
@@ -55,6 +62,7 @@ const fn spec(variant: Variant, name: &'static str, summary: &'static str, passe
         autotune: false,
         batched: false,
         autotune_for: |_| true,
+        honours_alpha: |_| true,
         loads_per_pixel: taps,
         dtypes: &DType::ALL,
         min_radius: 0,
@@ -222,6 +230,7 @@ pub static REGISTRY: [Spec; 18] = [
         autotune: true,
         batched: true,
         loads_per_pixel: loads_tensor_u8,
+        honours_alpha: |g| g.filter_alpha == 0,
         dtypes: &[DType::U8],
         max_radius: tensor_u8::MAX_RADIUS as usize,
         ..spec(
@@ -241,6 +250,7 @@ pub static REGISTRY: [Spec; 18] = [
         autotune: true,
         batched: true,
         loads_per_pixel: loads_tensor_f32,
+        honours_alpha: tensor_f32_alpha,
         dtypes: &[DType::F32],
         min_radius: tensor_f32::MIN_RADIUS as usize,
         max_radius: tensor_f32::MAX_RADIUS as usize,

@@ -220,6 +220,10 @@ pub(super) fn loads_tensor_f32(r: usize) -> f64 {
 /// Each block's tile, for a dense gray filter of radius `r`.
 pub(super) fn loads_tensor_f32_blocks(r: usize) -> f64 {
     let k = 2 * r + 1;
-    let (radius, count) = super::tensor_f32::block_count(&vec![1.0; k * k], k, 1, 0);
+    let gray = Geometry {
+        channels: 1,
+        ..Geometry::default()
+    };
+    let (radius, count) = super::tensor_f32::block_count(&vec![1.0; k * k], k, &gray);
     count as f64 * loads_tensor_f32(radius)
 }

@@ -3,7 +3,7 @@
 //! `kernels/tensor_f32.rs`); and the blocks `tensor-f32-blocks` splits a larger filter into.
 
 use gpu_kernels::kernels::tensor_f32 as kernel;
-use gpu_kernels::launch::MAX_RADIUS;
+use gpu_kernels::launch::{Geometry, MAX_RADIUS};
 use half::f16;
 
 /// `v` as FP16 high and low parts, each rounded to nearest: `v ≈ hi + lo` to 22 significant bits
@@ -118,14 +118,16 @@ fn block_cost(radius: usize) -> f64 {
 const UNALIGNED_COST: f64 = 0.3;
 
 /// Splits the `k × k` filter `taps` (odd `k`, larger than the kernel's 31) into the blocks the
-/// `tensor-f32` kernel loops over, for an image of `channels` channels whose output pixel is
-/// centred `offset` pixels into the input: of the radii that loop
-/// ([`BLOCKS_MIN_RADIUS`](kernel::BLOCKS_MIN_RADIUS) up), the one that costs least by
+/// `tensor-f32` kernel loops over, for images of `g`'s channels whose output pixel is centred
+/// `g.offset` pixels into the input: of the radii that loop
+/// ([`BLOCKS_MIN_RADIUS`](kernel::BLOCKS_MIN_RADIUS) up; for RGBA whose alpha is filtered, past
+/// [`COLOUR_MAX_RADIUS`](kernel::COLOUR_MAX_RADIUS), where each channel is a block's own and
+/// alpha is not copied), the one that costs least by
 /// [`block_cost`], each block as tall as that radius allows and as wide as allows it to start its
 /// tile on a multiple of 4 columns where it can (gray images, whose tiles load 16-byte vectors);
 /// blocks of zeros are left out. Every block's taps are scaled alike (by the filter's largest).
-pub fn blocks(taps: &[f32], k: usize, channels: u32, offset: u32) -> Blocks {
-    let (radius, split) = choose(taps, k, channels, offset);
+pub fn blocks(taps: &[f32], k: usize, g: &Geometry) -> Blocks {
+    let (radius, split) = choose(taps, k, g);
     let s = scale(taps);
     let words = split
         .iter()
@@ -140,16 +142,21 @@ pub fn blocks(taps: &[f32], k: usize, channels: u32, offset: u32) -> Blocks {
 
 /// The radius and the number of the blocks [`blocks`] cuts the filter into, without their
 /// fragments.
-pub fn block_count(taps: &[f32], k: usize, channels: u32, offset: u32) -> (usize, usize) {
-    let (radius, split) = choose(taps, k, channels, offset);
+pub fn block_count(taps: &[f32], k: usize, g: &Geometry) -> (usize, usize) {
+    let (radius, split) = choose(taps, k, g);
     (radius, split.len())
 }
 
 /// The radius [`blocks`] takes and its blocks.
-fn choose(taps: &[f32], k: usize, channels: u32, offset: u32) -> (usize, Vec<Split>) {
+fn choose(taps: &[f32], k: usize, g: &Geometry) -> (usize, Vec<Split>) {
     assert_eq!(taps.len(), k * k, "a {k}x{k} filter");
-    (kernel::BLOCKS_MIN_RADIUS as usize..=MAX_RADIUS as usize)
-        .map(|radius| (radius, split_blocks(taps, k, radius, channels == 1, offset)))
+    let first = if g.channels == 4 && g.filter_alpha != 0 {
+        kernel::COLOUR_MAX_RADIUS + 1
+    } else {
+        kernel::BLOCKS_MIN_RADIUS
+    };
+    (first as usize..=MAX_RADIUS as usize)
+        .map(|radius| (radius, split_blocks(taps, k, radius, g.channels == 1, g.offset)))
         .min_by(|(ra, a), (rb, b)| {
             let cost = |r: usize, split: &[Split]| {
                 let unaligned = split.iter().filter(|b| b.unaligned).count() as f64;
@@ -316,7 +323,11 @@ mod tests {
                     );
                 }
             }
-            let b = blocks(&taps, k, 1, 0);
+            let gray = Geometry {
+                channels: 1,
+                ..Geometry::default()
+            };
+            let b = blocks(&taps, k, &gray);
             let per_block = kernel::block_words(b.radius) as usize;
             assert_eq!(b.words.len(), b.count as usize * per_block);
             assert_eq!(per_block % 4, 0, "16-byte aligned blocks");

@@ -210,6 +210,9 @@ pub struct Spec {
     pub batched: bool,
     /// The geometries `--variant auto` times it on, if a candidate.
     pub autotune_for: fn(&Geometry) -> bool,
+    /// Whether its kernels treat RGBA's alpha as [`Geometry::filter_alpha`] asks on this
+    /// geometry (kernels that stage only the colour channels copy it regardless).
+    pub honours_alpha: fn(&Geometry) -> bool,
     /// Global-memory (or texture) loads per output sample for a radius, counted by hand as the
     /// reports do.
     pub loads_per_pixel: fn(usize) -> f64,
