@@ -25,6 +25,8 @@ type's range (scipy truncates and wraps around).
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from . import _native
@@ -110,6 +112,9 @@ class Filter2D:
         _native.check_filter(self._taps, w.shape, self.origin)
         self._plans = {}
         self._shapes = {}
+        # Per (shape, dtype, device, axes) of a packed torch tensor or CuPy array that runs as it
+        # is: (native plan, row pitch in bytes, width, height, channels, sample type, images).
+        self._direct = {}
 
     def _cval(self, name):
         """The library's constant for samples of type ``name`` (the scale of float32 samples:
@@ -139,6 +144,27 @@ class Filter2D:
         return plans[-1].variant if plans else None
 
     def __call__(self, input, output=None, axes=None, stream=None):
+        # The common case first, in as few steps as Python allows: a packed CUDA tensor or CuPy
+        # array already seen, into a new result on the framework's current stream.
+        if output is None and stream is None:
+            t = type(input)
+            torch = sys.modules.get("torch")
+            if torch is not None and t is torch.Tensor and input.is_cuda:
+                device = input.get_device()
+                direct = self._direct.get((input.shape, input.dtype, device, axes))
+                if direct is not None and input.is_contiguous():
+                    plan, pitch, w, h, c, name, n = direct
+                    result = torch.empty_like(input)
+                    plan.run_device(input.data_ptr(), pitch, result.data_ptr(), pitch, w, h, c, name, n, _torch_stream(torch, device))
+                    return result
+            cupy = sys.modules.get("cupy")
+            if cupy is not None and t is cupy.ndarray:
+                direct = self._direct.get((input.shape, input.dtype, input.device.id, axes))
+                if direct is not None and input.flags.c_contiguous:
+                    plan, pitch, w, h, c, name, n = direct
+                    result = cupy.empty_like(input)
+                    plan.run_device(input.data.ptr, pitch, result.data.ptr, pitch, w, h, c, name, n, cupy.cuda.get_current_stream().ptr)
+                    return result
         if _is_cuda(input):
             return _run_cuda(self, input, output, axes, stream)
         if _is_dlpack_cuda(input):
@@ -325,7 +351,11 @@ def _compute(f, dtype):
 
 
 def _narrow(a, dtype):
-    """Float results as ``dtype``: integers rounded to the nearest and clamped to the range."""
+    """Float results as ``dtype``: integers rounded to the nearest and clamped to the range.
+    Results already of ``dtype`` are only made contiguous (``rint`` of integers would compute in
+    float16, slowly)."""
+    if a.dtype == dtype:
+        return np.ascontiguousarray(a)
     if np.dtype(dtype).kind in "ui":
         info = np.iinfo(dtype)
         a = np.clip(np.rint(a), info.min, info.max)
@@ -350,10 +380,9 @@ def _run_numpy(f, input, output, axes):
     if h == 0 or w == 0 or n == 0:
         raise ValueError(f"an empty image: shape {x.shape}")
     work = np.ascontiguousarray(np.transpose(x, order).reshape(n, h, w, c), dtype=compute)
-    planes = c not in (1, 3)
+    planes = c not in (1, 3, 4)
     if planes:
-        # Other channel counts, and RGBA (whose alpha the kernels copy instead of filtering),
-        # run as one gray image per channel.
+        # Other channel counts run as one gray image per channel.
         work = np.ascontiguousarray(np.moveaxis(work, 3, 1)).reshape(n * c, h, w, 1)
     ni, ci = work.shape[0], work.shape[3]
     direct = (
@@ -367,7 +396,7 @@ def _run_numpy(f, input, output, axes):
         and output.flags.writeable
     )
     # The caller's packed output of the computed dtype is written in place.
-    result = output.reshape(ni, h, w, ci) if direct else np.empty((ni, h, w, ci), dtype=compute)
+    result = output.reshape(ni, h, w, ci) if direct else _host_empty((ni, h, w, ci), compute)
     f._plan(None, cval).run_host(
         work.ctypes.data, w * ci, result.ctypes.data, w * ci, w, h, ci, name, ni
     )
@@ -384,6 +413,51 @@ def _run_numpy(f, input, output, axes):
         raise ValueError(f"output must be {x.shape} {x.dtype}, got {out.shape} {out.dtype}")
     out[...] = _narrow(shaped, x.dtype)
     return out
+
+
+# Host results of at least this many bytes come from the pool of ``_host_empty``.
+_POOL_MIN = 1 << 20
+# The most bytes of results the pool keeps for reuse.
+_POOL_MAX = 1 << 30
+# Byte counts -> 1-D uint8 arrays whose results have died, and their total.
+_pool = {}
+_pool_kept = [0]
+
+
+class _Pooled:
+    """The owner (an array's ``base``) of a result's memory taken from the pool: when the last
+    array viewing it dies, the memory goes back to the pool instead of to the system."""
+
+    __slots__ = ("raw", "__array_interface__")
+
+    def __init__(self, raw, shape, dtype):
+        self.raw = raw
+        self.__array_interface__ = {"data": (raw.ctypes.data, False), "shape": shape, "typestr": dtype.str, "version": 3}
+
+    def __del__(self):
+        raw, n = self.raw, self.raw.nbytes
+        if _pool_kept[0] + n <= _POOL_MAX:
+            _pool.setdefault(n, []).append(raw)
+            _pool_kept[0] += n
+
+
+def _host_empty(shape, dtype):
+    """``np.empty(shape, dtype)``, for large arrays from the memory of results that have died
+    (a caching allocator, as PyTorch's and CuPy's are for device memory). A fresh array's pages
+    are faulted in (and zeroed by the system) at its first touch, which for a 256 MiB result
+    costs more than the filter; a result of a size seen before lands in pages already there.
+    At most ``_POOL_MAX`` bytes are kept."""
+    dtype = np.dtype(dtype)
+    n = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    if n < _POOL_MIN:
+        return np.empty(shape, dtype)
+    free = _pool.get(n)
+    try:
+        raw = free.pop()
+        _pool_kept[0] -= n
+    except (AttributeError, IndexError):
+        raw = np.empty(n, np.uint8)
+    return np.asarray(_Pooled(raw, tuple(int(s) for s in shape), dtype))
 
 
 def _is_cuda(a):
@@ -467,9 +541,17 @@ def _TORCH_DTYPES():
     return _torch_dtypes
 
 
+def _torch_stream(torch, device):
+    """The raw handle of torch's current stream on CUDA device ``device`` (an index)."""
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    if raw is None:
+        return torch.cuda.current_stream(device).cuda_stream
+    return raw(device)
+
+
 def _current_stream(kind, xp, input):
     if kind == "torch":
-        return xp.cuda.current_stream(input.device).cuda_stream
+        return _torch_stream(xp, input.device.index)
     return xp.cuda.get_current_stream().ptr
 
 
@@ -477,13 +559,13 @@ def _shape_info(f, shape, dt, axes):
     """What a call on arrays of this shape, dtype and axes needs, worked out once per plan:
     the sample type's name and computed dtype, the axes' order, (images, height, width,
     channels), the library's constant, and whether the array runs as it is (batch axes first,
-    then the image and 1 or 3 interleaved channels, computed in its own dtype)."""
+    then the image and 1, 3 or 4 interleaved channels, computed in its own dtype)."""
     key = (shape, dt, axes)
     info = f._shapes.get(key)
     if info is None:
         name, compute, cval = _compute(f, dt)
         order, dims = _layout(shape, axes)
-        direct = compute == dt and dims[3] in (1, 3) and order == list(range(len(shape)))
+        direct = compute == dt and dims[3] in (1, 3, 4) and order == list(range(len(shape)))
         info = (name, compute, cval, order, dims, direct)
         f._shapes[key] = info
     return info
@@ -500,20 +582,23 @@ def _run_cuda(f, input, output, axes, stream):
     # The common case runs on the caller's memory as it is, packed.
     if direct and contiguous and (output is None or _cuda_info(output)[1:] == (shape, dt, True)):
         result = xp.empty_like(input) if output is None else output
-        f._plan(device, cval).run_device(ptr, w * c * size, _cuda_info(result)[0], w * c * size, w, h, c, name, n, int(stream))
+        plan = f._plan(device, cval)
+        plan.run_device(ptr, w * c * size, _cuda_info(result)[0], w * c * size, w, h, c, name, n, int(stream))
+        # The next call of this shape takes the short way in ``Filter2D.__call__``.
+        f._direct[(input.shape, input.dtype, device, axes)] = (plan, w * c * size, w, h, c, name, n)
         return result
     if kind == "torch":
         work = input.permute(*order).reshape(n, h, w, c)
         if compute != dt:
             work = work.float()
-        if c not in (1, 3):
+        if c not in (1, 3, 4):
             work = work.permute(0, 3, 1, 2).reshape(n * c, h, w, 1)
         work = work.contiguous()
     else:
         work = xp.transpose(input, order).reshape(n, h, w, c)
         if compute != dt:
             work = work.astype(xp.float32)
-        if c not in (1, 3):
+        if c not in (1, 3, 4):
             work = xp.moveaxis(work, 3, 1).reshape(n * c, h, w, 1)
         work = xp.ascontiguousarray(work)
     ni, ci = int(work.shape[0]), int(work.shape[3])
@@ -524,7 +609,7 @@ def _run_cuda(f, input, output, axes, stream):
     f._plan(device, cval).run_device(
         _cuda_info(work)[0], w * ci * size, _cuda_info(result)[0], w * ci * size, w, h, ci, name, ni, int(stream)
     )
-    if c not in (1, 3):
+    if c not in (1, 3, 4):
         result = result.reshape(n, c, h, w)
         result = result.permute(0, 2, 3, 1) if kind == "torch" else xp.moveaxis(result, 1, 3)
     inverse = [int(i) for i in np.argsort(order)]

@@ -105,7 +105,9 @@ impl Plan {
                 Err(e) => Err(e),
             },
         }
-        .map_err(to_py)?;
+        .map_err(to_py)?
+        // Every channel is filtered, alpha included, as scipy and PyTorch do.
+        .with_filter_alpha(true);
         Ok(Self {
             plan: Mutex::new(plan),
         })

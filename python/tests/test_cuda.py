@@ -126,6 +126,44 @@ def test_work_queued_on_a_side_stream_is_ordered():
     assert np.array_equal(y.cpu().numpy(), want)
 
 
+def test_a_plan_called_again_takes_the_short_way_and_the_current_stream():
+    # The second call of a shape skips the checks the first made (``Filter2D._direct``): its
+    # results, RGBA and a batch included, still equal numpy's, and it still runs on the stream
+    # current at that call, after the work queued there before it.
+    w = weights(5, 4)
+    plan = ferroconv.Filter2D(w, mode="mirror")
+    for shape, dtype in (((300, 260, 4), np.uint8), ((2, 64, 48, 3), np.float32), ((128, 96), np.float32)):
+        x = random(shape, dtype, 5)
+        want = plan(x)
+        for array, to_numpy, sync in (
+            (torch.from_numpy(x).cuda(), lambda a: a.cpu().numpy(), torch.cuda.synchronize),
+            (cupy.asarray(x), cupy.asnumpy, lambda: cupy.cuda.get_current_stream().synchronize()),
+        ):
+            for _ in range(3):
+                got = plan(array)
+                sync()
+                assert np.array_equal(to_numpy(got), want), f"{type(array).__name__} {shape}"
+        assert len(plan._direct) > 0
+    x = torch.rand(4096, 4096, device="cuda")
+    plan(x)
+    side = torch.cuda.Stream()
+    torch.cuda.synchronize()
+    with torch.cuda.stream(side):
+        z = x * 3.0 + 1.0
+        y = plan(z)
+    side.synchronize()
+    assert np.array_equal(y.cpu().numpy(), plan((x * 3.0 + 1.0).cpu().numpy()))
+    cx = cupy.random.rand(2048, 2048, dtype=cupy.float32)
+    plan(cx)
+    cside = cupy.cuda.Stream(non_blocking=True)
+    cupy.cuda.Device().synchronize()
+    with cside:
+        cz = cx * 3.0 + 1.0
+        cy = plan(cz)
+    cside.synchronize()
+    assert np.array_equal(cupy.asnumpy(cy), plan(cupy.asnumpy(cx * 3.0 + 1.0)))
+
+
 def test_strided_views():
     base = torch.rand(90, 100, 3, device="cuda")
     view = base[5:80:3, 10:90]

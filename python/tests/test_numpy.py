@@ -317,3 +317,21 @@ def test_help_lists_the_modes_and_the_axes_rule():
     doc = ferroconv.correlate.__doc__ + ferroconv.__doc__
     for word in MODES + ["last two axes", "at most 4 entries"]:
         assert word in doc, word
+
+
+def test_large_results_reuse_the_memory_of_dead_ones_and_never_of_live_ones():
+    # Results of 1 MiB and more come from a pool of results that have died: a live result is
+    # never written again, and a dead one's pages are handed out for the next result of its size.
+    plan = ferroconv.Filter2D(weights(3, np.float32, 30), mode="mirror")
+    x = random((512, 600, 4), np.float32, 31)
+    first = plan(x)
+    kept = first.copy()
+    second = plan(x * 2)
+    assert not np.shares_memory(first, second)
+    assert np.array_equal(first, kept) and np.allclose(second, kept * 2, rtol=1e-6, atol=1e-6)
+    address = first.__array_interface__["data"][0]
+    del first
+    third = plan(x)
+    assert third.__array_interface__["data"][0] == address
+    assert np.array_equal(third, kept) and third.flags.writeable and third.flags.c_contiguous
+    check(plan(random((300, 900), np.uint8, 32)), random((300, 900), np.uint8, 32), weights(3, np.float32, 30), "mirror", 0.0, None)
