@@ -436,9 +436,12 @@ class _Pooled:
 
     def __del__(self):
         raw, n = self.raw, self.raw.nbytes
-        if _pool_kept[0] + n <= _POOL_MAX:
-            _pool.setdefault(n, []).append(raw)
-            _pool_kept[0] += n
+        try:
+            if _pool_kept[0] + n <= _POOL_MAX:
+                _pool.setdefault(n, []).append(raw)
+                _pool_kept[0] += n
+        except TypeError:
+            pass  # at interpreter exit, the module's globals may be gone (None) first
 
 
 def _host_empty(shape, dtype):

@@ -112,9 +112,9 @@ impl<T: Sample> Plan<'_, T> {
     }
 
     /// Output row `y` from its computed working row: RGBA's alpha copied from the input (unless
-    /// it is filtered), then narrowed. Alpha goes into the working row first (exact for every sample type), so the
-    /// output row is written once, which keeps `f32` rows on non-temporal stores; only clamped
-    /// rows (whose alpha must escape the clamp) get it afterwards.
+    /// it is filtered), then narrowed. Alpha goes into the working row first (exact for every
+    /// sample type), so the output row is written once, which keeps `f32` rows on non-temporal
+    /// stores; only clamped rows (whose alpha must escape the clamp) get it afterwards.
     #[inline(always)]
     fn store(&self, y: usize, acc: &mut [f32], out: &mut [T]) {
         let alpha = (self.ch == 4 && self.copy_alpha)
