@@ -155,13 +155,24 @@ pub unsafe fn conv_warp_rows<T: Sample, const R: usize, const C: usize>(
     // 1.5% slower (measured 2026-11-24).
     let strip_unrolled = g.border == border::CONSTANT || strip + STRIP <= row;
     let rows_inside = oy >= R as u32 && oy + ROWS + R as u32 <= g.in_height;
-    // SAFETY: the launch contract.
-    unsafe {
-        if rows_inside && strip_unrolled {
-            interior::<R, C>(bytes, out, &g, &taps, &at, oy)
-        } else {
-            edge::<R, C>(bytes, out, &g, &taps, &at, oy)
-        }
+    // RGBA whose alpha is copied leaves alpha out of the arithmetic: code of its own, in the
+    // RGBA entries only (`const`: the other entries never instantiate it).
+    macro_rules! rows {
+        ($copy:literal) => {
+            // SAFETY: the launch contract.
+            unsafe {
+                if rows_inside && strip_unrolled {
+                    interior::<R, C, $copy>(bytes, out, &g, &taps, &at, oy)
+                } else {
+                    edge::<R, C, $copy>(bytes, out, &g, &taps, &at, oy)
+                }
+            }
+        };
+    }
+    if const { C == 4 } && g.filter_alpha == 0 {
+        rows!(true)
+    } else {
+        rows!(false)
     }
 }
 
@@ -307,7 +318,7 @@ fn apply_row<const R: usize, const C: usize, const I: usize>(
 /// # Safety
 /// As for `conv_warp_rows`, rows of words with `oy - R .. oy + 8 + R` inside the image.
 #[inline(always)]
-unsafe fn interior<const R: usize, const C: usize>(
+unsafe fn interior<const R: usize, const C: usize, const COPY_ALPHA: bool>(
     bytes: *const u8,
     out: *mut u8,
     g: &Geometry,
@@ -347,7 +358,7 @@ unsafe fn interior<const R: usize, const C: usize>(
                 if I == 2 * R {
                     let at_out = (oy as usize + out_row) * row;
                     // SAFETY: an output row inside the image, which is the output's size.
-                    unsafe { store_row::<C>(out, at_out, at, acc, rows[(out_row + R) % k], g.filter_alpha == 0) };
+                    unsafe { store_row::<C, COPY_ALPHA>(out, at_out, at, acc, rows[(out_row + R) % k]) };
                 }
             }
         });
@@ -362,7 +373,7 @@ unsafe fn interior<const R: usize, const C: usize>(
 /// # Safety
 /// As for `conv_warp_rows`, rows of words.
 #[inline(always)]
-unsafe fn edge<const R: usize, const C: usize>(
+unsafe fn edge<const R: usize, const C: usize, const COPY_ALPHA: bool>(
     bytes: *const u8,
     out: *mut u8,
     g: &Geometry,
@@ -392,16 +403,7 @@ unsafe fn edge<const R: usize, const C: usize>(
         let y = (oy + rw).wrapping_sub(2 * R as u32);
         if rw >= 2 * R as u32 && y < g.out_height {
             // SAFETY: an output row inside the output, which is the input's size.
-            unsafe {
-                store_row::<C>(
-                    out,
-                    y as usize * row,
-                    at,
-                    &acc[2 * R],
-                    rows[R],
-                    g.filter_alpha == 0,
-                )
-            };
+            unsafe { store_row::<C, COPY_ALPHA>(out, y as usize * row, at, &acc[2 * R], rows[R]) };
         }
         unroll!(J < 2 * R; [0, 1, 2, 3] {
             acc[2 * R - J] = acc[2 * R - J - 1];
@@ -412,20 +414,19 @@ unsafe fn edge<const R: usize, const C: usize>(
 
 #[cfg(target_arch = "nvptx64")]
 /// Rounds the lane's 8 outputs (in [0, 1]) to 8-bit samples and stores them at byte `row` + x
-/// of the output as one 8-byte word, where the lane's bytes are inside; where `copy_alpha`,
+/// of the output as one 8-byte word, where the lane's bytes are inside; where `COPY_ALPHA`,
 /// RGBA's alpha bytes (3 and 7) are taken from `centre`, the input row's words the outputs are
 /// centred on.
 ///
 /// # Safety
 /// `out` is the output and `row` the start of one of its rows.
 #[inline(always)]
-unsafe fn store_row<const C: usize>(
+unsafe fn store_row<const C: usize, const COPY_ALPHA: bool>(
     out: *mut u8,
     row: usize,
     at: &Lane,
     acc: &[f32; 8],
     centre: (u32, u32),
-    copy_alpha: bool,
 ) {
     let b = acc.map(|v| level_bits(v, 255.0));
     // Packed as `u8`'s `store4` packs 4, with the selectors in registers: immediate ones
@@ -440,7 +441,7 @@ unsafe fn store_row<const C: usize>(
         byte_perm(b[6], b[7], 0x0040),
         0x5410,
     );
-    if C == 4 && copy_alpha {
+    if C == 4 && COPY_ALPHA {
         low = byte_perm(low, centre.0, 0x7210);
         high = byte_perm(high, centre.1, 0x7210);
     }
