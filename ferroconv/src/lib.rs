@@ -33,6 +33,7 @@ mod convolver;
 #[doc(hidden)]
 pub mod engine;
 pub mod error;
+pub mod fork;
 pub mod io;
 pub mod model;
 #[doc(hidden)]

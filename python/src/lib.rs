@@ -5,9 +5,10 @@
 
 use ferroconv::model::image::DType;
 use ferroconv::plan::{Filter2D, ImageView, ImageViewMut, Pixel, RawImage, StreamRef};
-use ferroconv::{Border, Error, Filter, Gpu};
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use ferroconv::{Border, Error, Filter, Gpu, fork};
+use pyo3::exceptions::{PyRuntimeError, PyRuntimeWarning, PyValueError};
 use pyo3::prelude::*;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, OnceLock, PoisonError};
 
 /// The library's error as a Python exception: faults of the GPU or its driver are
@@ -44,8 +45,13 @@ fn dtype(name: &str) -> PyResult<DType> {
 /// Devices a process may open (CUDA ordinals below this).
 const MAX_DEVICES: usize = 64;
 
-/// GPU `ordinal`, opened once per process and shared by every plan on it.
+/// GPU `ordinal`, opened once per process and shared by every plan on it; never in a child
+/// forked after this process started CUDA (`ferroconv::fork`), where the parent's GPUs are kept
+/// but not used.
 fn gpu(ordinal: usize) -> Result<&'static Gpu, Error> {
+    if fork::cuda_forked() {
+        return Err(Error::NoGpu(fork::FORKED.into()));
+    }
     static GPUS: [OnceLock<Result<Gpu, String>>; MAX_DEVICES] = [const { OnceLock::new() }; MAX_DEVICES];
     let slot = GPUS
         .get(ordinal)
@@ -81,6 +87,27 @@ fn check_filter(taps: Vec<f32>, shape: (usize, usize), origin: (isize, isize)) -
 #[pyclass(module = "ferroconv._native")]
 struct Plan {
     plan: Mutex<Filter2D<'static>>,
+    /// The filter and border, for the CPU plan a forked child runs instead of a GPU plan.
+    filter: Filter,
+    border: Border,
+    /// The process that built the plan: in another (a forked child), the plan is left alone.
+    pid: u32,
+}
+
+/// Whether the CPU-in-a-forked-child warning was given (once per process).
+static WARNED: AtomicBool = AtomicBool::new(false);
+
+/// Warns once that a forked child computes host arrays on the CPU.
+fn warn_forked(py: Python<'_>) -> PyResult<()> {
+    if WARNED.swap(true, Ordering::Relaxed) {
+        return Ok(());
+    }
+    let message = std::ffi::CString::new(format!(
+        "ferroconv: {}; numpy arrays are filtered on the CPU in this process",
+        fork::FORKED
+    ))
+    .expect("no NUL in the message");
+    PyErr::warn(py, &py.get_type::<PyRuntimeWarning>(), &message, 1)
 }
 
 #[pymethods]
@@ -88,6 +115,7 @@ impl Plan {
     #[new]
     #[pyo3(signature = (taps, shape, origin, border_name, cval=0.0, device=None))]
     fn new(
+        py: Python<'_>,
         taps: Vec<f32>,
         shape: (usize, usize),
         origin: (isize, isize),
@@ -101,7 +129,12 @@ impl Plan {
             Some(d) => Filter2D::new(gpu(d).map_err(to_py)?, &filter, border),
             None => match gpu(0) {
                 Ok(g) => Filter2D::new(g, &filter, border),
-                Err(Error::NoGpu(_)) => Ok(Filter2D::cpu(&filter, border)),
+                Err(Error::NoGpu(_)) => {
+                    if fork::cuda_forked() {
+                        warn_forked(py)?;
+                    }
+                    Ok(Filter2D::cpu(&filter, border))
+                }
                 Err(e) => Err(e),
             },
         }
@@ -110,6 +143,9 @@ impl Plan {
         .with_filter_alpha(true);
         Ok(Self {
             plan: Mutex::new(plan),
+            filter,
+            border,
+            pid: std::process::id(),
         })
     }
 
@@ -153,15 +189,16 @@ impl Plan {
             images,
         };
         let d = dtype(dtype_name)?;
-        py.detach(|| {
-            let mut plan = self.lock();
-            match d {
-                DType::U8 => shape.run::<u8>(&mut plan),
-                DType::U16 => shape.run::<u16>(&mut plan),
-                DType::F32 => shape.run::<f32>(&mut plan),
+        if self.pid != std::process::id() {
+            // A plan of the parent in a forked child: its lock may be held by a thread that was
+            // not copied, and its GPU cannot be used. A CPU plan of the same filter runs instead.
+            if fork::cuda_forked() {
+                warn_forked(py)?;
             }
-        })
-        .map_err(to_py)
+            let mut cpu = Filter2D::cpu(&self.filter, self.border).with_filter_alpha(true);
+            return py.detach(|| shape.run_any(d, &mut cpu)).map_err(to_py);
+        }
+        py.detach(|| shape.run_any(d, &mut self.lock())).map_err(to_py)
     }
 
     /// Queues the plan on `images` device images (packed rows `pitch` bytes apart, images
@@ -184,6 +221,14 @@ impl Plan {
         stream: usize,
     ) -> PyResult<()> {
         let d = dtype(dtype_name)?;
+        if self.pid != std::process::id() {
+            return Err(PyRuntimeError::new_err(if fork::cuda_forked() {
+                fork::FORKED
+            } else {
+                "a plan made before this process was forked cannot run CUDA arrays here: \
+                 start worker processes with the 'spawn' (or 'forkserver') method"
+            }));
+        }
         py.detach(|| {
             let mut plan = self.lock();
             let (ow, oh) = plan.output_size(width, height)?;
@@ -234,6 +279,14 @@ struct Host {
 }
 
 impl Host {
+    fn run_any(&self, d: DType, plan: &mut Filter2D<'static>) -> Result<(), Error> {
+        match d {
+            DType::U8 => self.run::<u8>(plan),
+            DType::U16 => self.run::<u16>(plan),
+            DType::F32 => self.run::<f32>(plan),
+        }
+    }
+
     fn run<T: Pixel>(&self, plan: &mut Filter2D<'static>) -> Result<(), Error> {
         let (ow, oh) = plan.output_size(self.width, self.height)?;
         let rows = |h: usize| self.images * h;
@@ -241,6 +294,16 @@ impl Host {
         let c = self.channels;
         if self.images == 0 || rows(self.height) == 0 {
             return Err(Error::InvalidRequest("an empty batch".into()));
+        }
+        let size = std::mem::size_of::<T>();
+        let (src_end, dst_end) = (
+            self.src + len(self.height, self.src_stride, self.width * c) * size,
+            self.dst + len(oh, self.dst_stride, ow * c) * size,
+        );
+        if self.src < dst_end && self.dst < src_end {
+            // The package computes such calls through a temporary; two slices over one memory
+            // would be undefined behaviour.
+            return Err(Error::InvalidRequest("the output overlaps the input".into()));
         }
         // SAFETY: the package passes the data addresses of live, aligned numpy arrays it holds
         // until the call returns: `src` holds `images × height` rows of `width × channels`

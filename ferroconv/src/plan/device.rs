@@ -91,6 +91,13 @@ impl RawImage {
         self.pitch == self.row_bytes()
     }
 
+    /// Whether the two images share any byte of device memory (as `np.may_share_memory`: from
+    /// each one's first sample to the end of its last row).
+    pub fn overlaps(&self, other: &RawImage) -> bool {
+        let end = |r: &RawImage| r.ptr + (r.rows().saturating_sub(1) * r.pitch + r.row_bytes()) as u64;
+        self.ptr < end(other) && other.ptr < end(self)
+    }
+
     /// Checks the description (not the memory, which only the caller can vouch for).
     pub(crate) fn check(&self) -> Result<()> {
         crate::model::image::check_dims(self.width, self.height)?;

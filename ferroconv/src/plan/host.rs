@@ -4,6 +4,7 @@
 
 use super::view::{ImageView, ImageViewMut, Pixel};
 use crate::Result;
+use crate::engine::cpu::pool;
 use crate::error::{check, cuda};
 use cust::event::{Event, EventFlags};
 use cust::memory::{DeviceBuffer, LockedBuffer};
@@ -237,11 +238,13 @@ fn fill<'a>(staged: &mut [u8], row_bytes: usize, row: impl Fn(usize) -> &'a [u8]
         staged.chunks_exact_mut(row_bytes).enumerate().for_each(copy);
     } else {
         let min = (TASK / row_bytes).max(1);
-        staged
-            .par_chunks_exact_mut(row_bytes)
-            .enumerate()
-            .with_min_len(min)
-            .for_each(copy);
+        pool::install(|| {
+            staged
+                .par_chunks_exact_mut(row_bytes)
+                .enumerate()
+                .with_min_len(min)
+                .for_each(copy);
+        });
     }
 }
 
@@ -256,15 +259,17 @@ fn prefault(bytes: &mut [u8]) {
     if bytes.len() < PARALLEL_MIN {
         return;
     }
-    let stripe = bytes
-        .len()
-        .div_ceil(rayon::current_num_threads())
-        .next_multiple_of(PAGE);
-    bytes.par_chunks_mut(stripe).for_each(|s| {
-        for page in s.chunks_mut(PAGE) {
-            page[0] = 0;
-        }
-        std::hint::black_box(s);
+    pool::install(|| {
+        let stripe = bytes
+            .len()
+            .div_ceil(rayon::current_num_threads())
+            .next_multiple_of(PAGE);
+        bytes.par_chunks_mut(stripe).for_each(|s| {
+            for page in s.chunks_mut(PAGE) {
+                page[0] = 0;
+            }
+            std::hint::black_box(s);
+        });
     });
 }
 
@@ -283,9 +288,11 @@ fn drain(staged: &[u8], row_bytes: usize, stride_bytes: usize, band: &mut [u8]) 
             .for_each(copy);
     } else {
         let min = (TASK / row_bytes).max(1);
-        body.par_chunks_exact_mut(stride_bytes)
-            .zip(staged.par_chunks_exact(row_bytes))
-            .with_min_len(min)
-            .for_each(copy);
+        pool::install(|| {
+            body.par_chunks_exact_mut(stride_bytes)
+                .zip(staged.par_chunks_exact(row_bytes))
+                .with_min_len(min)
+                .for_each(copy);
+        });
     }
 }

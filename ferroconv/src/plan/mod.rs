@@ -78,6 +78,17 @@ enum Engine<'g> {
     Gpu(Box<GpuPlan<'g>>),
 }
 
+impl Drop for Filter2D<'_> {
+    fn drop(&mut self) {
+        if crate::fork::cuda_forked()
+            && let Engine::Gpu(plan) = std::mem::replace(&mut self.engine, Engine::Cpu)
+        {
+            // The parent's buffers and staging: leaked, as freeing them would call the driver.
+            std::mem::forget(plan);
+        }
+    }
+}
+
 /// How the GPU variant is chosen.
 enum Choice {
     Fixed(Variant),
@@ -141,8 +152,12 @@ impl<'g> Filter2D<'g> {
     }
 
     /// A plan on the first GPU, opened once per process and shared, or on the CPU where the
-    /// machine has no usable GPU (no driver, no device); any other GPU failure is an error.
+    /// machine has no usable GPU (no driver, no device, or a child forked after its parent started
+    /// CUDA: [`crate::fork`]); any other GPU failure is an error.
     pub fn auto(filter: &Filter, border: Border) -> Result<Filter2D<'static>> {
+        if crate::fork::cuda_forked() {
+            return Ok(Filter2D::cpu(filter, border));
+        }
         static FIRST: std::sync::OnceLock<std::result::Result<Gpu, String>> = std::sync::OnceLock::new();
         match FIRST.get_or_init(|| Gpu::open(0).map_err(|e| e.to_string())) {
             Ok(gpu) => Filter2D::new(gpu, filter, border),
@@ -169,7 +184,7 @@ impl<'g> Filter2D<'g> {
         if let Engine::Gpu(plan) = &mut self.engine {
             plan.choice = Choice::Fixed(variant);
             if plan.ready.as_ref().is_some_and(|r| r.variant != variant) {
-                plan.ready = None;
+                plan.unprepare();
             }
         }
         Ok(())
@@ -181,7 +196,7 @@ impl<'g> Filter2D<'g> {
         if self.clamp != clamp {
             self.clamp = clamp;
             if let Engine::Gpu(plan) = &mut self.engine {
-                plan.ready = None;
+                plan.unprepare();
             }
         }
         self
@@ -195,7 +210,7 @@ impl<'g> Filter2D<'g> {
         if self.filter_alpha != on {
             self.filter_alpha = on;
             if let Engine::Gpu(plan) = &mut self.engine {
-                plan.ready = None;
+                plan.unprepare();
             }
         }
         self
@@ -287,6 +302,8 @@ impl<'g> Filter2D<'g> {
     fn problem(&self, (width, height, channels, dtype): (usize, usize, usize, DType)) -> Result<Problem> {
         crate::model::image::check_dims(width, height)?;
         crate::model::image::check_channels(channels)?;
+        // A constant border is in the image's levels: one its type cannot hold is refused.
+        self.border.check(dtype)?;
         Ok(Problem {
             width,
             height,
@@ -420,13 +437,15 @@ impl<'g> Filter2D<'g> {
     /// Queues the filter of the caller's device image `src` into `dst` on `stream`, returning
     /// without waiting: the entry for interop (DLPack, `__cuda_array_interface__`). Pitched
     /// images (rows longer than their pixels) are copied to packed scratch on the device first
-    /// (and the result back), since the kernels read packed rows.
+    /// (and the result back), since the kernels read packed rows. A `dst` that overlaps `src`
+    /// (the same array, or a view of it) gets the exact result: the kernels then write scratch
+    /// on the device, copied into `dst` after them.
     ///
     /// # Safety
     /// `src` and `dst` must describe device memory of the plan's GPU (allocated in its primary
-    /// context) that holds `images × height` rows at the given pitch, `dst` must not overlap `src`, and
-    /// both must stay allocated, and `src` unchanged, until the work queued here has run on
-    /// `stream`. `stream` must be a stream of that context (see [`StreamRef::from_raw`]).
+    /// context) that holds `images × height` rows at the given pitch, and both must stay
+    /// allocated, and `src` unchanged but for this call's own writes, until the work queued here
+    /// has run on `stream`. `stream` must be a stream of that context (see [`StreamRef::from_raw`]).
     pub unsafe fn run_raw(&mut self, src: RawImage, dst: RawImage, stream: StreamRef) -> Result<()> {
         src.check()?;
         dst.check()?;
@@ -478,7 +497,8 @@ impl<'g> Filter2D<'g> {
             };
             packed
         };
-        let output = if dst.is_packed() {
+        // The kernels never write memory they read: an output over the input goes to scratch.
+        let output = if dst.is_packed() && !(input == src.ptr && dst.overlaps(&src)) {
             dst.ptr
         } else {
             host::grow_device(scratch_out, dst.row_bytes() * dst.rows())?
@@ -538,6 +558,16 @@ impl<'g> GpuPlan<'g> {
         Ok(())
     }
 
+    /// Forgets the kernels and buffers of the last shape (leaked in a forked child, where freeing
+    /// them would call the driver: [`crate::fork`]).
+    fn unprepare(&mut self) {
+        if let Some(ready) = self.ready.take()
+            && crate::fork::cuda_forked()
+        {
+            std::mem::forget(ready);
+        }
+    }
+
     /// The kernels, variant and taps for `problem`'s shape in batches of `images`: kept from the
     /// last call when they are the same, else chosen and allocated now. A batch is tuned as one
     /// image `images` times as tall (the work of one launch). The context must be current.
@@ -550,7 +580,7 @@ impl<'g> GpuPlan<'g> {
             images,
         );
         if self.ready.as_ref().is_none_or(|r| r.shape != shape) {
-            self.ready = None;
+            self.unprepare();
             let started = Instant::now();
             let variant = match &mut self.choice {
                 Choice::Fixed(v) => *v,

@@ -11,6 +11,7 @@
 //! rounding a row at a time.
 
 mod naive;
+pub(crate) mod pool;
 mod reference;
 mod simd;
 
@@ -295,7 +296,8 @@ fn convolve<T: Sample>(
         stride: work + (k - 1) * ch,
     };
     let rows = if parallel {
-        oh.div_ceil(rayon::current_num_threads() * 8).clamp(16, 256)
+        oh.div_ceil(pool::install(rayon::current_num_threads) * 8)
+            .clamp(16, 256)
     } else {
         oh
     };
@@ -304,7 +306,7 @@ fn convolve<T: Sample>(
     };
     let chunk = (rows * ow * ch).max(1);
     if parallel {
-        out.par_chunks_mut(chunk).enumerate().for_each(task);
+        pool::install(|| out.par_chunks_mut(chunk).enumerate().for_each(task));
     } else {
         out.chunks_mut(chunk).enumerate().for_each(task);
     }

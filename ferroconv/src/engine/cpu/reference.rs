@@ -97,7 +97,7 @@ fn reference_rank1(
 /// Calls `f` with each `len`-sample row of `out` and its index, on rayon's threads if `parallel`.
 fn for_each_row(out: &mut [f64], len: usize, parallel: bool, f: impl Fn((usize, &mut [f64])) + Sync + Send) {
     if parallel {
-        out.par_chunks_mut(len).enumerate().for_each(f);
+        super::pool::install(|| out.par_chunks_mut(len).enumerate().for_each(f));
     } else {
         out.chunks_mut(len).enumerate().for_each(f);
     }

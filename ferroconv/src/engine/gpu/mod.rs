@@ -30,6 +30,7 @@ use cust::stream::{Stream, StreamFlags};
 use gpu_kernels::kernels::{probe, spin};
 use launch::arg;
 use std::ffi::{CString, c_void};
+use std::mem::ManuallyDrop;
 use std::time::Instant;
 
 /// The kernels' PTX, built from `gpu-kernels` by `build.rs` and embedded in the binary.
@@ -100,20 +101,40 @@ impl std::fmt::Display for ModuleKind {
 
 /// A ready GPU: context, loaded module and one stream.
 pub struct Gpu {
-    // Field order is drop order: stream and module go before the context that owns them.
-    stream: Stream,
-    module: Module,
+    // Dropped by hand (`Drop for Gpu`): stream and module before the context that owns them, or
+    // never, in a forked child.
+    stream: ManuallyDrop<Stream>,
+    module: ManuallyDrop<Module>,
     info: GpuInfo,
     module_kind: ModuleKind,
     module_load_ms: f64,
-    context: Context,
+    context: ManuallyDrop<Context>,
 }
 
-/// Loads the driver library and starts the driver.
+impl Drop for Gpu {
+    fn drop(&mut self) {
+        if crate::fork::cuda_forked() {
+            return; // the parent's handles: leaked, as freeing them would call the driver
+        }
+        // SAFETY: each field is dropped once, here, and never used after; stream and module go
+        // before the context that owns them.
+        unsafe {
+            ManuallyDrop::drop(&mut self.stream);
+            ManuallyDrop::drop(&mut self.module);
+            ManuallyDrop::drop(&mut self.context);
+        }
+    }
+}
+
+/// Loads the driver library and starts the driver (never in a child forked after its parent
+/// started it: [`crate::fork`]).
 fn start_driver() -> Result<()> {
+    crate::fork::check()?;
     driver::load().map_err(Error::NoGpu)?;
     cust::init(cust::CudaFlags::empty())
-        .map_err(|e| Error::NoGpu(format!("the CUDA driver did not start: {}", cuda("cuInit")(e))))
+        .map_err(|e| Error::NoGpu(format!("the CUDA driver did not start: {}", cuda("cuInit")(e))))?;
+    crate::fork::note_cuda_started();
+    Ok(())
 }
 
 /// How many GPUs this process can use (the driver applies `CUDA_VISIBLE_DEVICES`, so these are
@@ -171,12 +192,12 @@ impl Gpu {
         let module_load_ms = started.elapsed().as_secs_f64() * 1e3;
         let stream = Stream::new(StreamFlags::NON_BLOCKING, None).map_err(cuda("create a stream"))?;
         Ok(Self {
-            stream,
-            module,
+            stream: ManuallyDrop::new(stream),
+            module: ManuallyDrop::new(module),
             info,
             module_kind,
             module_load_ms,
-            context,
+            context: ManuallyDrop::new(context),
         })
     }
 
@@ -188,7 +209,8 @@ impl Gpu {
     /// thread that opens it; a `Gpu` handed to another thread (a pool shared by tests, say) must be
     /// made current there before its first call.
     pub fn make_current(&self) -> Result<()> {
-        cust::context::CurrentContext::set_current(&self.context).map_err(cuda("make the context current"))
+        crate::fork::check()?;
+        cust::context::CurrentContext::set_current(&*self.context).map_err(cuda("make the context current"))
     }
 
     /// The GPU's own stream (non-blocking), for plans' device calls.
@@ -200,6 +222,7 @@ impl Gpu {
     /// Makes this GPU's context current on the calling thread until the guard is dropped, when
     /// the context that was current before (the caller's, or none) is current again.
     pub(crate) fn enter(&self) -> Result<Entered> {
+        crate::fork::check()?;
         // SAFETY: the context is the retained primary context of this GPU, alive while `self` is.
         check("make the GPU's context current", unsafe {
             cust::sys::cuCtxPushCurrent_v2(self.context.as_raw())

@@ -1,0 +1,106 @@
+"""Forked worker processes (multiprocessing's ``fork``, dask's processes scheduler, PyTorch's
+``DataLoader``): a child forked after the parent used the package gets the parent's results, in
+bounded time, on the CPU where the parent had started CUDA. Runs with and without a GPU; the
+CUDA-array refusal is checked where a GPU is there."""
+
+import multiprocessing as mp
+import warnings
+
+import numpy as np
+import pytest
+
+import ferroconv
+
+W = np.ones((5, 5)) / 25
+# Long enough for the slowest CI machine; a hang shows as a timeout, not a stuck run.
+TIMEOUT = 120
+
+
+def work(seed):
+    x = np.random.default_rng(seed).random((1024, 1024)).astype(np.float32)
+    return ferroconv.correlate(x, W)
+
+
+def child_result(seed):
+    """In the child: the result, and any RuntimeWarning it gave."""
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        out = work(seed)
+    return out, [str(w.message) for w in seen if issubclass(w.category, RuntimeWarning)]
+
+
+@pytest.fixture(scope="module")
+def forked_pool():
+    if "fork" not in mp.get_all_start_methods():
+        pytest.skip("SKIPPED: this platform has no fork start method")
+    # The parent uses the package first (the GPU where there is one, else the CPU's threads).
+    work(0)
+    with mp.get_context("fork").Pool(2) as pool:
+        yield pool
+
+
+def test_forked_workers_return_the_parents_results(forked_pool):
+    results = forked_pool.map_async(child_result, range(4)).get(timeout=TIMEOUT)
+    for seed, (out, _) in enumerate(results):
+        np.testing.assert_allclose(out, work(seed), rtol=1e-5, atol=1e-6)
+
+
+def test_a_forked_child_after_cuda_warns_once_and_runs_on_the_cpu(forked_pool):
+    # A fresh worker, so that no earlier call in it has warned yet.
+    with mp.get_context("fork").Pool(1) as pool:
+        results = pool.map_async(child_result, [5, 6, 7, 8]).get(timeout=TIMEOUT)
+    for seed, (out, _) in zip([5, 6, 7, 8], results):
+        np.testing.assert_allclose(out, work(seed), rtol=1e-5, atol=1e-6)
+    warned = [w for _, ws in results for w in ws]
+    if not ferroconv.gpu_available():
+        assert warned == [], "the parent never started CUDA: nothing to warn of"
+    else:
+        assert len(warned) == 1 and "spawn" in warned[0], warned
+
+
+def test_a_plan_made_before_the_fork_runs_in_the_child():
+    x = np.random.default_rng(3).random((300, 200)).astype(np.float32)
+    plan = ferroconv.Filter2D(np.random.default_rng(4).random((7, 7)), "mirror")
+    expected = plan(x)
+    global _PLAN
+    _PLAN = (plan, x)
+    with mp.get_context("fork").Pool(1) as pool:
+        out = pool.apply_async(_plan_in_parent_global).get(timeout=TIMEOUT)
+    np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-6)
+
+
+_PLAN = None
+
+
+def _plan_in_parent_global():
+    plan, x = _PLAN
+    return plan(x)
+
+
+def _cuda_in_child():
+    """In the child: what running the parent's CUDA plan, and opening a new one, raise."""
+    raised = []
+    for call in (
+        lambda: _CUDA_PLAN.run_device(1 << 20, 64, 1 << 21, 64, 16, 16, 1, "f32", 1, 0),
+        lambda: ferroconv._native.Plan([1.0], (1, 1), (0, 0), "reflect", 0.0, 0),
+    ):
+        try:
+            call()
+            raised.append(None)
+        except RuntimeError as e:
+            raised.append(str(e))
+    return raised, ferroconv.gpu_available()
+
+
+_CUDA_PLAN = None
+
+
+@pytest.mark.skipif(not ferroconv.gpu_available(), reason="SKIPPED: needs a CUDA GPU")
+def test_cuda_in_a_forked_child_raises_one_line_naming_spawn(forked_pool):
+    global _CUDA_PLAN
+    _CUDA_PLAN = ferroconv._native.Plan([1.0], (1, 1), (0, 0), "reflect", 0.0, 0)
+    with mp.get_context("fork").Pool(1) as pool:
+        raised, available = pool.apply_async(_cuda_in_child).get(timeout=TIMEOUT)
+    assert not available
+    for message in raised:
+        assert message is not None and "spawn" in message and "\n" not in message, raised
