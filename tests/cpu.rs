@@ -112,17 +112,20 @@ fn border_modes_pad_as_documented() {
     assert_eq!(out.values, [1., 2., 1., 2., 1., 2.]);
 }
 
-/// The constant border's value in each sample type's units: levels rounded and clamped to the
-/// type's range, `f32` as given; a constant that is not finite is refused.
+/// The constant border's value is in each sample type's own levels (OpenCV's `borderValue`):
+/// 191 is 191 in an 8-bit image, `f32` as given; a value an integer type cannot hold is refused
+/// by `check` (and, unchecked, taken to the nearest level); a constant that is not finite is
+/// refused.
 #[test]
 fn the_constant_is_rounded_to_whole_levels_of_integer_types() {
-    let c = Border::Constant(0.75);
-    assert_eq!(c.outside_sample(DType::U8), 191.0);
-    assert_eq!(c.outside_sample(DType::U16), 49151.0);
-    assert_eq!(c.outside_sample(DType::F32), 0.75);
-    assert_eq!(c.outside(DType::U8), 191.0 / 255.0);
+    assert_eq!(Border::Constant(191.0).outside_sample(DType::U8), 191.0);
+    assert_eq!(Border::Constant(49151.0).outside_sample(DType::U16), 49151.0);
+    assert_eq!(Border::Constant(0.75).outside_sample(DType::F32), 0.75);
+    assert_eq!(Border::Constant(191.0).outside(DType::U8), 191.0 / 255.0);
+    assert!(Border::Constant(0.75).check(DType::U8).is_err());
+    assert!(Border::Constant(-2.0).check(DType::U8).is_err());
     assert_eq!(Border::Constant(-2.0).outside_sample(DType::U8), 0.0);
-    assert_eq!(Border::Constant(2.0).outside_sample(DType::U16), 65535.0);
+    assert_eq!(Border::Constant(70000.0).outside_sample(DType::U16), 65535.0);
     assert_eq!(Border::Reflect.outside_sample(DType::F32), 0.0);
     assert!(Border::constant(f64::NAN).is_err());
     assert!(Border::constant(1e39).is_err());
@@ -285,7 +288,7 @@ fn check_every_border(image: &Image, filter: &Filter) {
     );
     let two_pass = cpu::separable_form(filter);
     assert_eq!(two_pass.is_some(), k > 1 && filter.rank1().is_some());
-    for border in Border::CHECKED {
+    for border in Border::checked(dtype) {
         let Ok(expected) = cpu::reference(image, filter, border) else {
             assert_eq!(border, Border::Valid);
             continue;
@@ -465,7 +468,7 @@ fn parallel_into_writes_the_same_bits_into_an_output_allocated_once() {
     for (dtype, channels) in [(DType::F32, 1), (DType::U8, 3), (DType::U16, 4)] {
         let image = Image::random(67, 41, channels, dtype, 9).unwrap();
         for filter in &filters {
-            for border in Border::CHECKED {
+            for border in Border::checked(dtype) {
                 let want = cpu::parallel(&image, filter, border, false).unwrap();
                 // A stale result in the reused output must be overwritten everywhere.
                 let mut out = cpu::parallel(

@@ -52,7 +52,11 @@ fn case(rank1: bool) -> impl Strategy<Value = Case> {
             Case {
                 image,
                 filter,
-                border,
+                // The constant in the image's own levels.
+                border: match border {
+                    Border::Constant(_) => Border::Constant(Border::checked_cval(dt)),
+                    b => b,
+                },
                 clamp: clamp && dt == DType::F32,
             }
         })

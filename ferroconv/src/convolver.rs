@@ -46,9 +46,12 @@ impl Convolver {
     /// The correlation of `image` with `filter` (a filter that is not symmetric is used as given,
     /// not flipped), with pixels outside the image defined by `border`; results of integer types
     /// are rounded and clamped, `f32` results are not clamped. Images too large for the GPU's
-    /// memory run in strips with the same result.
+    /// memory run in strips with the same result. A [`Border::Constant`] is in the image's own
+    /// levels; one its type cannot hold (`-3` or `0.5` for 8-bit samples) is an error.
     pub fn convolve(&self, image: &Image, filter: &Filter, border: Border) -> Result<Image> {
-        let Some(gpu) = &self.gpu else {
+        border.check(image.dtype())?;
+        // In a child forked after CUDA started, the parent's GPU cannot be used: the CPU runs.
+        let Some(gpu) = self.gpu.as_ref().filter(|_| !crate::fork::cuda_forked()) else {
             return cpu::parallel(image, filter, border, false);
         };
         let settings = Settings::in_memory(filter.clone(), border);

@@ -163,3 +163,62 @@ fn what_counts_cannot_do_is_refused() {
         assert!(!out.exists());
     }
 }
+
+/// Integer taps on an 8-bit image give exact integer counts, as `cv2.filter2D(img, cv2.CV_32F,
+/// k)` does: the samples are filtered as their levels, not scaled to 0-1 and back (which gave
+/// 1.9999847 for 2). Every pixel, every border mode, `f32` and `i16`, with `--scale` and
+/// `--delta` that keep the arithmetic exact.
+#[test]
+fn integer_taps_on_8_bit_images_give_exact_counts() {
+    let dir = TempDir::new("counts-exact");
+    let image = Image::random(41, 29, 3, DType::U8, 12).unwrap();
+    let input = dir.path("in.png");
+    save_with_image_crate(&image, &input);
+    let laplacian = dir.path("laplacian.txt");
+    std::fs::write(&laplacian, "0 1 0\n1 -4 1\n0 1 0\n").unwrap();
+    let taps = [0.0, 1.0, 0.0, 1.0, -4.0, 1.0, 0.0, 1.0, 0.0];
+    for border in [Border::Zero, Border::Replicate, Border::Reflect] {
+        let want = counts(&image, &taps, 3, border);
+        for (out_dtype, scale, delta) in [
+            ("f32", 1.0, 0.0),
+            ("f32", 0.5, 3.0),
+            ("i16", 1.0, 0.0),
+            ("i16", 2.0, -7.0),
+        ] {
+            let out = dir.path(&format!("{}-{out_dtype}-{scale}.tif", border.name()));
+            let args = [
+                "-i",
+                s(&input),
+                "-o",
+                s(&out),
+                "--filter-file",
+                s(&laplacian),
+                "--border",
+                border.name(),
+                "--out-dtype",
+                out_dtype,
+                "--scale",
+                &scale.to_string(),
+                "--delta",
+                &delta.to_string(),
+                "--quiet",
+            ];
+            run_ok(&args);
+            let got: Vec<f64> = if out_dtype == "i16" {
+                read_i16_tiff(&out).1.into_iter().map(f64::from).collect()
+            } else {
+                let got = files::read(&out, &RawLayout::default()).unwrap();
+                let Samples::F32(v) = got.samples() else {
+                    panic!("not f32")
+                };
+                v.iter().map(|&x| f64::from(x)).collect()
+            };
+            assert_eq!(got.len(), want.len());
+            for (n, (&g, &w)) in got.iter().zip(&want).enumerate() {
+                // Alpha-free RGB: every sample is filtered; the counts are whole numbers.
+                let w = w * scale + delta;
+                assert_eq!(g, w, "{border:?} {out_dtype} x{scale}+{delta}: sample {n}");
+            }
+        }
+    }
+}

@@ -10,11 +10,11 @@ use std::path::PathBuf;
 fn info_works_without_a_gpu() {
     let (out, _) = run_ok(&["info"]);
     assert!(out.contains("PTX target: sm_"), "{out}");
-    assert!(out.contains("largest filter: 31x31"), "{out}");
+    assert!(out.contains("largest filter: 127x127, 1023x1023 rank-1"), "{out}");
     assert!(out.lines().next().unwrap().starts_with("GPU: "), "{out}");
     let (json, _) = run_ok(&["info", "--json"]);
     let doc: serde_json::Value = serde_json::from_str(&json).expect("one JSON document");
-    assert_eq!(doc["largest_filter"], 31, "{doc}");
+    assert_eq!(doc["largest_filter"], 127, "{doc}");
     assert!(doc["ptx"]["kernels"].as_u64().unwrap() > 100, "{doc}");
     assert!(
         doc["variants"]

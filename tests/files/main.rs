@@ -1,6 +1,6 @@
 //! Runs the real `host` binary on image files the tests make (gray, RGB, RGBA, 16-bit, float TIFF,
 //! PGM ASCII and binary, JPEG, BMP, RAW f32) and compares the results with the CPU reference;
-//! checks batches, strips, JSON, results in counts, and that every kind of bad input gets a one-line error, exit
+//! checks batches, strips, JSON, results in counts, the constant border's value, and that every kind of bad input gets a one-line error, exit
 //! code 1 and no output file. Without a GPU the CLI falls back to the CPU; nothing here needs one.
 //!
 //! One test binary: the tests are in the modules below, by topic; this file holds the helpers
@@ -12,6 +12,7 @@ use common::{host, text};
 
 mod batch;
 mod counts;
+mod cval;
 mod encoding;
 mod errors;
 mod formats;

@@ -226,3 +226,52 @@ fn a_group_4_fax_tiff_is_read_as_8_bit() {
     assert_eq!((image.width(), image.height(), image.channels()), (8, 4, 1));
     assert_eq!(image.samples(), &Samples::U8(vec![255; 32]));
 }
+
+/// `-v` on a multi-page TIFF names its pages as pages, with each page's size, not as strips of
+/// the first page's size; `--json` lists every page's size.
+#[test]
+fn verbose_lines_name_a_stacks_pages_and_their_sizes() {
+    use tiff::encoder::{TiffEncoder, colortype::Gray8};
+    let dir = TempDir::new("tiff-pages-verbose");
+    let stack = dir.path("stack.tif");
+    let sizes = [(4u32, 3u32), (5, 2), (4, 3), (6, 6), (1, 1)];
+    {
+        let mut enc = TiffEncoder::new(std::fs::File::create(&stack).unwrap()).unwrap();
+        for &(w, h) in &sizes {
+            enc.write_image::<Gray8>(w, h, &vec![7; (w * h) as usize])
+                .unwrap();
+        }
+    }
+    let out = dir.path("out.tif");
+    let (stdout, _) = crate::common::run_ok(&["-i", s(&stack), "-o", s(&out), "-v", "--mask", "3"]);
+    let line = stdout
+        .lines()
+        .find(|l| l.contains(" -> "))
+        .unwrap_or_else(|| panic!("no -v line: {stdout}"));
+    assert!(line.contains("5 pages"), "{line}");
+    assert!(line.contains("4x3, 5x2, 4x3, 6x6, 1x1"), "{line}");
+    let out = dir.path("again.tif");
+    let (json, err) = crate::common::run_ok(&["-i", s(&stack), "-o", s(&out), "-v", "--json"]);
+    assert!(err.contains("5 pages"), "{err}");
+    let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let image = &doc["images"][0];
+    assert_eq!(image["pages"], 5, "{doc}");
+    let got: Vec<(u64, u64)> = image["page_sizes"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no page_sizes: {doc}"))
+        .iter()
+        .map(|p| (p[0].as_u64().unwrap(), p[1].as_u64().unwrap()))
+        .collect();
+    let want: Vec<(u64, u64)> = sizes.iter().map(|&(w, h)| (w.into(), h.into())).collect();
+    assert_eq!(got, want);
+    // One page: the line as before, its size, no page count.
+    let single = dir.path("single.png");
+    crate::save_with_image_crate(
+        &ferroconv::Image::random(6, 4, 1, ferroconv::DType::U8, 1).unwrap(),
+        &single,
+    );
+    let out = dir.path("single-out.png");
+    let (stdout, _) = crate::common::run_ok(&["-i", s(&single), "-o", s(&out), "-v"]);
+    assert!(stdout.contains(": 6x4 x1 u8,"), "{stdout}");
+    assert!(!stdout.contains(" pages"), "{stdout}");
+}

@@ -39,7 +39,7 @@ fn options_that_do_nothing_with_files_are_refused() {
         1,
         &["--sigma applies only to --filter gaussian"],
     );
-    // --cval belongs to --border constant, and is a finite number.
+    // --cval belongs to --border constant, and is a finite number (the parser's error: exit 2).
     fails_with(
         &[&files_args[..], &["--cval", "0.5", "--border", "reflect"]].concat(),
         1,
@@ -47,8 +47,8 @@ fn options_that_do_nothing_with_files_are_refused() {
     );
     fails_with(
         &["--size", "16", "--border", "constant", "--cval", "inf"],
-        1,
-        &["--cval", "not a finite"],
+        2,
+        &["--cval", "finite"],
     );
     assert!(!out.exists());
     // --cpu-only with files means --variant cpu: no GPU is looked for, so none is missed.

@@ -71,7 +71,7 @@ fn json_is_always_one_document_with_a_schema() {
         &["does not exist"],
     );
     let doc: serde_json::Value = serde_json::from_str(&out).expect("one JSON document");
-    assert_eq!(doc["schema"], 2, "{doc}");
+    assert_eq!(doc["schema"], 3, "{doc}");
     assert!(doc["error"].as_str().unwrap().contains("does not exist"), "{doc}");
     assert_eq!(doc["images"], serde_json::json!([]));
     // A parser error with --json.
@@ -97,7 +97,7 @@ fn json_is_always_one_document_with_a_schema() {
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(1), "{err}");
     let doc: serde_json::Value = serde_json::from_str(&out).expect("one JSON document");
-    assert_eq!(doc["schema"], 2);
+    assert_eq!(doc["schema"], 3);
     assert!(doc["error"].is_null() && doc["interrupted"].is_null(), "{doc}");
     let images = doc["images"].as_array().unwrap();
     let (ok, bad) = (&images[0], &images[1]);
@@ -204,4 +204,43 @@ fn the_soak_summary_has_no_run_of_spaces() {
         .find(|l| l.starts_with("images "))
         .expect("a summary line");
     assert!(!summary.contains("  "), "{summary}");
+}
+
+/// `--json`'s settings list a small filter's taps, and summarize a large one (its shape, tap
+/// count, sum and a digest of its taps) instead of listing them: a Gaussian of sigma 127 is over
+/// a million taps. Two large filters that differ have different digests, so `report merge` still
+/// tells their shards apart.
+#[test]
+fn json_settings_summarize_a_large_filter() {
+    let dir = TempDir::new("json-large-filter");
+    let input = dir.path("in.png");
+    save(&gray(12, 10, 1), &input);
+    let run = |extra: &[&str], name: &str| -> serde_json::Value {
+        let out = dir.path(name);
+        let args = [
+            &["-i", s(&input), "-o", s(&out), "--json", "--variant", "cpu"][..],
+            extra,
+        ]
+        .concat();
+        let (json, _) = run_ok(&args);
+        assert!(json.len() < 20_000, "{} bytes of JSON for {extra:?}", json.len());
+        serde_json::from_str(&json).unwrap()
+    };
+    let small = run(&["--mask", "3"], "small.png");
+    let taps = small["settings"]["taps"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{small}"));
+    assert_eq!(taps.len(), 9);
+    let large = run(&["--filter", "gaussian", "--sigma", "20"], "large.png");
+    let summary = &large["settings"]["taps"];
+    assert_eq!(summary["shape"], serde_json::json!([161, 161]), "{large}");
+    assert_eq!(summary["count"], 161 * 161, "{large}");
+    let sum = summary["sum"].as_f64().unwrap_or_else(|| panic!("{large}"));
+    assert!((sum - 1.0).abs() < 1e-3, "{sum}");
+    let digest = summary["fnv1a64"].as_str().unwrap_or_else(|| panic!("{large}"));
+    assert_eq!(digest.len(), 16, "{digest}");
+    let other = run(&["--filter", "gaussian", "--sigma", "21"], "other.png");
+    assert_ne!(other["settings"]["taps"]["fnv1a64"], summary["fnv1a64"]);
+    let again = run(&["--filter", "gaussian", "--sigma", "20"], "again.png");
+    assert_eq!(again["settings"]["taps"], *summary);
 }

@@ -42,11 +42,13 @@ pub struct Settings {
 }
 
 /// Results in sample counts, as OpenCV's `filter2D` and `Sobel` give them with a `ddepth` of
-/// `CV_32F` or `CV_16S`: `f32` samples `v · levels · scale + delta`, where `v` is the result on
-/// the `f32` scale (integers as level / max) and `levels` the input's largest level (255, 65535;
-/// 1 for `f32` input). So an 8-bit image's Sobel derivative keeps its sign and its -1020 to 1020
-/// counts instead of being clamped to 0-255. RGBA's alpha is copied as `v · levels`. The encoder writes
-/// them as `f32`, or as rounded and saturated signed 16-bit integers (`Encoding::int16`).
+/// `CV_32F` or `CV_16S`: the input's samples are filtered as `f32` counts, their levels (0-255 for
+/// 8-bit input, 0-65535 for 16-bit; `f32` input as it is; see
+/// [`to_counts`](crate::io::files::to_counts)), and each result is `v · scale + delta`. So integer
+/// taps on an integer image give exact integers (while the sums stay below 2^24), and an 8-bit
+/// image's Sobel derivative keeps its sign and its -1020 to 1020 counts instead of being clamped
+/// to 0-255. RGBA's alpha is copied as its level. The encoder writes them as `f32`, or as rounded
+/// and saturated signed 16-bit integers (`Encoding::int16`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Counts {
     pub scale: f64,
@@ -54,17 +56,19 @@ pub struct Counts {
 }
 
 impl Counts {
-    /// `image` (an `f32` result of an input whose largest level is `levels`) in counts.
-    pub fn apply(&self, image: &mut Image, levels: f64) {
+    /// `image` (the `f32` result of filtering an input's counts) scaled and shifted; its alpha,
+    /// copied from the input, is left as it is.
+    pub fn apply(&self, image: &mut Image) {
         let ch = image.channels();
-        let (a, b) = ((levels * self.scale) as f32, self.delta as f32);
+        let (a, b) = (self.scale as f32, self.delta as f32);
+        if (a, b) == (1.0, 0.0) {
+            return;
+        }
         if let crate::model::image::Samples::F32(v) = image.samples_mut() {
             for (i, x) in v.iter_mut().enumerate() {
-                *x = if crate::engine::cpu::is_alpha(ch, i % ch) {
-                    *x * levels as f32
-                } else {
-                    x.mul_add(a, b)
-                };
+                if !crate::engine::cpu::is_alpha(ch, i % ch) {
+                    *x = x.mul_add(a, b);
+                }
             }
         }
     }

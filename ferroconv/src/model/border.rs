@@ -27,9 +27,11 @@ pub enum Border {
     Symmetric,
     /// Periodic: `c d | a b c d | a b`.
     Wrap,
-    /// Pixels outside are this value, on the scale of `f32` samples: integer samples count as
-    /// level / maximum, so 1.0 is 255 for 8-bit images and 65535 for 16-bit ones (rounded to the
-    /// nearest level there, see [`Border::outside_sample`]). Finite.
+    /// Pixels outside are this value, in sample levels of the image's own type, as OpenCV's
+    /// `borderValue` and scipy's `cval` are: 0 to 255 for 8-bit images, 0 to 65535 for 16-bit
+    /// ones (a whole level), the value itself for `f32` images. Finite. A plan, a
+    /// [`Convolver`](crate::Convolver) and a batch refuse a value the image's type cannot hold
+    /// (see [`Border::check`]).
     Constant(f32),
     /// No padding: only outputs whose whole window is inside; (W - 2r) × (H - 2r).
     Valid,
@@ -47,12 +49,12 @@ impl Border {
         Border::Valid,
     ];
 
-    /// The constant of [`Border::CHECKED`]: three quarters of full scale, not a whole level of
-    /// 8- or 16-bit samples (they round it), so that a constant read as 0 fails.
+    /// The constant of [`Border::CHECKED`] for `f32` images: three quarters of full scale, so
+    /// that a constant read as 0 fails ([`Border::checked_cval`] gives it in every type's levels).
     pub const CHECKED_CVAL: f32 = 0.75;
 
     /// Every border, the constant one with [`Border::CHECKED_CVAL`]: the list the tests and
-    /// `host verify` check.
+    /// `host verify` check on `f32` images ([`Border::checked`] gives it for any sample type).
     pub const CHECKED: [Border; 7] = [
         Border::Zero,
         Border::Replicate,
@@ -63,8 +65,27 @@ impl Border {
         Border::Valid,
     ];
 
-    /// The constant border of value `cval` (see [`Border::Constant`]); an error if it is not
-    /// finite.
+    /// [`Border::CHECKED_CVAL`] in `dtype`'s levels: three quarters of full scale, rounded to a
+    /// whole level for integers (191 for 8-bit samples, 49151 for 16-bit ones).
+    pub fn checked_cval(dtype: DType) -> f32 {
+        match dtype.levels() {
+            Some(max) => (f64::from(Border::CHECKED_CVAL) * max).round() as f32,
+            None => Border::CHECKED_CVAL,
+        }
+    }
+
+    /// [`Border::CHECKED`] for images of `dtype`: the constant one with
+    /// [`Border::checked_cval`]`(dtype)`.
+    pub fn checked(dtype: DType) -> [Border; 7] {
+        Border::CHECKED.map(|b| match b {
+            Border::Constant(_) => Border::Constant(Border::checked_cval(dtype)),
+            b => b,
+        })
+    }
+
+    /// The constant border of value `cval` in sample levels (see [`Border::Constant`]); an
+    /// error if it is not finite. Whether an image's type can hold it is checked where the type
+    /// is known ([`Border::check`]).
     pub fn constant(cval: f64) -> Result<Border> {
         let v = cval as f32;
         if !v.is_finite() {
@@ -98,13 +119,38 @@ impl Border {
         }
     }
 
+    /// Whether images of `dtype` can take this border: an error (naming the constant and the
+    /// levels the type holds) for a constant that is not one of an integer type's levels
+    /// (negative, above the maximum, not whole) or is not finite; every other border fits
+    /// every type.
+    pub fn check(self, dtype: DType) -> Result<()> {
+        let Border::Constant(v) = self else {
+            return Ok(());
+        };
+        let fits = match dtype.levels() {
+            Some(max) => v.is_finite() && v.fract() == 0.0 && (0.0..=max).contains(&f64::from(v)),
+            None => v.is_finite(),
+        };
+        if fits {
+            return Ok(());
+        }
+        Err(Error::InvalidRequest(match dtype.levels() {
+            Some(max) => format!(
+                "the border's constant {v} is not a level of {} samples (a whole number from 0 to {max})",
+                dtype.suffix()
+            ),
+            None => format!("the border's constant {v} is not a finite value"),
+        }))
+    }
+
     /// The value of a pixel outside the image where [`source`](Border::source) gives none, in
-    /// `dtype`'s own units: the constant (levels for integer samples, rounded to the nearest
-    /// level and clamped to the type's range as OpenCV's border value is), and 0 for `Zero` and
-    /// for `Valid` (whose outputs read no such pixel).
+    /// `dtype`'s own units (levels for integer samples): the constant, and 0 for `Zero` and for
+    /// `Valid` (whose outputs read no such pixel). A constant that [`check`](Border::check)
+    /// refuses for `dtype` (which the plans, [`Convolver`](crate::Convolver) and batches never
+    /// run) is taken to the nearest level, never a panic.
     pub fn outside_sample(self, dtype: DType) -> f64 {
         match (self, dtype.levels()) {
-            (Border::Constant(v), Some(max)) => (f64::from(v) * max).round().clamp(0.0, max),
+            (Border::Constant(v), Some(max)) => f64::from(v).round().clamp(0.0, max),
             (Border::Constant(v), None) => f64::from(v),
             _ => 0.0,
         }
@@ -191,3 +237,49 @@ impl Named for Border {
 }
 
 impl_from_str!(Border);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The constant is in the image's own levels, as OpenCV's `borderValue` and scipy's `cval`:
+    /// a value an integer type cannot hold is an error, never clamped or rescaled.
+    #[test]
+    fn the_constant_is_in_the_types_own_levels() {
+        let c = |v: f32| Border::Constant(v);
+        assert_eq!(c(128.0).outside_sample(DType::U8), 128.0);
+        assert_eq!(c(128.0).outside(DType::U8), 128.0 / 255.0);
+        assert_eq!(c(40000.0).outside_sample(DType::U16), 40000.0);
+        assert_eq!(c(-3.5).outside_sample(DType::F32), -3.5);
+        for (v, dtype) in [
+            (0.0, DType::U8),
+            (255.0, DType::U8),
+            (65535.0, DType::U16),
+            (-3.0, DType::F32),
+        ] {
+            assert!(c(v).check(dtype).is_ok(), "{v} {dtype:?}");
+        }
+        for (v, dtype) in [
+            (-3.0, DType::U8),
+            (256.0, DType::U8),
+            (0.5, DType::U8),
+            (65536.0, DType::U16),
+            (-1.0, DType::U16),
+            (f32::NAN, DType::U8),
+            (f32::INFINITY, DType::F32),
+        ] {
+            let e = c(v).check(dtype).unwrap_err().to_string();
+            assert!(e.contains("the border's constant"), "{e}");
+        }
+        assert!(Border::Reflect.check(DType::U8).is_ok());
+        // Unchecked, an integer type takes the nearest level: no panic.
+        assert_eq!(c(-3.0).outside_sample(DType::U8), 0.0);
+        assert_eq!(c(300.4).outside_sample(DType::U8), 255.0);
+        assert_eq!(Border::checked_cval(DType::U8), 191.0);
+        assert_eq!(Border::checked_cval(DType::U16), 49151.0);
+        assert_eq!(Border::checked(DType::F32), Border::CHECKED);
+        for dtype in DType::ALL {
+            assert!(Border::checked(dtype).iter().all(|b| b.check(dtype).is_ok()));
+        }
+    }
+}

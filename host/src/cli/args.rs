@@ -59,9 +59,11 @@ pub struct MainArgs {
     /// How pixels outside the image are treated.
     #[arg(long, value_parser = names::border(), default_value = "zero")]
     pub border: Border,
-    /// The value of pixels outside the image under --border constant, on the scale of f32
-    /// samples: 0 to 1 for any sample type (1 is 255 in 8-bit images, 65535 in 16-bit ones).
-    #[arg(long, allow_negative_numbers = true)]
+    /// The value of pixels outside the image under --border constant, in sample levels of the
+    /// type filtered (the file's, or --dtype's), as OpenCV's borderValue and scipy's cval: a
+    /// whole number from 0 to 255 for 8-bit images, 0 to 65535 for 16-bit ones, any finite
+    /// value for f32 (default 0).
+    #[arg(long, allow_negative_numbers = true, value_parser = parse_finite)]
     pub cval: Option<f64>,
     /// Clamp f32 results to [0, 1].
     #[arg(long)]
@@ -206,7 +208,9 @@ pub enum Compress {
 }
 
 impl MainArgs {
-    /// The border the options describe: `--border`, with `--cval` for the constant one.
+    /// The border the options describe: `--border`, with `--cval` for the constant one (whether
+    /// the images' sample type holds it is checked where the type is known:
+    /// [`usage::check_cval`](super::usage::check_cval)).
     pub fn border(&self) -> Result<Border> {
         match (self.border, self.cval) {
             (Border::Constant(_), cval) => Ok(Border::constant(cval.unwrap_or(0.0)).context("--cval")?),
@@ -375,9 +379,10 @@ pub enum Command {
     /// and the largest filter; works without a GPU.
     Info(info::InfoArgs),
     /// Run every variant at awkward sizes under compute-sanitizer (memcheck, racecheck,
-    /// synccheck, initcheck); one PASS/FAIL line per tool and case set (sizes over 100,000 pixels
-    /// run a reduced set: k 3 and 17, zero and reflect, gray and RGBA, f32); fails on any
-    /// reported error.
+    /// synccheck, initcheck); a case set is one tool's run of one variant, its PASS/FAIL line
+    /// printed as it ends (sizes over 100,000 pixels run a reduced set: k 3 and 17, zero,
+    /// symmetric and constant, gray and RGBA, f32); --variants and --shard K/N split the suite;
+    /// fails on any reported error.
     Sanitize(sanitize::SanitizeArgs),
     /// Long run on the GPU: many small and some large random images through the batch engine in
     /// one process; checks re-runs, device memory and throughput decay.

@@ -28,8 +28,8 @@ pub fn run(args: &InfoArgs) -> Result<()> {
         gpu.make_current()?;
         free.push(gpu.memory().ok().map(|(free, _)| free));
     }
-    let k = gpu_kernels::launch::MAX_FILTER_SIZE;
     let registry = &ferroconv::engine::gpu::variant::REGISTRY;
+    let limits = Limits::of(registry);
     if args.json {
         let described: Vec<_> = gpus
             .iter()
@@ -51,7 +51,9 @@ pub fn run(args: &InfoArgs) -> Result<()> {
                 "kernels": ptx_entries(),
                 "sass_embedded": !FATBIN.is_empty(),
             },
-            "largest_filter": k,
+            "largest_filter": limits.general,
+            "largest_rank1_filter": limits.rank1,
+            "largest_filter_every_variant": limits.every_variant,
             "variants": registry.iter().map(|s| serde_json::json!({"name": s.name, "summary": s.summary})).collect::<Vec<_>>(),
         }));
         return Ok(());
@@ -98,10 +100,56 @@ pub fn run(args: &InfoArgs) -> Result<()> {
             "embedded for the PTX target"
         }
     );
-    println!("largest filter: {k}x{k}");
+    println!("largest filter: {}", limits.describe());
     println!("variants:");
     for spec in registry {
         println!("  {:<18} {}", spec.name, spec.summary);
     }
     Ok(())
+}
+
+/// The largest filters, from the library's limits and the variants' registry: any filter, a
+/// rank-1 one, and what most GPU variants run.
+struct Limits {
+    /// The largest side of a filter that is not rank 1 (the CPU's and the largest GPU variant's).
+    general: usize,
+    /// The largest side of a rank-1 filter.
+    rank1: usize,
+    /// The side up to which most GPU variants run any filter.
+    every_variant: usize,
+    /// The GPU variants that run the largest general and rank-1 filters.
+    general_by: Vec<&'static str>,
+    rank1_by: Vec<&'static str>,
+}
+
+impl Limits {
+    fn of(registry: &[ferroconv::engine::gpu::variant::Spec]) -> Limits {
+        use ferroconv::model::filter::{MAX_GENERAL_SIZE, MAX_SEPARABLE_SIZE};
+        let side = |r: usize| 2 * r + 1;
+        let by = |limit: usize, rank1: bool| {
+            registry
+                .iter()
+                .filter(|s| side(s.max_radius) >= limit && (rank1 || !s.rank1_only))
+                .map(|s| s.name)
+                .collect()
+        };
+        Limits {
+            general: MAX_GENERAL_SIZE,
+            rank1: MAX_SEPARABLE_SIZE,
+            every_variant: gpu_kernels::launch::MAX_FILTER_SIZE as usize,
+            general_by: by(MAX_GENERAL_SIZE, false),
+            rank1_by: by(MAX_SEPARABLE_SIZE, true),
+        }
+    }
+
+    /// `127x127, 1023x1023 rank-1 (on the CPU; on the GPU ...)`.
+    fn describe(&self) -> String {
+        let (g, r, e) = (self.general, self.rank1, self.every_variant);
+        format!(
+            "{g}x{g}, {r}x{r} rank-1 (on the CPU; on the GPU {g}x{g} on {}, {r}x{r} rank-1 on {}, \
+             most variants up to {e}x{e})",
+            self.general_by.join(", "),
+            self.rank1_by.join(", ")
+        )
+    }
 }

@@ -31,7 +31,8 @@ pub fn border() -> impl TypedValueParser<Value = Border> {
         }
         Border::Wrap => "Periodic: `c d | a b c d | a b`",
         Border::Constant(_) => {
-            "Pixels outside are --cval (0 to 1 for any sample type; 1 is 255 in 8-bit images)"
+            "Pixels outside are --cval, in levels of the sample type: 0 to 255 for 8-bit images, 0 to 65535 \
+             for 16-bit ones, the value itself for f32 (OpenCV's borderValue)"
         }
         Border::Valid => "No padding: only outputs whose whole window is inside; (W - 2r) × (H - 2r)",
     })

@@ -1,10 +1,12 @@
-//! Usage errors and exit codes: a rejected command line (exit 2), options given where they do
-//! nothing, and the exit code of a run's outcome (1, or 128 + the signal that interrupted it).
+//! Usage errors and exit codes: a rejected command line (exit 2; also a `--cval` the images'
+//! type cannot hold), options given where they do nothing, and the exit code of a run's outcome
+//! (1, or 128 + the signal that interrupted it).
 
 use super::args::MainArgs;
 use super::interrupt::Interrupted;
 use super::json;
 use anyhow::{Result, bail};
+use ferroconv::{Border, DType};
 use std::process::ExitCode;
 
 /// Which options the command line gave (not their defaults).
@@ -80,8 +82,35 @@ pub fn check_no_main_options(given: &Given, matches: &clap::ArgMatches) -> Resul
     Ok(())
 }
 
+/// A command-line value that the parser takes but the run cannot (a `--cval` that the images'
+/// sample type cannot hold): one `error:` line naming the option and exit code 2, as the
+/// parser's own errors.
+#[derive(Debug)]
+pub struct UsageError(pub String);
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
+
+/// Whether images of `dtype` can take `border` (a `--cval` in their levels); else a
+/// [`UsageError`] naming `--cval` and saying why (`whose` names the images: `--dtype u8`, a file).
+pub fn check_cval(border: Border, dtype: DType, whose: &str) -> Result<()> {
+    match (border, border.check(dtype)) {
+        (Border::Constant(v), Err(e)) => Err(UsageError(format!(
+            "--cval {v} does not fit {whose}: {e}; --cval is in levels of the sample type filtered, \
+             as OpenCV's borderValue is"
+        ))
+        .into()),
+        _ => Ok(()),
+    }
+}
+
 /// The exit code of a run: 0; after an error (printed here, on one line), 128 + the signal that
-/// interrupted it, else 1.
+/// interrupted it, 2 for a [`UsageError`], else 1.
 pub fn exit_code(outcome: Result<()>) -> ExitCode {
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
@@ -92,6 +121,7 @@ pub fn exit_code(outcome: Result<()>) -> ExitCode {
                 Some(Interrupted(signal)) => {
                     ExitCode::from(ferroconv::io::interrupt::exit_code(*signal).clamp(1, 255) as u8)
                 }
+                None if e.downcast_ref::<UsageError>().is_some() => ExitCode::from(2),
                 None => ExitCode::FAILURE,
             }
         }

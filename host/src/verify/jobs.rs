@@ -1,6 +1,6 @@
 //! The two things the CLI does: the main job (run and time every variant, one table) and the
 //! verification ladder (every variant against the reference over many sizes, borders, channel
-//! counts, sample types and filters).
+//! counts, sample types and filters; in [`super::ladder`], re-exported here).
 
 use crate::verify::check::{self, Comparison};
 use ferroconv::engine::cpu::{self, Reference};
@@ -17,6 +17,8 @@ use std::time::Instant;
 /// clocks settle) and whole CPU calls (the thread pool wakes, the allocator keeps its pages, the
 /// caches fill), so that no row's times include a cold start.
 pub use ferroconv::stats::WARMUP_RUNS;
+
+pub use super::ladder::{Case, Progress, RECTANGLES, VerifyPlan, squares, verify, verify_with_progress};
 
 /// Whether runs include the separable variant.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -71,7 +73,7 @@ pub fn gpu_variants(requested: &[Variant], filter: &Filter, mode: SeparableMode)
 /// The poison fills a checked GPU run uses, each in its own run: NaN for `f32` outputs; for
 /// integer outputs, all-zero and all-one bytes, since any single integer value could happen to
 /// be the right answer, but no pixel can equal both.
-fn poisons(dtype: DType) -> &'static [Option<u8>] {
+pub(crate) fn poisons(dtype: DType) -> &'static [Option<u8>] {
     match dtype {
         DType::F32 => &[None],
         DType::U8 | DType::U16 => &[Some(0x00), Some(0xFF)],
@@ -80,7 +82,7 @@ fn poisons(dtype: DType) -> &'static [Option<u8>] {
 
 /// Runs `kernel` once per poison fill on an uploaded job and compares each result; returns the
 /// worst comparison.
-fn checked_runs(
+pub(crate) fn checked_runs(
     gpu: &Gpu,
     kernel: &Kernel<'_>,
     dev: &mut DeviceJob,
@@ -111,7 +113,7 @@ fn keep_worst(worst: &mut Option<Comparison>, c: Comparison) {
 }
 
 /// The tolerance of `variant` for this image and filter.
-fn tolerance_for(variant: Option<Variant>, image: &Image, filter: &Filter) -> f64 {
+pub(crate) fn tolerance_for(variant: Option<Variant>, image: &Image, filter: &Filter) -> f64 {
     // The CPU rows (no variant) take the two-pass path for rank-1 filters too.
     let sep = match variant {
         Some(v) if v.needs_rank1() => filter.rank1(),
@@ -188,7 +190,7 @@ pub struct MainJob {
 /// Whether `cpu-naive` runs `filter`: its textbook loops take every tap of the square a sample,
 /// which past 31 × 31 (rank-1 filters, which the other paths run in two passes) is minutes, not
 /// a baseline.
-fn naive_runs(filter: &Filter) -> bool {
+pub(crate) fn naive_runs(filter: &Filter) -> bool {
     filter.size() <= gpu_kernels::launch::MAX_FILTER_SIZE as usize
 }
 
@@ -317,7 +319,7 @@ fn gpu_row(
 }
 
 /// `image` on the device, and a device image for its `ow × oh` result.
-fn device_images<'g>(
+pub(crate) fn device_images<'g>(
     gpu: &'g Gpu,
     image: &Image,
     (ow, oh): (usize, usize),
@@ -331,7 +333,7 @@ fn device_images<'g>(
 /// Runs `plan` from `src` into `dst` once per poison fill of `dst` (integer outputs: a pixel
 /// could match one fill by chance) and compares each result; returns the worst comparison and
 /// the GPU time of the last run.
-fn plan_checked_runs(
+pub(crate) fn plan_checked_runs(
     gpu: &Gpu,
     plan: &mut Filter2D<'_>,
     src: &DeviceImage<'_>,
@@ -412,221 +414,4 @@ fn texture_row(
         loads_per_pixel: Some(variant.global_loads_per_pixel(job.filter.radius())),
         check,
     })
-}
-
-/// What a verification run covers: the cross product of these.
-#[derive(Clone, Debug)]
-pub struct VerifyPlan {
-    pub sizes: Vec<(usize, usize)>,
-    /// Filter shapes `(rows, cols)`.
-    pub filters: Vec<(usize, usize)>,
-    pub borders: Vec<Border>,
-    /// (channels, sample type) pairs.
-    pub layouts: Vec<(usize, DType)>,
-}
-
-impl VerifyPlan {
-    /// The default verification: every border, channel count and sample type with every filter
-    /// size on the small and odd sizes, rectangles on the odd sizes, then the large sizes with
-    /// fewer combinations.
-    pub fn standard() -> Vec<VerifyPlan> {
-        vec![
-            VerifyPlan::widest(None, None, None, None, None),
-            VerifyPlan::widest(
-                Some(vec![(31, 17), (257, 129)]),
-                Some(RECTANGLES.to_vec()),
-                None,
-                None,
-                None,
-            ),
-            VerifyPlan {
-                sizes: vec![(1023, 769), (2048, 2048)],
-                filters: squares(&[3, 17]),
-                borders: Border::CHECKED.to_vec(),
-                layouts: vec![(1, DType::F32), (3, DType::U16), (4, DType::U8)],
-            },
-        ]
-    }
-
-    /// One plan over the given sizes, filter sizes, borders, channel counts and sample types,
-    /// every (channels, sample type) pair; each `None` takes its widest value (the small and odd
-    /// sizes, every filter size, border, channel count and sample type).
-    pub fn widest(
-        sizes: Option<Vec<(usize, usize)>>,
-        filters: Option<Vec<(usize, usize)>>,
-        borders: Option<Vec<Border>>,
-        channels: Option<Vec<usize>>,
-        dtypes: Option<Vec<DType>>,
-    ) -> VerifyPlan {
-        let channels = channels.unwrap_or_else(|| vec![1, 3, 4]);
-        let dtypes = dtypes.unwrap_or_else(|| DType::ALL.to_vec());
-        VerifyPlan {
-            sizes: sizes.unwrap_or_else(|| vec![(1, 1), (1, 7), (7, 1), (7, 5), (31, 17), (257, 129)]),
-            filters: filters.unwrap_or_else(|| squares(&[1, 3, 5, 7, 9, 17, 31])),
-            borders: borders.unwrap_or_else(|| Border::CHECKED.to_vec()),
-            layouts: channels
-                .iter()
-                .flat_map(|&c| dtypes.iter().map(move |&d| (c, d)))
-                .collect(),
-        }
-    }
-}
-
-/// Rectangles the standard verification checks: thin, tall, even-sided and the widest.
-pub const RECTANGLES: [(usize, usize); 5] = [(1, 15), (15, 1), (3, 7), (4, 6), (2, 31)];
-
-/// The square filter shapes of these sides.
-pub fn squares(sides: &[usize]) -> Vec<(usize, usize)> {
-    sides.iter().map(|&k| (k, k)).collect()
-}
-
-/// One checked case of the verification.
-#[derive(Clone, Debug)]
-pub struct Case {
-    pub variant: &'static str,
-    pub width: usize,
-    pub height: usize,
-    pub channels: usize,
-    pub dtype: DType,
-    pub border: Border,
-    /// The filter's `(rows, cols)`.
-    pub filter: (usize, usize),
-    /// Whether the filter was the random rank-1 one (else a general random filter).
-    pub rank1: bool,
-    pub check: Comparison,
-}
-
-impl std::fmt::Display for Case {
-    /// Variant, size, channels, sample type, border, filter size and kind, then the comparison
-    /// (first bad position, got, expected, tolerance), in aligned columns.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{:<18} {:>4}x{:<4} c={} {:<3} {:<9} k={:<5}{} {}",
-            self.variant,
-            self.width,
-            self.height,
-            self.channels,
-            self.dtype.suffix(),
-            self.border.describe(),
-            format!("{}x{}", self.filter.0, self.filter.1),
-            if self.rank1 { " rank-1" } else { "" },
-            self.check
-        )
-    }
-}
-
-/// Checks the CPU variants and, with `gpu`, every variant in `variants` on random images with two
-/// random filters per case (a general one, and a rank-1 one that the separable variant also
-/// runs), for every combination in `plans`. GPU outputs are poisoned before each run. `report`
-/// sees each case as it finishes. Returns the cases, and how many combinations were skipped
-/// because the valid border needs an image at least as large as the filter, and a filter that
-/// is its square.
-pub fn verify(
-    plans: &[VerifyPlan],
-    variants: &[Variant],
-    seed: u64,
-    gpu: Option<&Gpu>,
-    mut report: impl FnMut(&Case),
-) -> Result<(Vec<Case>, usize)> {
-    let mut cases = Vec::new();
-    let mut skipped = 0;
-    let mut n = 0u64;
-    for plan in plans {
-        for &(width, height) in &plan.sizes {
-            for &(channels, dtype) in &plan.layouts {
-                n += 1;
-                let image = Image::random(width, height, channels, dtype, seed.wrapping_add(n))?;
-                // Every other f32 layout also checks clamping (integers always clamp).
-                let clamp = dtype == DType::F32 && n.is_multiple_of(2);
-                let kernels = match gpu {
-                    Some(g) => variants
-                        .iter()
-                        .filter(|v| v.supports_dtype(dtype))
-                        .map(|&v| g.kernel(v, dtype))
-                        .collect::<Result<Vec<_>>>()?,
-                    None => Vec::new(),
-                };
-                for &shape in &plan.filters {
-                    let key = if shape.0 == shape.1 {
-                        shape.0 as u64
-                    } else {
-                        (shape.0 * 32 + shape.1) as u64
-                    };
-                    let fseed = seed.wrapping_mul(1_000_003).wrapping_add(n * 64 + key);
-                    let rank1 = Filter::random_rank1(shape, fseed ^ 0x5eed)?;
-                    // Past 127 × 127 a filter is rank 1: no general one.
-                    let mut filters = vec![(rank1, true)];
-                    if shape.0.max(shape.1) <= ferroconv::model::filter::MAX_GENERAL_SIZE {
-                        let general = if dtype == DType::F32 {
-                            Filter::random(shape, fseed)?
-                        } else {
-                            Filter::random_normalized(shape, fseed)?
-                        };
-                        filters.insert(0, (general, false));
-                    }
-                    for &border in &plan.borders {
-                        // The valid border: an image smaller than the filter, or a filter that
-                        // is not its square (refused; see `Filter::output_size`).
-                        if filters[0].0.output_size(border, width, height).is_err() {
-                            skipped += 1;
-                            continue;
-                        }
-                        for (filter, is_rank1) in filters.iter().map(|(f, r)| (f, *r)) {
-                            let expected = cpu::reference_parallel(&image, filter, border)?;
-                            let mut record = |variant: &'static str, check: Comparison| {
-                                let case = Case {
-                                    variant,
-                                    width,
-                                    height,
-                                    channels,
-                                    dtype,
-                                    border,
-                                    filter: shape,
-                                    rank1: is_rank1,
-                                    check,
-                                };
-                                report(&case);
-                                cases.push(case);
-                            };
-                            let tol = tolerance_for(None, &image, filter);
-                            let seq = cpu::sequential(&image, filter, border, clamp)?;
-                            record("cpu-seq", check::compare(&seq, &expected, tol, clamp));
-                            let par = cpu::parallel(&image, filter, border, clamp)?;
-                            record("cpu-par", check::compare(&par, &expected, tol, clamp));
-                            if naive_runs(filter) {
-                                let naive = cpu::naive_sequential(&image, filter, border, clamp)?;
-                                record("cpu-naive", check::compare(&naive, &expected, tol, clamp));
-                            }
-                            let Some(gpu) = gpu else { continue };
-                            let problem = Problem::of(&image, filter, border, clamp);
-                            for kernel in &kernels {
-                                let v = kernel.variant();
-                                if (v.needs_rank1() && !is_rank1) || !v.supports(dtype, filter.radius()) {
-                                    continue;
-                                }
-                                let tol = tolerance_for(Some(v), &image, filter);
-                                let check = if v.spec().input == InputKind::Texture {
-                                    // The texture variant has no plan (see `texture_row`).
-                                    let mut dev = gpu.alloc(v, &problem)?;
-                                    gpu.upload(&mut dev, &image)?;
-                                    checked_runs(gpu, kernel, &mut dev, dtype, &expected, tol, clamp)?
-                                } else {
-                                    let mut plan = Filter2D::new(gpu, filter, border)?
-                                        .with_clamp(clamp)
-                                        .with_variant(v)?;
-                                    let out = plan.output_size(width, height)?;
-                                    let (src, mut dst) = device_images(gpu, &image, out)?;
-                                    plan_checked_runs(gpu, &mut plan, &src, &mut dst, &expected, tol, clamp)?
-                                        .0
-                                };
-                                record(v.name(), check);
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    }
-    Ok((cases, skipped))
 }

@@ -3,5 +3,6 @@
 
 pub mod check;
 pub mod jobs;
+pub mod ladder;
 pub mod sanitize;
 pub mod soak;

@@ -1,6 +1,8 @@
 //! The sanitizer suite's pieces that need no GPU: which `verify` run each `compute-sanitizer`
 //! tool gets, and reading the error count from the sanitizer's summary line.
 
+use ferroconv::DType;
+use ferroconv::engine::gpu::Variant;
 use std::path::PathBuf;
 
 /// The `compute-sanitizer` tools the suite runs.
@@ -126,6 +128,82 @@ pub fn verify_runs(sizes: &[(usize, usize)]) -> Vec<Vec<String>> {
         .collect()
 }
 
+/// One case set of the suite: a tool's `host verify` run (`args`) of one variant, which runs in
+/// minutes under the slowest tool (racecheck) where a run of every variant takes most of an hour.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CaseSet {
+    pub tool: String,
+    pub variant: Variant,
+    /// The `host verify` arguments, `--variants` naming the one variant.
+    pub args: Vec<String>,
+}
+
+impl CaseSet {
+    /// `racecheck verify --sizes 7x5 --variants tiled ...`: what `host sanitize --list` prints.
+    pub fn describe(&self) -> String {
+        format!("{} verify {}", self.tool, self.args.join(" "))
+    }
+}
+
+/// The suite's case sets for `tools` and `sizes`, limited to `variants`: for each tool, each of
+/// [`verify_runs`] split by variant (every variant in `variants` for the runs of every variant,
+/// the kernel's own for its own runs), leaving out a variant with no kernels for the run's
+/// sample types.
+pub fn case_sets(tools: &[String], sizes: &[(usize, usize)], variants: &[Variant]) -> Vec<CaseSet> {
+    let runs = verify_runs(sizes);
+    let mut sets = Vec::new();
+    for tool in tools {
+        for run in &runs {
+            let value = |name: &str| {
+                let at = run.iter().position(|a| a == name)?;
+                run.get(at + 1)
+                    .map(|v| v.split(',').map(str::to_string).collect::<Vec<_>>())
+            };
+            let own = value("--variants");
+            let dtypes: Vec<DType> = value("--dtypes")
+                .unwrap_or_default()
+                .iter()
+                .filter_map(|d| d.parse().ok())
+                .collect();
+            for &variant in variants {
+                let name = variant.name();
+                if own.as_ref().is_some_and(|own| !own.iter().any(|v| v == name))
+                    || !dtypes.iter().any(|&d| variant.supports_dtype(d))
+                {
+                    continue;
+                }
+                // `--variants NAME` right after `--sizes LIST`, in place of a run's own list.
+                let mut args: Vec<String> = run[..2].to_vec();
+                args.extend(["--variants".to_string(), name.to_string()]);
+                let mut rest = run[2..].iter();
+                while let Some(a) = rest.next() {
+                    if a == "--variants" {
+                        rest.next();
+                    } else {
+                        args.push(a.clone());
+                    }
+                }
+                sets.push(CaseSet {
+                    tool: tool.clone(),
+                    variant,
+                    args,
+                });
+            }
+        }
+    }
+    sets
+}
+
+/// Part `index` of `count` of `sets` (0-based), with each set's number in the whole list: the
+/// sets `i` with `i mod count == index`, so the parts share the slow and the quick sets and
+/// every set is in exactly one part.
+pub fn shard<T>(sets: Vec<T>, index: usize, count: usize) -> Vec<(usize, T)> {
+    sets.into_iter()
+        .enumerate()
+        .filter(|(i, _)| count > 0 && i % count == index)
+        .collect()
+}
+
 /// The number of errors in `compute-sanitizer`'s output (the last summary, if there are several),
 /// or `None` if there is none. memcheck, synccheck and initcheck end with
 /// `ERROR SUMMARY: N error(s)`; racecheck with
@@ -175,6 +253,44 @@ mod tests {
         assert_eq!(runs[3], TENSOR_F32_VERIFY_ARGS);
         assert_eq!(runs[4], WARP_ROWS_VERIFY_ARGS);
         assert_eq!(verify_runs(&[(7, 5)]).len(), 4);
+    }
+
+    #[test]
+    fn case_sets_are_one_variant_each_and_shards_split_them() {
+        let tools = ["racecheck".to_string(), "synccheck".to_string()];
+        let sets = case_sets(&tools, &[(7, 5), (257, 129)], &Variant::ALL);
+        for set in &sets {
+            let at = set.args.iter().position(|a| a == "--variants").unwrap();
+            assert_eq!(set.args[at + 1], set.variant.name(), "{}", set.describe());
+            assert_eq!(set.args.iter().filter(|a| *a == "--variants").count(), 1);
+            assert_eq!(set.args[0], "--sizes");
+        }
+        assert!(sets.iter().any(|s| s.args[1] == "7x5,257x129"));
+        // The runs of every variant: every variant under every tool; the own runs their kernels'.
+        assert_eq!(
+            sets.iter().filter(|s| s.args.iter().any(|a| a == "3,9")).count(),
+            2,
+            "tensor-u8's own run, once per tool"
+        );
+        for v in Variant::ALL {
+            assert!(
+                sets.iter().any(|s| s.variant == v && s.tool == "racecheck"),
+                "{}",
+                v.name()
+            );
+        }
+        let tiled = case_sets(&tools, &[(7, 5)], &[Variant::Tiled]);
+        assert_eq!(tiled.len(), 2);
+        // f32-only variants get no case set of a u8-only run.
+        let f32_only = case_sets(&tools[..1], &[(7, 5)], &[Variant::TensorF32]);
+        assert!(f32_only.iter().all(|s| !s.args.contains(&"u8".to_string())));
+        for count in 1..=5 {
+            let mut seen: Vec<usize> = (0..count)
+                .flat_map(|k| shard(sets.clone(), k, count).into_iter().map(|(i, _)| i))
+                .collect();
+            seen.sort();
+            assert_eq!(seen, (0..sets.len()).collect::<Vec<_>>());
+        }
     }
 
     #[test]

@@ -24,8 +24,6 @@ struct Decoded {
     image: std::result::Result<Vec<Image>, String>,
     /// The input's metadata, for its result.
     metadata: files::Metadata,
-    /// Each page's largest level as decoded (255, 65535; 1 for `f32`), for results in counts.
-    levels: Vec<f64>,
     decode_ms: f64,
 }
 
@@ -33,10 +31,12 @@ fn ms_since(t: Instant) -> f64 {
     t.elapsed().as_secs_f64() * 1e3
 }
 
-/// One input's pages as the engines take them, its metadata, and each page's largest level.
-type DecodedPages = (Vec<Image>, files::Metadata, Vec<f64>);
+/// One input's pages as the engines take them, and its metadata.
+type DecodedPages = (Vec<Image>, files::Metadata);
 
-/// Decodes (and converts) one input's pages, with its metadata: to `f32` for results in counts.
+/// Decodes (and converts) one input's pages, with its metadata: to `f32` counts for results in
+/// counts. A constant border the type filtered cannot hold (the file's, or `--dtype`'s; for
+/// counts the file's, whose levels they are) fails the input.
 fn decode(item: &Item, s: &Settings) -> std::result::Result<DecodedPages, String> {
     let options = files::ReadOptions {
         max_bytes: s.max_image_bytes,
@@ -63,26 +63,26 @@ fn decode(item: &Item, s: &Settings) -> std::result::Result<DecodedPages, String
         // Converted samples keep no maxval of the file's.
         metadata.pnm_maxval = None;
     }
-    let levels: Vec<f64> = pages.iter().map(|p| p.dtype().levels().unwrap_or(1.0)).collect();
+    for page in &pages {
+        s.border
+            .check(s.dtype.unwrap_or(page.dtype()))
+            .map_err(|e| format!("{}: {e}", shown(&item.input)))?;
+    }
     if s.counts.is_some() && s.encoding.int16 && pages.iter().any(|p| p.dtype() == crate::DType::F32) {
         return Err(format!(
             "{}: has f32 samples, and 16-bit signed results take 8- and 16-bit images: use --out-dtype f32",
             shown(&item.input)
         ));
     }
-    let to = if s.counts.is_some() {
-        Some(crate::DType::F32)
-    } else {
-        s.dtype
-    };
     let pages = pages
         .into_iter()
-        .map(|image| match to {
-            Some(d) => files::convert(image, d),
-            None => image,
+        .map(|image| match (s.counts, s.dtype) {
+            (Some(_), _) => files::to_counts(image),
+            (None, Some(d)) => files::convert(image, d),
+            (None, None) => image,
         })
         .collect();
-    Ok((pages, metadata, levels))
+    Ok((pages, metadata))
 }
 
 /// The progress bar's look: bar, images done of all, images per second (one decimal), ETA.
@@ -149,10 +149,10 @@ pub fn run(
             let fault = settings.inject.and_then(|i| i.at(decoded.index + 1));
             // Page by page; the times and strips add up, the variant is the first page's.
             let mut results: Vec<Image> = Vec::with_capacity(pages.len());
-            let convolved = pages.iter().zip(&decoded.levels).try_for_each(|(page, &levels)| {
+            let convolved = pages.iter().try_for_each(|page| {
                 let (mut out, strips, times) = convolve(page, fault)?;
                 if let Some(counts) = settings.counts {
-                    counts.apply(&mut out, levels);
+                    counts.apply(&mut out);
                 }
                 computed.strips += strips;
                 computed.times = if results.is_empty() {
@@ -208,15 +208,14 @@ pub fn run(
                     let index = next.fetch_add(1, Ordering::Relaxed);
                     let Some(item) = items.get(index) else { break };
                     let t = Instant::now();
-                    let (image, metadata, levels) = match decode(item, settings) {
-                        Ok((image, metadata, levels)) => (Ok(image), metadata, levels),
-                        Err(e) => (Err(e), files::Metadata::default(), Vec::new()),
+                    let (image, metadata) = match decode(item, settings) {
+                        Ok((image, metadata)) => (Ok(image), metadata),
+                        Err(e) => (Err(e), files::Metadata::default()),
                     };
                     let decoded = Decoded {
                         index,
                         image,
                         metadata,
-                        levels,
                         decode_ms: ms_since(t),
                     };
                     if decoded_tx.send(decoded).is_err() {
@@ -348,7 +347,8 @@ struct Computed {
     times: ComputeTimes,
 }
 
-/// The facts of a written result of `pages` (the first page's size and layout).
+/// The facts of a written result of `pages` (the first page's size and layout, and every
+/// page's size).
 fn done_facts(pages: &[Image], c: &Computed, decode_ms: f64, encode: Instant) -> Done {
     let seconds = c.times.kernel_ms.unwrap_or(c.times.compute_ms) / 1e3;
     let first = &pages[0];
@@ -359,6 +359,7 @@ fn done_facts(pages: &[Image], c: &Computed, decode_ms: f64, encode: Instant) ->
         channels: first.channels(),
         dtype: first.dtype().suffix(),
         pages: pages.len(),
+        page_sizes: pages.iter().map(|p| [p.width(), p.height()]).collect(),
         strips: c.strips,
         decode_ms,
         compute: c.times,

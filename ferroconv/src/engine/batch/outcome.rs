@@ -42,8 +42,9 @@ impl Outcome {
 }
 
 /// Version of the JSON document `--json` prints (README, "JSON"); it changes when a field changes
-/// meaning or goes away.
-pub const JSON_SCHEMA: u32 = 2;
+/// meaning or goes away (3: a constant border's value is in sample levels, and `settings.taps`
+/// summarizes a filter past 31 × 31).
+pub const JSON_SCHEMA: u32 = 3;
 
 /// One entry of the JSON document: every field always present, `null` where unknown or not
 /// applicable; `output` only when it was written; `error` without the input's path;
@@ -144,6 +145,8 @@ pub struct Done {
     pub dtype: &'static str,
     /// Pages filtered and written (more than one for a multi-page TIFF).
     pub pages: usize,
+    /// Each page's result size, `[width, height]`, in page order.
+    pub page_sizes: Vec<[usize; 2]>,
     pub strips: usize,
     pub decode_ms: f64,
     #[serde(flatten)]
@@ -175,7 +178,8 @@ pub fn summarize(outcomes: &[Outcome], seconds: f64) -> Summary {
     let pixels: usize = outcomes
         .iter()
         .filter_map(|o| o.done.as_ref())
-        .map(|d| d.width * d.height)
+        .flat_map(|d| &d.page_sizes)
+        .map(|[w, h]| w * h)
         .sum();
     let count = |s: Status| outcomes.iter().filter(|o| o.status == s).count();
     Summary {

@@ -12,12 +12,14 @@
 //! with a clear error.
 
 mod decode;
+mod probe;
 mod write;
 
 pub use decode::{
     Metadata, ReadOptions, decode, decode_with_limit, default_max_image_bytes, read, read_pages,
     read_with_limit, read_with_metadata,
 };
+pub use probe::sample_types;
 pub use write::{Encoding, TiffCompression, write, write_pages, write_with};
 #[doc(hidden)]
 pub use write::{check_writable_dir, not_a_regular_file, remove_temporaries_and_exit};
@@ -204,4 +206,22 @@ pub fn convert(image: Image, dtype: DType) -> Image {
     let values: Vec<f32> = (0..s.len()).map(|i| s.value_f32(i)).collect();
     let samples = Samples::from_values(dtype, &values, image.channels(), false);
     Image::new(image.width(), image.height(), image.channels(), samples).expect("same shape")
+}
+
+/// The image's samples as `f32` counts: integer samples become their levels (0-255, 0-65535) as
+/// they are, not level / max, so that integer taps on them give exact integers as OpenCV's
+/// `filter2D` with a `ddepth` of `CV_32F` does; `f32` samples are kept.
+pub fn to_counts(image: Image) -> Image {
+    let counts = match image.samples() {
+        Samples::U8(v) => v.iter().map(|&x| f32::from(x)).collect(),
+        Samples::U16(v) => v.iter().map(|&x| f32::from(x)).collect(),
+        Samples::F32(_) => return image,
+    };
+    Image::new(
+        image.width(),
+        image.height(),
+        image.channels(),
+        Samples::F32(counts),
+    )
+    .expect("same shape")
 }

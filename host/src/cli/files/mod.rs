@@ -6,13 +6,13 @@ mod report;
 use super::args::{Compress, FileArgs, FileVariant, MainArgs, ShardChoice};
 use super::interrupt::{self, Interrupted};
 use super::json;
-use super::usage::Given;
+use super::usage::{self, Given};
 use anyhow::{Context as _, Result, bail};
 use ferroconv::engine::gpu::{Gpu, GpuSelection};
 use ferroconv::io::files::{Encoding, Format, RawLayout};
 use ferroconv::io::inputs;
 use ferroconv::io::shard::{Shard, ShardSource};
-use ferroconv::{Filter, engine::batch};
+use ferroconv::{DType, Filter, engine::batch};
 use indicatif::{ProgressBar, ProgressDrawTarget};
 use report::Sharding;
 use std::io::IsTerminal as _;
@@ -46,6 +46,7 @@ fn process(args: &MainArgs, given: &Given) -> Result<()> {
         variant,
         sharding,
     } = plan(args, given)?;
+    check_cval(args, &items)?;
     if let Some(s) = &sharding
         && !f.quiet
     {
@@ -237,6 +238,26 @@ fn plan(args: &MainArgs, given: &Given) -> Result<Plan> {
         variant,
         sharding,
     })
+}
+
+/// Refuses a `--cval` that the sample type filtered cannot hold (exit 2): `--dtype`'s, else each
+/// input's, read from its header (each page's, for a multi-page TIFF). Whole levels from 0 to
+/// 255 fit every type, so for them no file is opened. A file that cannot be read here fails on
+/// its own when the batch reads it (which checks every page again).
+fn check_cval(args: &MainArgs, items: &[inputs::Item]) -> Result<()> {
+    let border = args.border()?;
+    if let Some(d) = args.dtype {
+        return usage::check_cval(border, d, &format!("--dtype {}", d.suffix()));
+    }
+    if DType::ALL.iter().all(|&d| border.check(d).is_ok()) {
+        return Ok(());
+    }
+    for item in items {
+        for d in ferroconv::io::files::sample_types(&item.input, args.files.page).unwrap_or_default() {
+            usage::check_cval(border, d, &ferroconv::io::files::shown(&item.input))?;
+        }
+    }
+    Ok(())
 }
 
 /// The GPUs for `variant` (those `--gpus` selects; default: every visible one), or none (for

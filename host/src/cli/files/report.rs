@@ -25,11 +25,10 @@ impl Lines {
         match (o.status, &o.done) {
             (Status::Written, Some(d)) if self.verbose => {
                 let line = format!(
-                    "{} -> {}: {}x{} x{} {}, {}, {} strip(s), {:.2} ms",
+                    "{} -> {}: {} x{} {}, {}, {} strip(s), {:.2} ms",
                     shown(&o.input),
                     shown(&o.output),
-                    d.width,
-                    d.height,
+                    sizes(d),
                     d.channels,
                     d.dtype,
                     d.compute.variant,
@@ -51,6 +50,42 @@ impl Lines {
             _ => {}
         }
     }
+}
+
+/// A result's size for its `-v` line: `WxH`, or for a multi-page TIFF its pages and their sizes
+/// (`3 pages (4x3, 5x2, 4x3)`, `40 pages of 64x64`; the first 8 listed).
+fn sizes(d: &batch::Done) -> String {
+    const LISTED: usize = 8;
+    let size = |[w, h]: [usize; 2]| format!("{w}x{h}");
+    match d.page_sizes.as_slice() {
+        [] | [_] => format!("{}x{}", d.width, d.height),
+        [first, rest @ ..] if rest.iter().all(|s| s == first) => {
+            format!("{} pages of {}", rest.len() + 1, size(*first))
+        }
+        all => {
+            let listed: Vec<String> = all.iter().take(LISTED).map(|&s| size(s)).collect();
+            let more = if all.len() > LISTED { ", ..." } else { "" };
+            format!("{} pages ({}{more})", all.len(), listed.join(", "))
+        }
+    }
+}
+
+/// The filter's taps for the settings: listed up to 31 × 31 (what every GPU variant runs), else
+/// summarized (a Gaussian of sigma 127 has over a million): its shape, tap count, sum, and the
+/// 64-bit FNV-1a digest of its square's taps as little-endian `f32` bytes (in hex), which tells
+/// two filters apart as the list did.
+fn taps(filter: &ferroconv::Filter) -> serde_json::Value {
+    if filter.size() <= gpu_kernels::launch::MAX_FILTER_SIZE as usize {
+        return serde_json::json!(filter.taps());
+    }
+    let bytes: Vec<u8> = filter.taps().iter().flat_map(|t| t.to_le_bytes()).collect();
+    let (rows, cols) = filter.shape();
+    serde_json::json!({
+        "shape": [rows, cols],
+        "count": filter.tap_count(),
+        "sum": filter.taps().iter().map(|&t| f64::from(t)).sum::<f64>(),
+        "fnv1a64": format!("{:016x}", ferroconv::io::shard::fnv1a(&bytes)),
+    })
 }
 
 /// A finished batch.
@@ -166,7 +201,7 @@ fn settings(b: &Batch) -> serde_json::Value {
     let (f, e) = (&b.args.files, &b.settings.encoding);
     serde_json::json!({
         "filter": b.args.filter.describe(&b.settings.filter),
-        "taps": b.settings.filter.taps(),
+        "taps": taps(&b.settings.filter),
         "border": b.settings.border.describe(),
         "dtype": b.settings.dtype.map(|d| d.suffix()),
         "clamp": b.settings.clamp,
