@@ -1,14 +1,20 @@
 //! Per-kernel GPU tests: one test per variant × sample type × border (`blocked_4x4::f32_reflect`,
 //! `tiled_output_32x16::u8_valid`, ...), each running the library's verification over a ladder of
 //! image and filter sizes against the `f64` CPU reference. `cargo test --test gpu fast` or
-//! `cargo test tiled_output` selects one kernel's tests. Without a GPU every test says `SKIPPED`
-//! on stderr and passes; with one, every case must pass and at least one must have run. With
-//! `CONV_REQUIRE_GPU=1` (the GPU runner's workflow sets it) a missing GPU fails every test instead.
+//! `cargo test tiled_output` selects one kernel's tests. The binary looks for a GPU when it starts
+//! (`harness = false`, the tests run through [`gpu_trials`]): without one every GPU test is
+//! reported as ignored, and run with `--ignored` it fails; with one, every case must pass and at
+//! least one must have run. With `CONV_REQUIRE_GPU=1` (the GPU runner's workflow sets it) a
+//! missing GPU fails every GPU test instead.
 //!
 //! The tests are generated as cubecl's `testgen!` does: [`testgen!`] expands one module per
 //! variant, and [`cases!`] one test per sample type × border inside it, each listed in the
-//! module's `COVERED` so that [`the_generated_tests_cover_every_variant_dtype_and_border`] fails
-//! when a variant, sample type or border has no tests.
+//! module's `COVERED` (which `main` turns into the tests, named `MODULE::TEST`) so that
+//! [`the_generated_tests_cover_every_variant_dtype_and_border`] fails when a variant, sample type
+//! or border has no tests.
+
+#[path = "common/gpu_trials.rs"]
+mod gpu_trials;
 
 use ferroconv::engine::cpu::{Reference, reference_parallel};
 use ferroconv::engine::gpu::{Gpu, Variant};
@@ -16,7 +22,7 @@ use ferroconv::model::image::Samples;
 use ferroconv::{Border, Convolver, DType, Error, Filter, Image};
 use host_tools::verify::check;
 use host_tools::verify::jobs::{self, Case, RECTANGLES, VerifyPlan, squares};
-use std::sync::{Mutex, OnceLock, PoisonError};
+use std::sync::{Mutex, PoisonError};
 
 /// Seed of the random images and filters, the same for every test and `host verify`'s default:
 /// `host verify --sizes 1x1,1x7,7x1,7x5,31x17,257x129 --filters 1,3,5,7,9,17,31 --borders B
@@ -164,49 +170,25 @@ fn plans(variant: Variant, dtype: DType, border: Border) -> Vec<VerifyPlan> {
 /// two running tests share a module's constant bank or a stream.
 static POOL: Mutex<Vec<Gpu>> = Mutex::new(Vec::new());
 
-/// Why there is no GPU, once a test found none (no later test looks again).
-static NO_GPU: OnceLock<String> = OnceLock::new();
-
-/// Whether a missing GPU is a failure rather than a skip (`CONV_REQUIRE_GPU` set and not `0`).
-fn gpu_required() -> bool {
-    std::env::var_os("CONV_REQUIRE_GPU").is_some_and(|v| !v.is_empty() && v != "0")
-}
-
-/// Says `SKIPPED` on stderr, or fails the test when a GPU is required.
-fn skip(test: &str, reason: &str) {
-    assert!(
-        !gpu_required(),
-        "{test}: CONV_REQUIRE_GPU is set but there is no GPU ({reason})"
-    );
-    eprintln!("SKIPPED: {test}: no GPU ({reason})");
-}
-
 /// A GPU taken from [`POOL`]; goes back when dropped, also when the test panics.
 struct Lease(Option<Gpu>);
 
 impl Lease {
-    /// A GPU, current on this thread, or `None` (after [`skip`]) when there is no GPU. Any
-    /// other failure to open one is a test failure: a GPU that is there must work.
-    fn take(test: &str) -> Option<Lease> {
-        if let Some(reason) = NO_GPU.get() {
-            skip(test, reason);
-            return None;
-        }
+    /// A GPU, current on this thread. The harness ignores (or fails) the GPU tests where it found
+    /// no GPU, so any failure to open one here is a test failure: a GPU that is there must work.
+    fn take(test: &str) -> Lease {
         let pooled = POOL.lock().unwrap_or_else(PoisonError::into_inner).pop();
         let gpu = match pooled {
             Some(gpu) => gpu,
             None => match Gpu::new() {
                 Ok(gpu) => gpu,
-                Err(Error::NoGpu(reason)) => {
-                    skip(test, NO_GPU.get_or_init(|| reason));
-                    return None;
-                }
+                Err(Error::NoGpu(reason)) => panic!("{test}: there is no GPU ({reason})"),
                 Err(e) => panic!("{test}: a GPU is present but could not be opened: {e}"),
             },
         };
         gpu.make_current()
             .unwrap_or_else(|e| panic!("{test}: cannot use the GPU on this thread: {e}"));
-        Some(Lease(Some(gpu)))
+        Lease(Some(gpu))
     }
 
     fn gpu(&self) -> &Gpu {
@@ -224,9 +206,7 @@ impl Drop for Lease {
 
 /// The body of every generated test: `variant` on `dtype` samples with `border`, over [`plans`].
 fn check(test: &str, variant: Variant, dtype: DType, border: Border) {
-    let Some(lease) = Lease::take(test) else {
-        return;
-    };
+    let lease = Lease::take(test);
     let what = format!("{test} ({} {} {})", variant.name(), dtype.suffix(), border.name());
     if !variant.supports_dtype(dtype) {
         // A variant without kernels for this sample type must say so, not run something else.
@@ -269,23 +249,19 @@ macro_rules! border {
     };
 }
 
-/// One test per sample type × border for the variant `$variant`, and the module's `COVERED` list.
+/// One generated test: its name (`MODULE::TEST`), variant, sample type and border.
+type Generated = (&'static str, Variant, DType, Border);
+
+/// One test per sample type × border for the variant `$variant`: the module's `COVERED` list.
 macro_rules! cases {
     ($module:ident, $variant:expr; $($test:ident: $dtype:ident $border:ident),* $(,)?) => {
-        /// Every (module, variant, sample type, border) this module has a test for.
-        pub const COVERED: &[(&str, Variant, DType, Border)] =
-            &[$((stringify!($module), $variant, DType::$dtype, border!($border))),*];
-        $(
-            #[test]
-            fn $test() {
-                super::check(
-                    concat!(module_path!(), "::", stringify!($test)),
-                    $variant,
-                    DType::$dtype,
-                    border!($border),
-                );
-            }
-        )*
+        /// Every test of this module: (module::test, variant, sample type, border).
+        pub const COVERED: &[Generated] = &[$((
+            concat!(stringify!($module), "::", stringify!($test)),
+            $variant,
+            DType::$dtype,
+            border!($border),
+        )),*];
     };
 }
 
@@ -310,8 +286,26 @@ macro_rules! testgen {
         )*
 
         /// The tests generated, one list per variant module.
-        const GENERATED: &[&[(&str, Variant, DType, Border)]] = &[$($module::COVERED),*];
+        const GENERATED: &[&[Generated]] = &[$($module::COVERED),*];
     };
+}
+
+/// The tests: the generated ones and [`tensor_f32_splits_tiles_of_any_magnitude`] need a GPU,
+/// the coverage check does not.
+fn main() {
+    let mut harness = gpu_trials::Harness::new();
+    for &(test, variant, dtype, border) in GENERATED.iter().copied().flatten() {
+        harness.gpu(test, move || check(test, variant, dtype, border));
+    }
+    harness.gpu(
+        "tensor_f32_splits_tiles_of_any_magnitude",
+        tensor_f32_splits_tiles_of_any_magnitude,
+    );
+    harness.cpu(
+        "the_generated_tests_cover_every_variant_dtype_and_border",
+        the_generated_tests_cover_every_variant_dtype_and_border,
+    );
+    harness.run()
 }
 
 testgen! {
@@ -344,12 +338,9 @@ type Factor = Box<dyn Fn(usize) -> f32>;
 /// (whose blocks split every channel of a tile, each at its own scale: so also an image whose
 /// channels differ by up to 2^130); so does `tensor-f32-blocks` at 45 × 45, also on an image of
 /// 2^-30 on the left and 2^20 on the right.
-#[test]
 fn tensor_f32_splits_tiles_of_any_magnitude() {
     let test = "gpu::tensor_f32_splits_tiles_of_any_magnitude";
-    let Some(_lease) = Lease::take(test) else {
-        return;
-    };
+    let _lease = Lease::take(test);
     // `tensor-f32-blocks` splits each block's tile at the scale of the largest magnitudes its
     // tiles met so far: an image whose left half is tiny and right half huge has tiles that meet
     // both, after the blocks to their left saw only the tiny ones.
@@ -430,17 +421,20 @@ fn channel(image: &Image, c: usize) -> Image {
     Image::new(image.width(), image.height(), 1, Samples::F32(samples)).unwrap()
 }
 
-#[test]
 fn the_generated_tests_cover_every_variant_dtype_and_border() {
     let generated: Vec<_> = GENERATED.iter().flat_map(|m| m.iter().copied()).collect();
-    for &(module, variant, _, _) in &generated {
+    for &(test, variant, _, _) in &generated {
         assert_eq!(
-            module,
+            test.split("::").next().unwrap_or_default(),
             variant.name().replace('-', "_"),
             "the module of {} should be named after it",
             variant.name()
         );
     }
+    let mut names: Vec<&str> = generated.iter().map(|&(test, ..)| test).collect();
+    names.sort_unstable();
+    names.dedup();
+    assert_eq!(names.len(), generated.len(), "two generated tests share a name");
     let mut missing = Vec::new();
     for variant in Variant::ALL {
         for dtype in DType::ALL {

@@ -10,6 +10,7 @@ mod host;
 mod outside;
 mod plot;
 mod ptx;
+mod ptxas_report;
 mod python;
 mod sass;
 mod sass_diff;
@@ -24,7 +25,8 @@ const USAGE: &str = "usage: cargo xtask <task> [ARGS...]
 tasks:
   build-ptx [--arch sm_90]   compile gpu-kernels to target/ptx/kernels.ptx and, when ptxas is
                              available, print each kernel's registers, shared memory, stack and
-                             spills (fails on any spill)
+                             spills (fails on a spill xtask/src/allowed_spills.txt does not
+                             allow)
   install-ptxas              install ptxas from PyPI ({NVCC_WHEEL}) under target/tools/
   install-tools              install everything `ci` needs beyond the pinned toolchain, under
                              target/tools/: ptxas and cargo-fuzz {CARGO_FUZZ_VERSION} (built with

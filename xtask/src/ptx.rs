@@ -1,6 +1,7 @@
 //! `cargo xtask build-ptx`: the kernels' PTX, and ptxas's report of each kernel's resources.
 
 use crate::args::Args;
+use crate::ptxas_report::{self, Resources};
 use crate::shell::workspace;
 use crate::tools::find_ptxas;
 use anyhow::{Context, Result, bail};
@@ -16,7 +17,8 @@ pub fn run(mut args: Args) -> Result<()> {
 }
 
 /// Builds the PTX into target/ptx/, lists its kernels, and checks it with ptxas when available
-/// (`require_ptxas` makes a missing ptxas an error). Fails on any register spill.
+/// (`require_ptxas` makes a missing ptxas an error). Fails on any register spill that
+/// xtask/src/allowed_spills.txt does not allow, naming the function, a line each.
 pub fn build_ptx(arch: &str, require_ptxas: bool) -> Result<()> {
     let ws = workspace();
     let out_dir = ws.join("target").join("ptx");
@@ -51,10 +53,41 @@ pub fn build_ptx(arch: &str, require_ptxas: bool) -> Result<()> {
     if !output.status.success() {
         bail!("ptxas rejected the PTX:\n{log}");
     }
-    let report = ptxas_report(&log);
+    let report = ptxas_report::parse(&log);
+    print_report(arch, &report);
+    let kernels = report.iter().filter(|f| f.entry).count();
+    if kernels != entries.len() {
+        bail!(
+            "ptxas reported {kernels} kernels but the PTX has {}:\n{log}",
+            entries.len()
+        );
+    }
+    let allowed = ptxas_report::parse_allowed(ptxas_report::ALLOWED_SPILLS).map_err(anyhow::Error::msg)?;
+    let less = ptxas_report::spilling_less(&report, &allowed);
+    if !less.is_empty() {
+        println!(
+            "spilling less than {} allows (lower its figures): {}",
+            ptxas_report::ALLOWED_SPILLS_FILE,
+            less.join("; ")
+        );
+    }
+    let errors = ptxas_report::check_spills(&report, &allowed);
+    if !errors.is_empty() {
+        bail!("{}", errors.join("\n"));
+    }
+    let spilling = report.iter().filter(|f| f.spills()).count();
+    println!(
+        "ptxas {arch}: {spilling} functions spill, each at most as much as {} allows",
+        ptxas_report::ALLOWED_SPILLS_FILE
+    );
+    Ok(())
+}
+
+/// Prints ptxas's figures, a line per function (device functions that were not inlined marked).
+fn print_report(arch: &str, report: &[Resources]) {
     let w = report
         .iter()
-        .map(|k| k.name.len())
+        .map(|k| k.name.len() + if k.entry { 0 } else { " (function)".len() })
         .max()
         .unwrap_or(0)
         .max("kernel".len());
@@ -62,101 +95,15 @@ pub fn build_ptx(arch: &str, require_ptxas: bool) -> Result<()> {
         "ptxas {arch}:\n{:<w$} {:>5} {:>10} {:>7} {:>12}",
         "kernel", "regs", "shared B", "stack B", "spill st/ld"
     );
-    for k in &report {
+    for k in report {
+        let name = if k.entry {
+            k.name.clone()
+        } else {
+            format!("{} (function)", k.name)
+        };
         println!(
-            "{:<w$} {:>5} {:>10} {:>7} {:>7}/{:<4}",
-            k.name, k.registers, k.shared, k.stack, k.spill_stores, k.spill_loads
-        );
-    }
-    if report.len() != entries.len() {
-        bail!(
-            "ptxas reported {} kernels but the PTX has {}:\n{log}",
-            report.len(),
-            entries.len()
-        );
-    }
-    let spilling: Vec<_> = report
-        .iter()
-        .filter(|k| k.spill_stores + k.spill_loads > 0)
-        .map(|k| k.name.as_str())
-        .collect();
-    if !spilling.is_empty() {
-        bail!("register spills in {}", spilling.join(", "));
-    }
-    Ok(())
-}
-
-/// One kernel's line of `ptxas -v`.
-#[derive(Debug, Default, PartialEq)]
-struct KernelResources {
-    name: String,
-    registers: u32,
-    shared: u32,
-    stack: u32,
-    spill_stores: u32,
-    spill_loads: u32,
-}
-
-/// Parses `ptxas -v` output into one entry per compiled kernel.
-fn ptxas_report(log: &str) -> Vec<KernelResources> {
-    let number_before = |line: &str, unit: &str| -> Option<u32> {
-        let end = line.find(unit)?;
-        line[..end].split_whitespace().last()?.parse().ok()
-    };
-    let mut kernels: Vec<KernelResources> = Vec::new();
-    for line in log.lines() {
-        if let Some(rest) = line.split("Compiling entry function '").nth(1) {
-            let name = rest.split('\'').next().unwrap_or_default().to_string();
-            kernels.push(KernelResources {
-                name,
-                ..Default::default()
-            });
-        } else if let Some(k) = kernels.last_mut() {
-            if line.contains("bytes stack frame") {
-                k.stack = number_before(line, "bytes stack frame").unwrap_or(0);
-                k.spill_stores = number_before(line, "bytes spill stores").unwrap_or(0);
-                k.spill_loads = number_before(line, "bytes spill loads").unwrap_or(0);
-            } else if line.contains("Used") && line.contains("registers") {
-                k.registers = number_before(line, "registers").unwrap_or(0);
-                k.shared = number_before(line, "bytes smem").unwrap_or(0);
-            }
-        }
-    }
-    kernels
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn parses_ptxas_verbose_output() {
-        let log = "ptxas info    : 0 bytes gmem
-ptxas info    : Compiling entry function 'conv_tiled' for 'sm_90'
-ptxas info    : Function properties for conv_tiled
-    16 bytes stack frame, 4 bytes spill stores, 8 bytes spill loads
-ptxas info    : Used 30 registers, used 1 barriers, 16 bytes cumulative stack size, 4096 bytes smem
-ptxas info    : Compiling entry function 'conv_naive' for 'sm_90'
-ptxas info    : Function properties for conv_naive
-    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
-ptxas info    : Used 20 registers, used 0 barriers
-";
-        let r = ptxas_report(log);
-        assert_eq!(r.len(), 2);
-        assert_eq!(
-            r[0],
-            KernelResources {
-                name: "conv_tiled".into(),
-                registers: 30,
-                shared: 4096,
-                stack: 16,
-                spill_stores: 4,
-                spill_loads: 8
-            }
-        );
-        assert_eq!(
-            (r[1].name.as_str(), r[1].registers, r[1].spill_stores),
-            ("conv_naive", 20, 0)
+            "{name:<w$} {:>5} {:>10} {:>7} {:>7}/{:<4}",
+            k.registers, k.shared, k.stack, k.spill_stores, k.spill_loads
         );
     }
 }
