@@ -7,6 +7,7 @@ import numpy as np
 _Array = Any  # numpy.ndarray, torch.Tensor (CUDA), cupy.ndarray
 _Axes = Optional[Tuple[int, int]]
 _PerAxis = Union[float, Sequence[float]]
+_Radius = Union[int, Sequence[Optional[int]]]
 _Origin = Union[int, Sequence[int]]
 
 MODES: Tuple[str, ...]
@@ -25,12 +26,17 @@ CV_64F: int
 def gpu_available() -> bool: ...
 
 class Filter2D:
-    weights: np.ndarray
-    mode: str
-    cval: float
-    radius: int
-    origin: Tuple[int, int]
     def __init__(self, weights: Any, mode: str = "reflect", cval: float = 0.0, origin: _Origin = 0) -> None: ...
+    @property
+    def weights(self) -> np.ndarray: ...
+    @property
+    def mode(self) -> str: ...
+    @property
+    def cval(self) -> float: ...
+    @property
+    def origin(self) -> Tuple[int, int]: ...
+    @property
+    def radius(self) -> int: ...
     @property
     def variant(self) -> Optional[str]: ...
     def __call__(
@@ -74,7 +80,7 @@ def gaussian_filter(
     cval: float = 0.0,
     truncate: float = 4.0,
     *,
-    radius: Optional[_PerAxis] = None,
+    radius: Optional[_Radius] = None,
     axes: _Axes = None,
     stream: Optional[int] = None,
 ) -> _Array: ...
