@@ -184,8 +184,9 @@ import sys, numpy as np, torch, ferroconv
 from ferroconv import _native
 plan = _native.Plan([1 / 9] * 9, (3, 3), (0, 0), "reflect", 0.0, 0)  # the library's name of `mirror`
 torch.zeros(1, device="cuda")  # the primary context, as a torch user has it
-# Images at address 256, in the unmapped first page: the kernel's first access faults.
-plan.run_device(256, 64 * 4, 256, 64 * 4, 64, 64, 1, "f32", 1, 0)
+# Images at addresses 256 and 16640 (apart: an output over the input would go through scratch),
+# in the unmapped first pages: the kernel's first access faults.
+plan.run_device(256, 64 * 4, 256 + 64 * 64 * 4, 64 * 4, 64, 64, 1, "f32", 1, 0)
 x = np.zeros((64, 64), np.float32)
 y = np.empty_like(x)
 try:
