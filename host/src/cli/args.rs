@@ -2,9 +2,11 @@
 //! the filter's options, and the subcommands (whose own options live in their modules).
 
 use super::names;
+use super::usage::UsageError;
 use super::values::{
-    parse_bytes, parse_compress, parse_count, parse_file_variant, parse_finite, parse_gpus, parse_origin,
-    parse_quality, parse_seed, parse_shape, parse_shard, parse_sigma, parse_taps, parse_variant,
+    check_shape, parse_bytes, parse_compress, parse_count, parse_file_variant, parse_finite, parse_gpus,
+    parse_origin, parse_quality, parse_seed, parse_shape, parse_shard, parse_sigma, parse_taps,
+    parse_variant,
 };
 use super::{api_bench, bench, cpu_time, info, merge, sanitize, scale, soak, verify};
 use anyhow::{Context as _, Result, bail};
@@ -12,7 +14,7 @@ use clap::{Parser, Subcommand};
 use ferroconv::engine::gpu::{GpuSelection, Variant};
 use ferroconv::io::files::TiffCompression;
 use ferroconv::io::shard::Shard;
-use ferroconv::model::filter::{FilterKind, gaussian_size};
+use ferroconv::model::filter::{FilterKind, MAX_SEPARABLE_SIZE, gaussian_size};
 use ferroconv::named::Named as _;
 use ferroconv::{Border, DType, Filter};
 use host_tools::verify::jobs::SeparableMode;
@@ -132,12 +134,12 @@ pub struct FileArgs {
     #[arg(long, requires = "out_dtype", allow_negative_numbers = true, value_parser = parse_finite)]
     pub delta: Option<f64>,
     /// JPEG quality of JPEG results, 1 to 100 (default 95, as OpenCV's).
-    #[arg(long, requires = "input", value_parser = parse_quality)]
+    #[arg(long, requires = "input", allow_negative_numbers = true, value_parser = parse_quality)]
     pub quality: Option<u8>,
     /// Compression of TIFF results, `none` (the default), `lzw` or `deflate` (lossless, with the
     /// horizontal predictor for 8- and 16-bit samples); or of PNG results, a zlib level from 0
     /// (stored) to 9 (smallest).
-    #[arg(long, requires = "input", value_parser = parse_compress)]
+    #[arg(long, requires = "input", allow_negative_numbers = true, value_parser = parse_compress)]
     pub compress: Option<Compress>,
     /// The one variant for files: `auto` (the default: the fastest for each image's problem class,
     /// measured once per GPU model and cached), a GPU variant, or `cpu`; the CPU is used when no
@@ -147,21 +149,21 @@ pub struct FileArgs {
     /// GPUs to use: all (the default: every visible one, after CUDA_VISIBLE_DEVICES), a count N
     /// (the first N), or a list of GPU numbers (0,2; one GPU as 1,). Each image's strips are
     /// dealt to the GPUs, each with its own context, buffers and stream.
-    #[arg(long, requires = "input", value_parser = parse_gpus)]
+    #[arg(long, requires = "input", allow_negative_numbers = true, value_parser = parse_gpus)]
     pub gpus: Option<GpuSelection>,
     /// Device memory one image may use, e.g. 256M or 2G (default: 90% of the free GPU memory);
     /// larger images are processed in horizontal strips. Also bounds the CPU path's strips.
-    #[arg(long, requires = "input", value_parser = parse_bytes)]
+    #[arg(long, requires = "input", allow_negative_numbers = true, value_parser = parse_bytes)]
     pub max_gpu_mem: Option<usize>,
     /// Memory one decoded image may take, e.g. 512M or 8G (default: a quarter of the machine's
     /// memory); a larger image, or one whose header claims so, is refused before decoding.
-    #[arg(long, requires = "input", value_parser = parse_bytes)]
+    #[arg(long, requires = "input", allow_negative_numbers = true, value_parser = parse_bytes)]
     pub max_image_mem: Option<usize>,
     /// Process only shard I of N of the inputs (0-based, e.g. 3/8): the inputs are split by a
     /// hash of each one's path relative to its input root, the same on every machine; `off`
     /// processes them all. Without it, a Slurm job array (SLURM_ARRAY_TASK_ID) or a Kubernetes
     /// Indexed Job (JOB_COMPLETION_INDEX) picks the shard.
-    #[arg(long, requires = "input", value_parser = parse_shard)]
+    #[arg(long, requires = "input", allow_negative_numbers = true, value_parser = parse_shard)]
     pub shard: Option<ShardChoice>,
     /// The shard count of a Kubernetes Indexed Job (its completions), for JOB_COMPLETION_INDEX
     /// (default: the CONV_SHARD_COUNT variable).
@@ -213,7 +215,10 @@ impl MainArgs {
     /// [`usage::check_cval`](super::usage::check_cval)).
     pub fn border(&self) -> Result<Border> {
         match (self.border, self.cval) {
-            (Border::Constant(_), cval) => Ok(Border::constant(cval.unwrap_or(0.0)).context("--cval")?),
+            // A value past f32's range is refused as one that the images' type cannot hold: exit 2.
+            (Border::Constant(_), cval) => {
+                Ok(Border::constant(cval.unwrap_or(0.0)).map_err(|e| UsageError(format!("--cval: {e}")))?)
+            }
             (_, Some(_)) => bail!(
                 "--cval sets the value of --border constant, not of --border {}",
                 self.border.name()
@@ -261,11 +266,11 @@ pub struct FilterArgs {
     pub filter_file: Option<PathBuf>,
     /// A separable filter's taps across (cv2's sepFilter2D kernelX), comma- or space-separated, 1
     /// to 1023; with --kernel-y (default 1) the filter is their outer product.
-    #[arg(long, allow_negative_numbers = true, value_parser = parse_taps,
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_taps,
           conflicts_with_all = ["mask", "filter", "sigma", "filter_file"])]
     pub kernel_x: Option<TapList>,
     /// A separable filter's taps down (cv2's sepFilter2D kernelY); see --kernel-x.
-    #[arg(long, allow_negative_numbers = true, value_parser = parse_taps,
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_taps,
           conflicts_with_all = ["mask", "filter", "sigma", "filter_file"])]
     pub kernel_y: Option<TapList>,
     /// Flip the filter (true convolution instead of correlation; an even side's centre moves as
@@ -274,7 +279,7 @@ pub struct FilterArgs {
     pub flip: bool,
     /// Move the filter's centre by DY,DX taps from (rows/2, cols/2), with scipy's `origin`
     /// meaning and sign (positive: the filter moves up and left); applied before --flip.
-    #[arg(long, allow_negative_numbers = true, value_parser = parse_origin)]
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_origin)]
     pub origin: Option<(isize, isize)>,
 }
 
@@ -308,13 +313,27 @@ impl FilterArgs {
             (None, None) => match self.sigma {
                 Some(sigma_x) => {
                     let sigma_y = self.sigma_y.unwrap_or(sigma_x);
-                    let widest = sigma_x.max(sigma_y);
                     if self.mask.is_some() && self.truncate.is_some() {
                         bail!(
                             "--truncate sizes the Gaussian from --sigma, and --mask gives its size: give one"
                         );
                     }
-                    let sized = |sigma| gaussian_size(sigma, self.truncate.unwrap_or(4.0));
+                    let truncate = self.truncate.unwrap_or(4.0);
+                    // scipy's size; None past the largest Gaussian (where gaussian_size's
+                    // 2·radius + 1 would overflow, as for --sigma 1e30).
+                    let sized = |sigma: f64| {
+                        (truncate * sigma < MAX_SEPARABLE_SIZE as f64).then(|| gaussian_size(sigma, truncate))
+                    };
+                    // Every option that sizes it, so that an error names the one at fault.
+                    let given = [
+                        ("--sigma", Some(sigma_x)),
+                        ("--sigma-y", self.sigma_y),
+                        ("--truncate", self.truncate),
+                    ]
+                    .into_iter()
+                    .filter_map(|(name, v)| v.map(|v| format!("{name} {v}")))
+                    .collect::<Vec<_>>()
+                    .join(" ");
                     let shape = match self.mask {
                         Some((rows, cols)) => {
                             for (k, sigma, axis) in [(rows, sigma_y, "down"), (cols, sigma_x, "across")] {
@@ -325,20 +344,28 @@ impl FilterArgs {
                                          the size comes from sigma ({} taps at scipy's truncate 4)",
                                         k / 2,
                                         3.0 * sigma,
-                                        sized(sigma),
+                                        sized(sigma)
+                                            .map_or(format!("over {MAX_SEPARABLE_SIZE}"), |n| n.to_string()),
                                     );
                                 }
                             }
                             (rows, cols)
                         }
-                        None => (sized(sigma_y), sized(sigma_x)),
+                        None => match (sized(sigma_y), sized(sigma_x)) {
+                            (Some(rows), Some(cols)) => (rows, cols),
+                            _ => bail!(
+                                "{given} asks for a Gaussian wider than the largest, {MAX_SEPARABLE_SIZE} taps"
+                            ),
+                        },
                     };
-                    Filter::gaussian(shape, sigma_y, sigma_x).with_context(|| {
-                        format!("--sigma {widest} asks for a {}x{} Gaussian", shape.0, shape.1)
-                    })?
+                    Filter::gaussian(shape, sigma_y, sigma_x)
+                        .with_context(|| format!("{given} asks for a {}x{} Gaussian", shape.0, shape.1))?
                 }
-                None => Filter::builtin_rect(self.filter, self.mask.unwrap_or((5, 5)), None)
-                    .context("--mask/--filter")?,
+                None => {
+                    let shape = self.mask.unwrap_or((5, 5));
+                    check_shape(shape).context("--mask/--filter")?;
+                    Filter::builtin_rect(self.filter, shape, None).context("--mask/--filter")?
+                }
             },
         };
         let filter = match self.origin {

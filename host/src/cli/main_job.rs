@@ -24,7 +24,12 @@ pub fn run(args: &MainArgs, given: &Given) -> Result<()> {
     let image = Image::random(width, height, args.channels, dtype, args.seed)
         .context("--size/--width/--height/--channels")?;
     let border = args.border()?;
-    super::usage::check_cval(border, dtype, &format!("the {} image (--dtype)", dtype.suffix()))?;
+    super::usage::check_cval(
+        border,
+        args.cval,
+        dtype,
+        &format!("the {} image (--dtype)", dtype.suffix()),
+    )?;
     border
         .output_size(width, height, filter.radius())
         .context("--border")?;

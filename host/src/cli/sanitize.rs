@@ -67,8 +67,13 @@ pub fn run(args: &SanitizeArgs) -> Result<()> {
     let (k, n) = args.shard.unwrap_or((0, 1));
     let sets = sanitize::shard(all, k, n);
     if args.list {
+        use std::io::Write;
+        let mut out = std::io::stdout().lock();
         for (_, set) in &sets {
-            println!("{}", set.describe());
+            // A reader that stops early (`| head`) ends the listing, not a panic.
+            if writeln!(out, "{}", set.describe()).is_err() {
+                break;
+            }
         }
         return Ok(());
     }

@@ -98,15 +98,26 @@ impl std::error::Error for UsageError {}
 
 /// Whether images of `dtype` can take `border` (a `--cval` in their levels); else a
 /// [`UsageError`] naming `--cval` and saying why (`whose` names the images: `--dtype u8`, a file).
-pub fn check_cval(border: Border, dtype: DType, whose: &str) -> Result<()> {
-    match (border, border.check(dtype)) {
-        (Border::Constant(v), Err(e)) => Err(UsageError(format!(
-            "--cval {v} does not fit {whose}: {e}; --cval is in levels of the sample type filtered, \
-             as OpenCV's borderValue is"
-        ))
-        .into()),
-        _ => Ok(()),
-    }
+/// `cval` is the value as given: `border` holds its f32, which can round a fraction away
+/// (`--cval 3.0000000001`, `--cval 1e-300`), so an integer type's levels are checked on it.
+pub fn check_cval(border: Border, cval: Option<f64>, dtype: DType, whose: &str) -> Result<()> {
+    let Border::Constant(v) = border else {
+        return Ok(());
+    };
+    let given = cval.unwrap_or(f64::from(v));
+    let why = match (border.check(dtype), dtype.levels()) {
+        (Err(e), _) => e.to_string(),
+        (Ok(()), Some(max)) if given.fract() != 0.0 || !(0.0..=max).contains(&given) => format!(
+            "the border's constant {given} is not a level of {} samples (a whole number from 0 to {max})",
+            dtype.suffix()
+        ),
+        _ => return Ok(()),
+    };
+    Err(UsageError(format!(
+        "--cval {given} does not fit {whose}: {why}; --cval is in levels of the sample type filtered, \
+         as OpenCV's borderValue is"
+    ))
+    .into())
 }
 
 /// The exit code of a run: 0; after an error (printed here, on one line), 128 + the signal that

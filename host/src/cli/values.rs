@@ -7,6 +7,7 @@ use ferroconv::engine::gpu::variant::InputKind;
 use ferroconv::engine::gpu::{GpuSelection, Variant};
 use ferroconv::io::files::TiffCompression;
 use ferroconv::io::shard::Shard;
+use ferroconv::model::filter::MAX_SEPARABLE_SIZE;
 
 /// Parses a whole number of at least 0, saying what is wrong with a negative or fractional one.
 pub fn parse_count(s: &str) -> Result<usize, String> {
@@ -36,6 +37,16 @@ pub fn parse_shape(s: &str) -> Result<(usize, usize), String> {
         Some((r, c)) => Ok((side(r)?, side(c)?)),
         None => side(&t).map(|k| (k, k)),
     }
+}
+
+/// Refuses a filter shape past the largest filter's (1023 a side) before anything of its size is
+/// made: a box allocates its `rows × cols` taps before it checks them (40 GB for `--mask 100000`,
+/// an overflow for `--mask 9223372036854775808`). `Filter::rect` checks the shape before the taps.
+pub fn check_shape((rows, cols): (usize, usize)) -> ferroconv::Result<()> {
+    if rows.max(cols) > MAX_SEPARABLE_SIZE {
+        ferroconv::Filter::rect(rows, cols, Vec::new())?;
+    }
+    Ok(())
 }
 
 /// Parses `--origin`: `DY,DX` (or one value for both), whole numbers of either sign.

@@ -2,7 +2,7 @@
 //! the sizes, filters, borders, channel counts and sample types given.
 
 use super::names;
-use super::values::{parse_shape, parse_size, parse_variant};
+use super::values::{check_shape, parse_shape, parse_size, parse_variant};
 use anyhow::{Context as _, Result, bail};
 use ferroconv::engine::gpu::Variant;
 use ferroconv::{Border, DType};
@@ -107,6 +107,7 @@ fn plans(args: &VerifyArgs) -> Result<Vec<VerifyPlan>> {
         ferroconv::model::image::check_dims(w, h).context("--sizes")?;
     }
     for &(rows, cols) in args.filters.iter().flatten() {
+        check_shape((rows, cols)).context("--filters")?;
         ferroconv::Filter::rect(rows, cols, vec![1.0; rows * cols]).context("--filters")?;
     }
     for &c in args.channels.iter().flatten() {

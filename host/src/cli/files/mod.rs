@@ -247,14 +247,17 @@ fn plan(args: &MainArgs, given: &Given) -> Result<Plan> {
 fn check_cval(args: &MainArgs, items: &[inputs::Item]) -> Result<()> {
     let border = args.border()?;
     if let Some(d) = args.dtype {
-        return usage::check_cval(border, d, &format!("--dtype {}", d.suffix()));
+        return usage::check_cval(border, args.cval, d, &format!("--dtype {}", d.suffix()));
     }
-    if DType::ALL.iter().all(|&d| border.check(d).is_ok()) {
+    if DType::ALL
+        .iter()
+        .all(|&d| usage::check_cval(border, args.cval, d, "").is_ok())
+    {
         return Ok(());
     }
     for item in items {
         for d in ferroconv::io::files::sample_types(&item.input, args.files.page).unwrap_or_default() {
-            usage::check_cval(border, d, &ferroconv::io::files::shown(&item.input))?;
+            usage::check_cval(border, args.cval, d, &ferroconv::io::files::shown(&item.input))?;
         }
     }
     Ok(())
