@@ -145,7 +145,7 @@ impl Plan {
             plan: Mutex::new(plan),
             filter,
             border,
-            pid: std::process::id(),
+            pid: fork::process_id(),
         })
     }
 
@@ -189,7 +189,7 @@ impl Plan {
             images,
         };
         let d = dtype(dtype_name)?;
-        if self.pid != std::process::id() {
+        if self.pid != fork::process_id() {
             // A plan of the parent in a forked child: its lock may be held by a thread that was
             // not copied, and its GPU cannot be used. A CPU plan of the same filter runs instead.
             if fork::cuda_forked() {
@@ -221,7 +221,7 @@ impl Plan {
         stream: usize,
     ) -> PyResult<()> {
         let d = dtype(dtype_name)?;
-        if self.pid != std::process::id() {
+        if self.pid != fork::process_id() {
             return Err(PyRuntimeError::new_err(if fork::cuda_forked() {
                 fork::FORKED
             } else {

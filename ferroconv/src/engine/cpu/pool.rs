@@ -21,7 +21,7 @@ static POOL: AtomicPtr<Owned> = AtomicPtr::new(std::ptr::null_mut());
 /// The pool of this process, built on first use (threads as rayon's default: `RAYON_NUM_THREADS`,
 /// else one per core).
 fn pool() -> &'static ThreadPool {
-    let pid = std::process::id();
+    let pid = crate::fork::process_id();
     let current = POOL.load(Ordering::Acquire);
     // SAFETY: a non-null pointer in `POOL` comes from `Box::into_raw` below and is never freed.
     if let Some(owned) = unsafe { current.as_ref() }
