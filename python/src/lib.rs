@@ -25,8 +25,8 @@ fn to_py(e: Error) -> PyErr {
     }
 }
 
-/// The library's border called `name`; `cval` is the constant border's value (on the scale of
-/// `f32` samples).
+/// The library's border called `name`; `cval` is the constant border's value, in sample levels
+/// of the image's type (a plan refuses a value that type cannot hold).
 fn border(name: &str, cval: f64) -> PyResult<Border> {
     match Border::ALL.into_iter().find(|b| b.name() == name) {
         Some(Border::Constant(_)) => Border::constant(cval).map_err(to_py),
