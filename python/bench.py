@@ -4,6 +4,9 @@ border `mirror` (edge not repeated) and general random filters, the cases of the
 
     python3 python/bench.py [--peers PATH/py_peers.py]
 
+Then the scipy-named functions against cupyx.scipy.ndimage on the same CuPy arrays, and each
+function call against a kept ``Filter2D`` running the same filter.
+
 `--peers` first runs that external harness (torch conv2d, CuPy correlate, kornia filter2d,
 cv2.filter2D) in a process of its own, so both tables come from the same run on the same card.
 Also prints, for the overhead goal, the time of a one-element torch (and CuPy) operation timed the
@@ -58,7 +61,12 @@ def main():
         x = rng.integers(0, 256, shape, dtype=np.uint8) if dt == np.uint8 else rng.random(shape, dtype=np.float32)
         f = rng.uniform(-1, 1, (k, k)).astype(np.float32)
         f /= np.abs(f).sum()
-        plan = ferroconv.Filter2D(f, mode="mirror")
+        filt = ferroconv.Filter2D(f, mode="mirror")
+        kw = {"channel_axis": -1} if c > 1 else {}
+
+        def plan(a, **more):
+            return filt(a, **kw, **more)
+
         xt, xc = torch.from_numpy(x).cuda(), cp.asarray(x)
         tt = t_ms(lambda: plan(xt), tsync, runs)
         ct = t_ms(lambda: plan(xc), csync, runs)
@@ -66,7 +74,7 @@ def main():
         out = np.empty_like(x)
         ot = t_ms(lambda: plan(x, output=out), lambda: None, max(3, runs // 4))
         same = np.array_equal(plan(xt).cpu().numpy(), plan(x))
-        print(f"{name} | {tt:.4f} | {ct:.4f} | {nt:.3f} | {ot:.3f} | {plan.variant} | {same}", flush=True)
+        print(f"{name} | {tt:.4f} | {ct:.4f} | {nt:.3f} | {ot:.3f} | {filt.variant} | {same}", flush=True)
     # numpy results in memory never touched before: the pool of dead results off and emptied.
     x = rng.random((8192, 8192), dtype=np.float32)
     plan = ferroconv.Filter2D(rng.uniform(-1, 1, (5, 5)), mode="mirror")
@@ -98,5 +106,48 @@ def main():
           f"synchronized call {t_ms(lambda: plan(x), tsync, 1000):.4f} ms")
 
 
+def ndimage_cases():
+    """The scipy-named functions against cupyx.scipy.ndimage on the same CuPy arrays (each call
+    synchronized), and against a kept ``Filter2D`` of the same filter where there is one."""
+    import cupyx.scipy.ndimage as cnd
+
+    csync = cp.cuda.Device().synchronize
+    rng = cp.random.default_rng(0)
+    f32 = lambda *s: rng.random(s, dtype=cp.float32)  # noqa: E731
+    g4 = ferroconv._ndimage._fold.gaussian(4.0, 16, 4096, "reflect")[0]
+    sob = np.outer([1.0, 2.0, 1.0], [-1.0, 0.0, 1.0])
+    w31 = np.random.default_rng(1).uniform(-1, 1, 31)
+    w5 = np.random.default_rng(2).uniform(-1, 1, (5, 5))
+    cases = [  # name, array, ferroconv call, cupyx call, kept Filter2D (or None), runs
+        ("gaussian_filter s4 4096^2 f32", f32(4096, 4096), lambda a: ferroconv.gaussian_filter(a, 4.0),
+         lambda a: cnd.gaussian_filter(a, 4.0), ferroconv.Filter2D(np.outer(g4, g4)), 50),
+        ("gaussian_filter s4 256x512x512 f32", f32(256, 512, 512), lambda a: ferroconv.gaussian_filter(a, 4.0),
+         lambda a: cnd.gaussian_filter(a, 4.0), None, 10),
+        ("sobel 8192^2 f32", f32(8192, 8192), ferroconv.sobel, cnd.sobel, ferroconv.Filter2D(sob), 20),
+        ("uniform_filter 9 8192^2 u8", rng.integers(0, 256, (8192, 8192), dtype=cp.uint8),
+         lambda a: ferroconv.uniform_filter(a, 9), lambda a: cnd.uniform_filter(a, 9),
+         ferroconv.Filter2D(np.full((9, 9), 1 / 81)), 20),
+        ("correlate1d 31 axis 0 8192^2 f32", f32(8192, 8192), lambda a: ferroconv.correlate1d(a, w31, axis=0),
+         lambda a: cnd.correlate1d(a, cp.asarray(w31), axis=0), ferroconv.Filter2D(w31.reshape(31, 1)), 20),
+        ("correlate 5x5 8192^2 f64", rng.random((8192, 8192), dtype=cp.float64), lambda a: ferroconv.correlate(a, w5),
+         lambda a: cnd.correlate(a, cp.asarray(w5)), ferroconv.Filter2D(w5), 10),
+        ("correlate 5x5 8192^2 f32", f32(8192, 8192), lambda a: ferroconv.correlate(a, w5),
+         lambda a: cnd.correlate(a, cp.asarray(w5)), ferroconv.Filter2D(w5), 20),
+        ("correlate 5x5 8192^2 f16", f32(8192, 8192).astype(cp.float16), lambda a: ferroconv.correlate(a, w5),
+         None, ferroconv.Filter2D(w5), 20),
+    ]
+    print("\n== scipy.ndimage's functions on CuPy arrays, synchronized calls (median ms)")
+    print("case | ferroconv | cupyx | cupyx / ferroconv | kept Filter2D | function / plan | max |diff| vs cupyx")
+    for name, a, ours, theirs, kept, runs in cases:
+        t_ours = t_ms(lambda: ours(a), csync, runs)
+        t_theirs = t_ms(lambda: theirs(a), csync, runs) if theirs else float("nan")
+        t_kept = t_ms(lambda: kept(a), csync, runs) if kept else float("nan")
+        diff = float(cp.abs(ours(a).astype(cp.float64) - theirs(a).astype(cp.float64)).max()) if theirs else float("nan")
+        print(f"{name} | {t_ours:.4f} | {t_theirs:.4f} | {t_theirs / t_ours:.2f}x | {t_kept:.4f} | "
+              f"{t_ours / t_kept:.2f} | {diff:.3g}", flush=True)
+        del a
+
+
 if __name__ == "__main__":
     main()
+    ndimage_cases()

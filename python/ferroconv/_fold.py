@@ -180,10 +180,11 @@ def gaussian(s: float, r: int, n: int, mode: str):
     return acc / acc.sum(), -lo
 
 
-def uniform(k: int, n: int, mode: str):
-    """(taps, centre): scipy's box of ``k`` taps (centred on tap ``k // 2``), folded for an axis
-    of ``n`` samples, each tap the count of the box's taps folded onto it over ``k``."""
-    c = k // 2
+def uniform(k: int, n: int, mode: str, c=None):
+    """(taps, centre): scipy's box of ``k`` taps centred on tap ``c`` (default ``k // 2``),
+    folded for an axis of ``n`` samples, each tap the count of the box's taps folded onto it
+    over ``k``."""
+    c = k // 2 if c is None else c
     if not folds(k, c, n, mode):
         return np.full(k, 1.0 / k), c
     lo, hi, period = window(n, mode)

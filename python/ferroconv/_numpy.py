@@ -151,6 +151,18 @@ class _Pooled:
             pass  # at interpreter exit, the module's globals may be gone (None) first
 
 
+def set_pool_max(n: int) -> int:
+    """Sets ``_POOL_MAX`` (the pool emptied where it holds more); returns the previous value."""
+    global _POOL_MAX
+    if n < 0:
+        raise ValueError(f"max_bytes must be at least 0, got {n}")
+    previous, _POOL_MAX = _POOL_MAX, n
+    if _pool_kept[0] > n:
+        _pool.clear()
+        _pool_kept[0] = 0
+    return previous
+
+
 def _host_empty(shape, dtype):
     """``np.empty(shape, dtype)``, for large arrays from the memory of results that have died
     (a caching allocator, as PyTorch's and CuPy's are for device memory). A fresh array's pages

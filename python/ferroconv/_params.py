@@ -10,7 +10,18 @@ import math
 import numbers
 import operator
 
+from typing import Any, Optional, Sequence, Union
+
 import numpy as np
+
+# Annotations of the public functions: an array (numpy, torch, CuPy, or anything numpy takes),
+# weights, an output (an array or a dtype), a mode or one per axis, axes, a value or one per axis.
+Array = Any
+ArrayLike = Any
+Output = Any
+Mode = Union[str, Sequence[str]]
+Axes = Optional[Union[int, Sequence[int]]]
+PerAxis = Union[float, Sequence[float]]
 
 MODES = ("reflect", "mirror", "nearest", "wrap", "constant")
 # scipy's other names of the modes, for filters.
@@ -148,19 +159,6 @@ def stream(value):
     return integer(value, "stream", bools=False)
 
 
-def sigma(value):
-    """(sigma_y, sigma_x): NaN and +inf raise; at most ``SIGMA_MIN`` (-inf included) leaves the
-    axis as it is, as scipy does."""
-
-    def one(v, name):
-        s = real(v, name)
-        if s == math.inf:
-            raise ValueError("sigma must be finite, got inf")
-        return s
-
-    return per_axis(value, "sigma", one)
-
-
 def gaussian_radius(s: float, truncate, radius, axis: str) -> int:
     """scipy's radius of a Gaussian of standard deviation ``s`` (> ``SIGMA_MIN``) on one axis:
     ``radius`` (a non-negative integer) where given, else ``int(truncate * s + 0.5)``."""
@@ -179,37 +177,3 @@ def gaussian_radius(s: float, truncate, radius, axis: str) -> int:
     if r < 0:
         raise ValueError(f"truncate {t} * sigma {s} gives a negative radius on the {axis} axis")
     return r
-
-
-def radius_per_axis(value):
-    """(radius_y, radius_x) as given (each None or a value checked when its axis is filtered)."""
-    if value is None:
-        return None, None
-    if isinstance(value, (list, tuple)) or (isinstance(value, np.ndarray) and value.ndim == 1):
-        if len(value) != 2:
-            raise ValueError(f"radius takes one value or two (y, x), got {len(value)}")
-        return value[0], value[1]
-    if isinstance(value, np.ndarray) and value.ndim > 1:
-        raise ValueError(f"radius takes one value or two (y, x), got an array of shape {value.shape}")
-    return value, value
-
-
-def size(value):
-    """(size_y, size_x) of ``uniform_filter``: scipy truncates a size to an integer and leaves an
-    axis of size at most 1 as it is; NaN raises, and so does a size past 2**63 - 1."""
-
-    def one(v, name):
-        s = real(v, name)
-        if s <= 1:
-            return 1
-        if isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_)):
-            k = int(v)
-        elif math.isinf(s):
-            raise ValueError("size must be finite, got inf")
-        else:
-            k = int(s)
-        if k > SIZE_MAX:
-            raise ValueError(f"size must be at most 2**63 - 1, got {v!r}")
-        return k
-
-    return per_axis(value, "size", one)

@@ -17,8 +17,19 @@ TIMEOUT = 120
 
 
 def work(seed):
-    x = np.random.default_rng(seed).random((1024, 1024)).astype(np.float32)
-    return ferroconv.correlate(x, W)
+    """A correlation, a Gaussian and a derivative (their plans kept by the package from the
+    parent's first call: in a child, the parent's plans), and a 3-D Gaussian of RGB kept apart."""
+    rng = np.random.default_rng(seed)
+    x = rng.random((1024, 1024)).astype(np.float32)
+    rgb = rng.random((64, 80, 3)).astype(np.float32)
+    return np.stack([ferroconv.correlate(x, W), ferroconv.gaussian_filter(x, (2.0, 1.0)), ferroconv.sobel(x, 0)]), (
+        ferroconv.gaussian_filter(rgb, 1.5, channel_axis=-1)
+    )
+
+
+def assert_same(got, want):
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5)
 
 
 def child_result(seed):
@@ -42,7 +53,7 @@ def forked_pool():
 def test_forked_workers_return_the_parents_results(forked_pool):
     results = forked_pool.map_async(child_result, range(4)).get(timeout=TIMEOUT)
     for seed, (out, _) in enumerate(results):
-        np.testing.assert_allclose(out, work(seed), rtol=1e-5, atol=1e-6)
+        assert_same(out, work(seed))
 
 
 def test_a_forked_child_after_cuda_warns_once_and_runs_on_the_cpu(forked_pool):
@@ -50,7 +61,7 @@ def test_a_forked_child_after_cuda_warns_once_and_runs_on_the_cpu(forked_pool):
     with mp.get_context("fork").Pool(1) as pool:
         results = pool.map_async(child_result, [5, 6, 7, 8]).get(timeout=TIMEOUT)
     for seed, (out, _) in zip([5, 6, 7, 8], results):
-        np.testing.assert_allclose(out, work(seed), rtol=1e-5, atol=1e-6)
+        assert_same(out, work(seed))
     warned = [w for _, ws in results for w in ws]
     if not ferroconv.gpu_available():
         assert warned == [], "the parent never started CUDA: nothing to warn of"

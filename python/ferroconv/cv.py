@@ -7,6 +7,7 @@ import numpy as np
 from . import _params
 from ._cuda import _check_output as _check_cuda_output
 from ._cuda import _cuda_info, _framework, _is_cuda, _narrow_cuda, _write_into
+from ._kernel2d import Kernel2D
 from ._numpy import _check_output, _dtype_name, _narrow, _native_order
 
 # OpenCV's border constants (same values as cv2's).
@@ -54,8 +55,6 @@ def filter2d(src, ddepth, kernel, dst=None, anchor=None, delta=0, borderType=BOR
         then converted (integers rounded and saturated). So ``CV_16S`` and ``CV_32F`` keep a
         derivative's sign where ``-1`` on uint8 clamps it at 0.
     """
-    from . import correlate
-
     k = _params.weights(kernel, "kernel")
     origin = _anchor(anchor, k.shape)
     border = _params.integer(borderType, "borderType", bools=False)
@@ -77,18 +76,18 @@ def filter2d(src, ddepth, kernel, dst=None, anchor=None, delta=0, borderType=BOR
     _dtype_name(dt)
     target = dt if depth == -1 else np.dtype(_CV_DEPTHS[depth])
     if target == dt and delta == 0:
-        return correlate(src, k, mode, 0.0, output=dst, origin=origin)
+        return Kernel2D(k, mode, 0.0, origin)(src, output=dst)
     if dst is not None:
         if kind == "numpy":
             _check_output(dst, src.shape, target, "dst")
         else:
             _check_cuda_output(kind, src, dst, "dst")
     if kind == "numpy":
-        counts = correlate(src.astype(np.float32), k, mode, 0.0, origin=origin) + np.float32(delta)
+        counts = Kernel2D(k, mode, 0.0, origin)(src.astype(np.float32)) + np.float32(delta)
         result = _narrow(counts, target)
     else:
         work = src.float() if kind == "torch" else src.astype(xp.float32)
-        counts = correlate(work, k, mode, 0.0, origin=origin) + delta
+        counts = Kernel2D(k, mode, 0.0, origin)(work) + delta
         framework_dtype = getattr(xp, target.name) if kind == "torch" else target
         result = _narrow_cuda(kind, xp, counts, framework_dtype, target)
     return result if dst is None else _write_into(kind, result, dst, "dst")

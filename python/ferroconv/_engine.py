@@ -1,0 +1,203 @@
+"""N-D filters on the 2D kernels, without copies: a 1D pass along any axis, and a 2D filter on two
+neighbouring axes, each a view of the contiguous array as ``(images, height, width, channels)``.
+
+A pass along axis ``a`` of shape ``S``, with ``inner = prod(S[a+1:])`` entries after it:
+``inner == 1`` is a row pass (taps ``1 x k``) over ``prod(S[:a])`` rows of ``S[a]`` samples;
+``inner`` of 3 or 4 the same with that many interleaved channels; any other ``inner`` a column pass
+(taps ``k x 1``) over ``prod(S[:a])`` images of ``S[a]`` rows of ``inner`` samples. A 2D filter on
+axes ``(a, a + 1)`` takes ``prod(S[a+2:])`` (1, 3 or 4) as channels. Weights of more axes run as a
+sum of 2D filters of shifted slabs. The kernels compute float32; float64 results (and filters
+the kernels do not take) are computed element-wise in the array's own framework, in its dtype.
+
+Every filter arrives here as taps folded for the axis they run on (``_fold``), so any filter
+runs in at most ``2n + 1`` taps on an axis of ``n`` samples."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import OrderedDict
+
+import numpy as np
+
+from . import _native, _xp
+from ._kernel2d import MAX_SIDE, Kernel2D
+
+# The library's largest side of a filter that is not rank 1.
+_MAX_DENSE = 127
+# Plans kept: the least recently used goes past this many.
+CACHE_SIZE = 64
+_plans = OrderedDict()
+
+
+def plan(weights, centre, mode, cval):
+    """The kept plan of float64 2D ``weights`` centred on tap ``centre`` (made on first use, the
+    least recently used dropped past ``CACHE_SIZE``), or None where the kernels do not take them.
+    Its integer results are truncated as scipy casts them (float32 results are the same either
+    way)."""
+    key = (weights.shape, weights.tobytes(), centre, mode, cval)
+    p = _plans.get(key)
+    if p is not None:
+        _plans.move_to_end(key)
+        return p
+    ky, kx = weights.shape
+    if max(ky, kx) > MAX_SIDE or (min(ky, kx) > 1 and max(ky, kx) > _MAX_DENSE and not _rank1(weights)):
+        return None
+    w = np.array(weights, dtype=np.float64)
+    w.flags.writeable = False
+    origin = (centre[0] - ky // 2, centre[1] - kx // 2)
+    p = Kernel2D.__new__(Kernel2D)
+    try:
+        # The library's own check of the filter (its reach from the centre, its shape).
+        _native.check_filter(w.astype(np.float32).ravel().tolist(), (ky, kx), origin)
+        p._setup(w, mode, cval, origin)
+    except ValueError:
+        return None
+    p._truncate = TRUNCATES
+    _plans[key] = p
+    if len(_plans) > CACHE_SIZE:
+        _plans.popitem(last=False)
+    return p
+
+
+def _rank1(w):
+    s = np.linalg.svd(w, compute_uv=False)
+    return s[1:].max(initial=0.0) <= 1e-7 * s[0]
+
+
+def _prod(shape):
+    return int(math.prod(shape))
+
+
+def _kept(key, weights, centre, mode, cval):
+    """The plan of ``key`` (made again where it was dropped)."""
+    p = _plans.get(key)
+    if p is None:
+        return plan(weights, centre, mode, cval)
+    _plans.move_to_end(key)
+    return p
+
+
+def _kernel_step(shape, weights, centre, mode, cval, view):
+    """A step running the plan of 2D ``weights`` on arrays of ``shape`` viewed as ``view``
+    (images, height, width, channels), or None where the kernels do not take them."""
+    weights = np.ascontiguousarray(weights, dtype=np.float64)
+    if plan(weights, centre, mode, cval) is None:
+        return None
+    key = (weights.shape, weights.tobytes(), centre, mode, cval)
+
+    def step(kind, x):
+        return _kept(key, weights, centre, mode, cval)(x.reshape(view)).reshape(shape)
+
+    return step
+
+
+# Whether the library truncates integer results as scipy casts them (its plans' ``truncate``).
+TRUNCATES = "truncate" in (_native.Plan.__text_signature__ or "")
+# The dtypes the kernels read and write: float32, and 8- and 16-bit samples where the library
+# truncates their results.
+KERNEL_DTYPES = ("float32", "uint8", "uint16") if TRUNCATES else ("float32",)
+
+
+def line_step(shape, comp, axis, taps, centre, mode, cval):
+    """A step correlating arrays of ``shape`` (contiguous, of dtype ``comp``) along ``axis``
+    with 1D ``taps`` centred on tap ``centre`` (folded for the axis), in their dtype; for 8- and
+    16-bit samples on the kernels only (None where they do not take the taps)."""
+    taps = np.asarray(taps, dtype=np.float64)
+    if comp in KERNEL_DTYPES:
+        k = len(taps)
+        inner, outer = _prod(shape[axis + 1 :]), _prod(shape[:axis])
+        if inner in (1, 3, 4):
+            step = _kernel_step(shape, taps.reshape(1, k), (0, centre), mode, cval, (1, outer, shape[axis], inner))
+        else:
+            step = _kernel_step(shape, taps.reshape(k, 1), (centre, 0), mode, cval, (outer, shape[axis], inner, 1))
+        if step is not None or comp != "float32":
+            return step
+    return lambda kind, x: _dense(kind, x, (axis,), taps, (centre,), mode, cval)
+
+
+def plane_step(shape, comp, axis, weights, centre, mode, cval, fallback=True):
+    """A step correlating arrays of ``shape`` with 2D ``weights`` on axes ``(axis, axis + 1)``,
+    whose later axes hold 1, 3 or 4 entries; element-wise where the kernels do not take them
+    (float only, and only with ``fallback``: else None)."""
+    if comp in KERNEL_DTYPES:
+        view = (_prod(shape[:axis]), shape[axis], shape[axis + 1], _prod(shape[axis + 2 :]))
+        step = _kernel_step(shape, weights, tuple(centre), mode, cval, view)
+        if step is not None or comp != "float32" or not fallback:
+            return step
+    return lambda kind, x: _dense(kind, x, (axis, axis + 1), weights, centre, mode, cval)
+
+
+def fusable(shape, axis):
+    """Whether axes ``(axis, axis + 1)`` run as one 2D filter (at most 4 entries after them)."""
+    return _prod(shape[axis + 2 :]) in (1, 3, 4)
+
+
+def _dense(kind, x, axes, weights, centre, mode, cval):
+    """``x`` correlated with ``weights`` on ``axes`` element-wise: the sum over the taps of each
+    tap times ``x`` shifted (the axes extended by ``mode``), in ``x``'s dtype."""
+    padded = x
+    for a, k, c in zip(axes, weights.shape, centre):
+        padded = _xp.pad(kind, padded, a, c, k - 1 - c, mode, cval)
+    acc = None
+    for index in itertools.product(*(range(k) for k in weights.shape)):
+        t = float(weights[index])
+        sl = [slice(None)] * x.ndim
+        for a, i in zip(axes, index):
+            sl[a] = slice(i, i + x.shape[a])
+        term = padded[tuple(sl)] * t
+        acc = term if acc is None else acc.__iadd__(term)
+    return kind.contiguous(acc)
+
+
+def dense_step(shape, comp, w, centre, mode, cval):
+    """A step correlating arrays of ``shape`` (contiguous, of dtype ``comp``) with weights ``w``
+    of every axis (folded for ``shape``), centred on tap ``centre`` (one per axis)."""
+    axes = [a for a in range(len(shape)) if w.shape[a] > 1]
+    sq = w.reshape([w.shape[a] for a in axes])
+    c = tuple(centre[a] for a in axes)
+    if not axes:
+        t = float(w.reshape(-1)[0])
+        return lambda kind, x: kind.contiguous(x * t)
+    if len(axes) == 1:
+        return line_step(shape, comp, axes[0], sq, c[0], mode, cval)
+    if comp != "float32":
+        return lambda kind, x: _dense(kind, x, axes, sq, c, mode, cval)
+    *lead, a, b = axes
+    if b != a + 1 or not fusable(shape, a):
+        # Two axes apart: the array moved so that they are the last two, and back.
+        order = [i for i in range(len(shape)) if i not in (a, b)] + [a, b]
+        back = [int(i) for i in np.argsort(order)]
+        inner = dense_step(tuple(shape[i] for i in order), comp, w.transpose(order), tuple(centre[i] for i in order), mode, cval)
+
+        def moved(kind, x):
+            y = inner(kind, kind.contiguous(_transpose(kind, x, order)))
+            return kind.contiguous(_transpose(kind, y, back))
+
+        return moved
+    if not lead:
+        return plane_step(shape, comp, a, sq, c, mode, cval)
+    # More axes: a 2D filter of each slab of the leading axes' offsets, summed.
+    slabs = [
+        (index, plane_step(shape, comp, a, np.ascontiguousarray(sq[index]), c[-2:], mode, cval))
+        for index in itertools.product(*(range(k) for k in sq.shape[:-2]))
+    ]
+
+    def summed(kind, x):
+        padded = x
+        for ax, k, cc in zip(lead, sq.shape, c):
+            padded = _xp.pad(kind, padded, ax, cc, k - 1 - cc, mode, cval)
+        acc = None
+        for index, step in slabs:
+            sl = [slice(None)] * x.ndim
+            for ax, i in zip(lead, index):
+                sl[ax] = slice(i, i + x.shape[ax])
+            term = step(kind, kind.contiguous(padded[tuple(sl)]))
+            acc = term if acc is None else acc.__iadd__(term)
+        return acc
+
+    return summed
+
+
+def _transpose(kind, x, order):
+    return x.permute(*order) if kind.name == "torch" else kind.xp.transpose(x, order)
