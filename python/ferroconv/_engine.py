@@ -86,9 +86,14 @@ def _kernel_step(shape, weights, centre, mode, cval, view):
         return None
     key = (weights.shape, weights.tobytes(), centre, mode, cval)
 
-    def step(kind, x):
-        return _kept(key, weights, centre, mode, cval)(x.reshape(view)).reshape(shape)
+    def step(kind, x, out=None):
+        if out is None:
+            return _kept(key, weights, centre, mode, cval)(x.reshape(view)).reshape(shape)
+        _kept(key, weights, centre, mode, cval)(x.reshape(view), output=out.reshape(view))
+        return out
 
+    # A step that writes into a given array of its input's dtype and shape.
+    step.into = True
     return step
 
 

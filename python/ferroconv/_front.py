@@ -67,8 +67,7 @@ def _stream(kind, stream):
         return contextlib.nullcontext()
     if kind.name == "torch":
         return kind.xp.cuda.stream(kind.xp.cuda.ExternalStream(stream))
-    cuda = kind.xp.cuda
-    return cuda.Stream.from_external(stream) if hasattr(cuda.Stream, "from_external") else cuda.ExternalStream(stream)
+    return kind.xp.cuda.ExternalStream(stream)
 
 
 def _from_dlpack(input, output, call):
@@ -195,6 +194,9 @@ def _call(prepare, input, args, output, stream, complex_weights, params):
             result = kind.complex(kind.cast(re, part), kind.cast(im, part), out_name)
         else:
             prog = _program(prepare, shape, name, out_name, args, params)
+            if out is not None and getattr(prog, "into", None) == kind.name_of(out) and kind.is_contiguous(out):
+                # The last pass writes the caller's array (computed apart where it overlaps the input).
+                return prog(kind, x, out)
             result = prog(kind, x)
         if out is None:
             cast = kind.cast(result, out_name)
@@ -241,18 +243,19 @@ def passes(shape, in_name, out_name, steps, cval):
     if direct is not None:
         return direct
     if _xp.is_int(out_name):
+        # The widening of each pass's result rides on its taps (the same to float32's rounding).
         runs = [
-            (_engine.line_step(shape, comp, a, t, c, m, cval), d, _xp.widening(comp, out_name, len(t)))
+            (_engine.line_step(shape, comp, a, np.asarray(t) * _xp.widening(comp, out_name, t), c, m, cval), d)
             for a, t, c, m, d in steps
         ]
 
         def stored(kind, x):
             work = kind.astype(x, comp)
-            for i, (step, divisor, widen) in enumerate(runs):
+            for i, (step, divisor) in enumerate(runs):
                 r = step(kind, work)
                 if divisor is not None:
                     r = r / divisor
-                result = kind.cast(r * widen if widen != 1.0 else r, out_name)
+                result = kind.cast(r, out_name)
                 if i + 1 < len(runs):
                     work = kind.astype(result, comp)
             return result
@@ -278,13 +281,13 @@ def passes(shape, in_name, out_name, steps, cval):
         else:
             runs.append(_engine.line_step(shape, comp, p[0], p[1], p[2], p[3], cval))
 
-    def computed(kind, x):
+    def computed(kind, x, out=None):
         work = kind.astype(x, comp)
-        for step in runs:
+        for step in runs[:-1]:
             work = step(kind, work)
-        return work
+        return runs[-1](kind, work) if out is None else runs[-1](kind, work, out)
 
-    return computed
+    return writes_into(computed, runs[-1], comp)
 
 
 def whole_level(name, mode, cval) -> bool:
@@ -308,13 +311,20 @@ def _direct(shape, in_name, out_name, steps, cval):
             return None
         runs.append(step)
 
-    def direct(kind, x):
+    def direct(kind, x, out=None):
         work = kind.contiguous(x)
-        for step in runs:
+        for step in runs[:-1]:
             work = step(kind, work)
-        return work
+        return runs[-1](kind, work) if out is None else runs[-1](kind, work, out)
 
-    return direct
+    return writes_into(direct, runs[-1], in_name)
+
+
+def writes_into(prog, last, name):
+    """``prog``, marked as writing into an ``out`` of dtype ``name`` where its ``last`` step can."""
+    if getattr(last, "into", False):
+        prog.into = name
+    return prog
 
 
 def folded(taps, centre, n, mode):

@@ -15,7 +15,7 @@ import numpy as np
 
 from . import _engine, _fold, _params, _xp
 from ._params import Array, ArrayLike, Axes, Mode, Output, PerAxis
-from ._front import axis_index, check_axes, folded, front, modes, passes, real_cval, seq, whole_level
+from ._front import axis_index, check_axes, folded, front, modes, passes, real_cval, seq, whole_level, writes_into
 
 
 def _weights(value, ndim=None, name="weights"):
@@ -83,13 +83,12 @@ def _dense_program(shape, in_name, out_name, w, origins, mode, cval, convolution
         # 8- and 16-bit samples into their own dtype, on the kernels as they are.
         step = _direct_dense(shape, in_name, w, centre, axes, mode, cval)
         if step is not None:
-            return lambda kind, x: step(kind, kind.contiguous(x))
+            return writes_into(lambda kind, x, out=None: step(kind, kind.contiguous(x), *([out] if out is not None else [])), step, in_name)
     comp = _xp.compute_name(out_name, in_name)
-    step = _engine.dense_step(shape, comp, np.ascontiguousarray(w), tuple(centre), mode, cval)
-    widen = _xp.widening(comp, out_name, w.size)
-    if widen != 1.0:
-        return lambda kind, x: step(kind, kind.astype(x, comp)) * widen
-    return lambda kind, x: step(kind, kind.astype(x, comp))
+    # The widening of an integer result rides on the taps (the same to float32's rounding).
+    w = np.ascontiguousarray(w) * _xp.widening(comp, out_name, w)
+    step = _engine.dense_step(shape, comp, w, tuple(centre), mode, cval)
+    return writes_into(lambda kind, x, out=None: step(kind, kind.astype(x, comp), *([out] if out is not None else [])), step, comp)
 
 
 def _direct_dense(shape, name, w, centre, axes, mode, cval):
@@ -247,8 +246,9 @@ def _gaussian_taps(s, order, radius, truncate, n, mode):
     folded for ``n`` samples (a derivative's taps formed and folded a chunk at a time)."""
     r = _params.gaussian_radius(s, truncate, radius, "filtered")
     s2 = s * s
-    if s2 == 0.0:
-        raise ValueError(f"sigma {s} is too small: its square is 0")
+    if s2 == 0.0 or not math.isfinite(0.5 / s2):
+        # scipy's taps are then NaN (0 times an infinity): a deliberate difference.
+        raise ValueError(f"sigma {s} is too small: 1 / sigma**2 is not a float64")
     if order == 0:
         s = abs(s)
         return _fold.gaussian(s, _fold.gaussian_reach(s, r), n, mode)

@@ -26,17 +26,18 @@ def compute_name(out_name: str, in_name: str = "float64") -> str:
     return "float64"
 
 
-def widening(comp: str, out_name: str, taps: int) -> float:
-    """The factor a float32 result of ``taps`` taps is widened by before it is truncated to an
+def widening(comp: str, out_name: str, taps) -> float:
+    """The factor a float32 result of ``taps`` is widened by before it is truncated to an
     integer: its rounding error's bound (relative, for taps of one sign), so that a result whose
     exact value is a whole number (a flat region, a box's mean) truncates to that number, as in
     exact arithmetic; never more than 2**-8 of a level at the type's largest value, so it moves
     no other result past a whole number but those within that of it. 1 where nothing is
-    truncated or float64 computes it."""
-    if comp != "float32" or not is_int(out_name):
+    truncated, float64 computes it, or the taps are whole numbers (their sums are exact)."""
+    taps = np.asarray(taps)
+    if comp != "float32" or not is_int(out_name) or np.array_equal(taps, np.rint(taps)):
         return 1.0
     top = float(np.iinfo(np.dtype(out_name)).max)
-    return 1.0 + min(4.0 * taps * 2.0**-24, 2.0**-8 / top)
+    return 1.0 + min(4.0 * taps.size * 2.0**-24, 2.0**-8 / top)
 
 
 def is_int(name: str) -> bool:
@@ -86,10 +87,12 @@ class Kind:
     def truncate(self, a, name):
         """Float ``a`` cast to the integer dtype ``name`` as C casts it in scipy: toward zero,
         and (for values of int64's range) modulo the type's range."""
-        if name in ("uint64", "int64"):
+        wide = name in ("uint32", "int32")
+        if name in ("uint64", "int64") or self.xp is np and not wide:
+            # numpy's casts to 8 and 16 bits wrap as scipy's C casts do (on x86).
             return a.astype(self.dtype(name))
         # Through a wider integer, so out-of-range values wrap as they do in scipy's C casts.
-        return a.astype(np.int64 if name in ("uint32", "int32") else np.int32).astype(self.dtype(name))
+        return a.astype(np.int64 if wide else np.int32).astype(self.dtype(name))
 
     def cast(self, a, name):
         """``a`` as dtype ``name``: scipy's truncating cast for integers, else rounded."""
