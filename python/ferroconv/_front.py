@@ -163,9 +163,9 @@ def _call(prepare, input, args, output, stream, complex_weights, params):
     name = kind.name_of(x)
     _xp.check_dtype(name)
     out_name = _xp.output_name(kind, output, name, complex_weights)
-    if complex_weights and out_name not in _xp.COMPLEX_PARTS:
+    if (complex_weights or name in _xp.COMPLEX_PARTS) and out_name not in _xp.COMPLEX_PARTS:
         if not isinstance(output, (type, np.dtype)):
-            raise RuntimeError(f"output must have a complex dtype for complex weights, got {out_name}")
+            raise RuntimeError(f"output must have a complex dtype for complex input or weights, got {out_name}")
         warnings.warn("promoting specified output dtype to complex", stacklevel=3)
         output = np.promote_types(output, np.complex64)
         out_name = output.name
@@ -175,8 +175,6 @@ def _call(prepare, input, args, output, stream, complex_weights, params):
     stream = _params.stream(stream)
     if isinstance(params.get("cval"), complex) and name not in _xp.COMPLEX_PARTS and not complex_weights:
         raise ValueError("Cannot provide a complex-valued cval when the input is real.")
-    if name in _xp.COMPLEX_PARTS and out_name not in _xp.COMPLEX_PARTS:
-        raise RuntimeError(f"output must have a complex dtype for a {name} input, got {out_name}")
     shape = tuple(int(s) for s in x.shape)
     if 0 in shape:
         # Nothing to filter: the parameters checked (as on one sample an axis), the result empty.

@@ -228,7 +228,9 @@ def _sigma(value):
 
 
 def _order(value):
-    o = _params.integer(value, "order", bools=False)
+    if isinstance(value, (float, np.floating)) and value == 0:
+        value = 0  # scipy takes 0.0 (and no other float) as 0
+    o = _params.integer(value, "order")
     if o < 0:
         raise ValueError("order must be non-negative")
     return o

@@ -66,7 +66,7 @@ def raises_one_line(error, word, call, *args, **kwargs):
         (dict(sigma=1.0, radius=(1, 2, 3)), RuntimeError, "radius"),
         (dict(sigma=1.0, order=-1), ValueError, "order"),
         (dict(sigma=1.0, order=1.0), TypeError, "order"),
-        (dict(sigma=1.0, order=True), TypeError, "order"),
+        (dict(sigma=1.0, order=1.5), TypeError, "order"),
         (dict(sigma=1.0, order="1"), TypeError, "order"),
         (dict(sigma=1.0, order=(0, 0.5)), TypeError, "order"),
         (dict(sigma=1.0, truncate=NAN), ValueError, "truncate"),
