@@ -23,23 +23,28 @@ def _is_dlpack_cuda(a):
     return device is not None and hasattr(a, "__dlpack__") and device()[0] == _KDLCUDA
 
 
+def dlpack_view():
+    """The ``from_dlpack`` of torch (else CuPy), which views a DLPack array without a copy."""
+    try:
+        import torch
+
+        return torch.from_dlpack
+    except ImportError:
+        try:
+            import cupy
+
+            return cupy.from_dlpack
+        except ImportError:
+            raise TypeError("a DLPack-only CUDA array needs torch or CuPy installed to be viewed") from None
+
+
 def _run_dlpack(f, input, output, axes, stream):
     """A DLPack array: viewed without a copy as a torch tensor (or a CuPy array), which takes
     the producer's work in order on its stream; the result goes back to the caller's kind through
     its array namespace's ``from_dlpack`` (the array API standard's), or into ``output=``."""
     if output is not None and not (_is_dlpack_cuda(output) or _is_cuda(output)):
         raise TypeError(f"output must be a CUDA array on the same device as input, got {type_name(output)}")
-    try:
-        import torch
-
-        view = torch.from_dlpack
-    except ImportError:
-        try:
-            import cupy
-
-            view = cupy.from_dlpack
-        except ImportError:
-            raise TypeError("a DLPack-only CUDA array needs torch or CuPy installed to be viewed") from None
+    view = dlpack_view()
     out = None if output is None else view(output)
     result = _run_cuda(f, view(input), out, axes, stream)
     if output is not None:

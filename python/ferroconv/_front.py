@@ -15,7 +15,7 @@ from collections import OrderedDict
 import numpy as np
 
 from . import _engine, _fold, _params, _xp
-from ._cuda import _is_cuda, _is_dlpack_cuda
+from ._cuda import _is_cuda, _is_dlpack_cuda, dlpack_view
 
 
 # numpy's AxisError (a ValueError and an IndexError), where numpy >= 1.25 keeps it.
@@ -73,17 +73,7 @@ def _stream(kind, stream):
 def _from_dlpack(input, output, call):
     """A DLPack-only CUDA array, viewed without a copy through torch (or CuPy), filtered, and
     given back through its own namespace's ``from_dlpack`` (or written into ``output``)."""
-    try:
-        import torch
-
-        view = torch.from_dlpack
-    except ImportError:
-        try:
-            import cupy
-
-            view = cupy.from_dlpack
-        except ImportError:
-            raise TypeError("a DLPack-only CUDA array needs torch or CuPy installed to be viewed") from None
+    view = dlpack_view()
     out = output if output is None or isinstance(output, (str, type, np.dtype)) else view(output)
     result = call(view(input), out)
     if out is not None and out is not output:
