@@ -54,7 +54,8 @@ pub struct Geometry {
     pub border: u32,
     /// `radius` for the valid border, else 0.
     pub offset: u32,
-    /// Non-zero: clamp `f32` results to [0, 1] (integer results are always clamped).
+    /// Non-zero: clamp `f32` results to [0, 1] (rounded integer results are always clamped;
+    /// truncated ones never: [`trunc_scale`](Self::trunc_scale)).
     pub clamp: u32,
     /// The value of pixels outside the image under [`border::CONSTANT`], on the kernels' scale
     /// (integer samples divided by their maximum); 0 for every other border.
@@ -71,6 +72,47 @@ pub struct Geometry {
     /// only the colour channels (`tensor-u8`, and `tensor-f32` up to its colour radius) copy
     /// alpha regardless: the host does not launch them so.
     pub filter_alpha: u32,
+    /// How integer results become levels. 0 (the default): rounded to the nearest level. Else
+    /// truncated as scipy.ndimage casts a float result into an integer array (a C cast, through
+    /// `i32` on x86): level = `v · trunc_scale` toward zero, its low bits kept (out-of-range
+    /// results wrap modulo the type's range), `v` the result on the kernels' scale and the
+    /// product's truncation exact, for products of magnitude below 2^22 (others, and NaN, give
+    /// an unspecified level). The host sets it to
+    /// `max · widen`, rounded once to `f32` ([`trunc_scale`]): `widen` = [`widen`]`(taps, max)`
+    /// makes a result that is exactly a whole number of levels (a flat region under weights
+    /// summing to 1) truncate to that level despite the `f32` rounding below it. Ignored for
+    /// `f32` samples (the host passes 0).
+    pub trunc_scale: f32,
+    /// Zeros, unread: they keep the size of `Geometry` (68 bytes) at 52 mod 16, as it was before
+    /// `trunc_scale`, so the taps parameter after it keeps its alignment in the constant bank.
+    /// ptxas compiles by-value taps differently at other alignments (with 56 bytes,
+    /// `conv_blocked_4x4_f32_r7` took 48 registers instead of 56): every kernel's code stays as
+    /// it was.
+    pub pad: [u32; 3],
+}
+
+// The taps after the geometry keep their alignment in the constant bank (see `Geometry::pad`).
+const _: () = assert!(core::mem::size_of::<Geometry>() % 16 == 52 % 16);
+
+/// The widening of a truncating integer store ([`Geometry::trunc_scale`]) of integer samples of
+/// largest value `max`, for a result summed over `taps` products: `1 + 4 · taps · 2^-24`, four
+/// times the relative error bound of an `f32` sum of that many terms, so that a result exactly on
+/// a level (RGBA's copied alpha, a flat region) truncates to that level despite the `f32`
+/// roundings below it; capped at `1 + 2^-8 / max`, so that no result gains more than 2^-8 of a
+/// level (the Python package widens its own `f32` sums alike). The cap binds for `u16` at every
+/// size and for `u8` past 16 taps. `taps` counts the products along the result's whole chain of
+/// `f32` roundings: `rows · cols` for a filter applied as one 2D sum, `rows + cols` for a rank-1
+/// filter applied as two 1D passes (`separable`, `separable-fused`, the CPU's two passes).
+pub const fn widen(taps: u32, max: u32) -> f64 {
+    let by_taps = 4.0 * taps as f64 / 16_777_216.0;
+    let cap = 1.0 / (256.0 * max as f64);
+    1.0 + if by_taps < cap { by_taps } else { cap }
+}
+
+/// [`Geometry::trunc_scale`] for integer samples of largest value `max` and results summed over
+/// `taps` products ([`widen`]): `max · widen(taps, max)` rounded once to `f32`.
+pub const fn trunc_scale(max: u32, taps: u32) -> f32 {
+    (max as f64 * widen(taps, max)) as f32
 }
 
 /// The filter taps passed by value as a kernel parameter. Kernel parameters live in the GPU's

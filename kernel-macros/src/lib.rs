@@ -27,6 +27,9 @@
 //!   parameters' values; 0 means no limit. Each entry gets a `u32` global `<entry>_max_registers`
 //!   holding it, which `ptx-builder` turns into the entry's `.maxnreg` and removes from the PTX,
 //!   so the limit is declared beside the kernel and nothing matches entry names.
+//! - `split_store = g`: the entry's body wrapped in `gpu-kernels`' `split_store!(T, g => ...)`,
+//!   `T` the function's type parameter and `g` its `Geometry` parameter: rounding and truncating
+//!   integer stores compiled apart.
 //!
 //! Each entry is the function's body with every generic parameter replaced by its value, not a
 //! call to a generic function, because the entry's parameter types may depend on them (e.g.
@@ -58,6 +61,7 @@ struct Spec {
     radius: Option<(u32, u32)>,
     consts: Vec<(Ident, LitInt)>,
     max_registers: Option<syn::Expr>,
+    split_store: Option<Ident>,
 }
 
 impl Parse for Spec {
@@ -89,6 +93,10 @@ impl Parse for Spec {
                     input.parse::<Token![=]>()?;
                     spec.max_registers = Some(input.parse()?);
                 }
+                "split_store" => {
+                    input.parse::<Token![=]>()?;
+                    spec.split_store = Some(input.parse()?);
+                }
                 "consts" => {
                     let content;
                     syn::parenthesized!(content in input);
@@ -98,7 +106,8 @@ impl Parse for Spec {
                 _ => {
                     return Err(syn::Error::new(
                         key.span(),
-                        "expected `name = ...`, `types(...)`, `radius(LO..=HI)`, `consts(...)` or `max_registers = ...`",
+                        "expected `name = ...`, `types(...)`, `radius(LO..=HI)`, `consts(...)`, `max_registers = ...` \
+                         or `split_store = ...`",
                     ));
                 }
             }
@@ -212,7 +221,13 @@ fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
         let types: Vec<String> = spec.types.iter().map(|t| t.to_string()).collect();
         for inst in instances(&base, &types, spec.radius) {
             let values = bind_generics(&func, spec, &inst)?;
-            out.extend(entry(&func, &attrs, &inst.name, &values));
+            out.extend(entry(
+                &func,
+                &attrs,
+                &inst.name,
+                &values,
+                spec.split_store.as_ref(),
+            ));
             if let Some(limit) = &spec.max_registers {
                 out.extend(register_limit(&inst.name, limit, &values));
             }
@@ -268,15 +283,30 @@ fn bind_generics(func: &ItemFn, spec: &Spec, inst: &Instance) -> syn::Result<Vec
 }
 
 /// One `extern "ptx-kernel"` entry point named `name`: `func` with its generic parameters
-/// replaced by `values`, and `param_symbol!` defined for its parameters.
-fn entry(func: &ItemFn, attrs: &[Attribute], name: &str, values: &[(String, TokenStream)]) -> TokenStream {
+/// replaced by `values`, and `param_symbol!` defined for its parameters; its body in
+/// `split_store!` over the geometry parameter `split`, if any.
+fn entry(
+    func: &ItemFn,
+    attrs: &[Attribute],
+    name: &str,
+    values: &[(String, TokenStream)],
+    split: Option<&Ident>,
+) -> TokenStream {
     let ident = format_ident!("{name}");
     let vis = &func.vis;
     let (inputs, output) = (&func.sig.inputs, &func.sig.output);
     let inputs = substitute(quote!(#inputs), values);
     let output = substitute(quote!(#output), values);
     let stmts = &func.block.stmts;
-    let body = substitute(quote!(#(#stmts)*), values);
+    let ty = func.sig.generics.params.iter().find_map(|p| match p {
+        GenericParam::Type(t) => Some(&t.ident),
+        _ => None,
+    });
+    let body = match (split, ty) {
+        (Some(g), Some(t)) => quote!(crate::device::split_store!(#t, #g => { #(#stmts)* })),
+        _ => quote!(#(#stmts)*),
+    };
+    let body = substitute(body, values);
     // The generic parameters' bounds, checked on the values (`where u8: Sample`).
     let mut bounds: Vec<TokenStream> = func
         .sig
@@ -432,6 +462,26 @@ mod tests {
         assert!(out.contains("(taps) => { \"conv_x_u8_r2_param_1\" }"));
         assert!(out.contains("# [cfg (target_arch = \"nvptx64\")]"));
         assert!(out.contains("where u8 : Sample {"));
+    }
+
+    #[test]
+    fn split_store_wraps_the_body_with_the_type_bound() {
+        let item = quote! {
+            pub unsafe fn conv_y<T: Sample>(a: *const T, g: Geometry) {
+                body::<T>(&g);
+            }
+        };
+        let out = expand(quote!(types(u8), split_store = g), item)
+            .unwrap()
+            .to_string();
+        assert!(out.contains("crate :: device :: split_store ! (u8 , g => { body :: < u8 > (& g) ; })"));
+        let plain = quote!(
+            pub unsafe fn conv_z<T: Sample>(g: Geometry) {
+                body::<T>(&g);
+            }
+        );
+        let out = expand(quote!(types(u8)), plain).unwrap().to_string();
+        assert!(!out.contains("split_store"));
     }
 
     #[test]

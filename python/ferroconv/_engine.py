@@ -53,11 +53,19 @@ def plan(weights, centre, mode, cval):
         p._setup(w, mode, cval, origin)
     except ValueError:
         return None
-    p._truncate = TRUNCATES
+    p._truncate = True
     _plans[key] = p
     if len(_plans) > CACHE_SIZE:
         _plans.popitem(last=False)
     return p
+
+
+def _casts_as_scipy(w, name):
+    """Whether every GPU variant runs ``w`` on 8- or 16-bit samples ``name`` (dense filters to
+    31x31, rank-1 ones to the longest) and their truncating store wraps its results as scipy's
+    cast does: results of magnitude below 2**22 levels, as the store takes them (no NaN)."""
+    big = not np.abs(w).sum() * np.iinfo(np.dtype(name)).max < 2.0**22
+    return not big and (min(w.shape) == 1 or max(w.shape) <= 31 or _rank1(w))
 
 
 def _rank1(w):
@@ -78,11 +86,12 @@ def _kept(key, weights, centre, mode, cval):
     return p
 
 
-def _kernel_step(shape, weights, centre, mode, cval, view):
-    """A step running the plan of 2D ``weights`` on arrays of ``shape`` viewed as ``view``
-    (images, height, width, channels), or None where the kernels do not take them."""
+def _kernel_step(shape, comp, weights, centre, mode, cval, view):
+    """A step running the plan of 2D ``weights`` on arrays of ``shape`` (of dtype ``comp``)
+    viewed as ``view`` (images, height, width, channels), or None where the kernels do not take
+    them."""
     weights = np.ascontiguousarray(weights, dtype=np.float64)
-    if plan(weights, centre, mode, cval) is None:
+    if (comp != "float32" and not _casts_as_scipy(weights, comp)) or plan(weights, centre, mode, cval) is None:
         return None
     key = (weights.shape, weights.tobytes(), centre, mode, cval)
 
@@ -97,11 +106,9 @@ def _kernel_step(shape, weights, centre, mode, cval, view):
     return step
 
 
-# Whether the library truncates integer results as scipy casts them (its plans' ``truncate``).
-TRUNCATES = "truncate" in (_native.Plan.__text_signature__ or "")
-# The dtypes the kernels read and write: float32, and 8- and 16-bit samples where the library
-# truncates their results.
-KERNEL_DTYPES = ("float32", "uint8", "uint16") if TRUNCATES else ("float32",)
+# The dtypes the kernels read and write: float32, and 8- and 16-bit samples (their results
+# truncated as scipy casts them, the plans' ``truncate``).
+KERNEL_DTYPES = ("float32", "uint8", "uint16")
 
 
 def line_step(shape, comp, axis, taps, centre, mode, cval):
@@ -113,9 +120,9 @@ def line_step(shape, comp, axis, taps, centre, mode, cval):
         k = len(taps)
         inner, outer = _prod(shape[axis + 1 :]), _prod(shape[:axis])
         if inner in (1, 3, 4):
-            step = _kernel_step(shape, taps.reshape(1, k), (0, centre), mode, cval, (1, outer, shape[axis], inner))
+            step = _kernel_step(shape, comp, taps.reshape(1, k), (0, centre), mode, cval, (1, outer, shape[axis], inner))
         else:
-            step = _kernel_step(shape, taps.reshape(k, 1), (centre, 0), mode, cval, (outer, shape[axis], inner, 1))
+            step = _kernel_step(shape, comp, taps.reshape(k, 1), (centre, 0), mode, cval, (outer, shape[axis], inner, 1))
         if step is not None or comp != "float32":
             return step
     return lambda kind, x: _dense(kind, x, (axis,), taps, (centre,), mode, cval)
@@ -127,7 +134,7 @@ def plane_step(shape, comp, axis, weights, centre, mode, cval, fallback=True):
     (float only, and only with ``fallback``: else None)."""
     if comp in KERNEL_DTYPES:
         view = (_prod(shape[:axis]), shape[axis], shape[axis + 1], _prod(shape[axis + 2 :]))
-        step = _kernel_step(shape, weights, tuple(centre), mode, cval, view)
+        step = _kernel_step(shape, comp, weights, tuple(centre), mode, cval, view)
         if step is not None or comp != "float32" or not fallback:
             return step
     return lambda kind, x: _dense(kind, x, (axis, axis + 1), weights, centre, mode, cval)

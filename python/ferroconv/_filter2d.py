@@ -9,7 +9,8 @@ import numpy as np
 from typing import Optional
 
 from . import _engine, _params
-from ._front import check_axes
+from ._cuda import _torch_stream
+from ._front import check_axes, whole_level
 from ._ndimage import correlate
 from ._params import Array, ArrayLike, Axes, Output, PerAxis
 
@@ -32,9 +33,12 @@ class Filter2D:
         self._radius = max(max(c, k - 1 - c) for k, c in zip(w.shape, centre))
         # The float32 plan of unfolded weights (None where the kernels do not take them as they are).
         self._plan = _engine.plan(w, centre, self._mode, self._cval)
-        # Per (type, shape, dtype, device) of a packed float32 input whose last two axes are the
-        # filtered ones: the view the plan runs it as.
+        # Per (type, shape, dtype, device, channel axis) of a packed input: the view the plan runs
+        # it as (None: the general way).
         self._views = {}
+        # Per such (type, shape, device): the plan's launch of the view (what the plan keeps for
+        # its own short way), so that a repeated call launches it with no view made.
+        self._runs = {}
 
     weights = property(lambda self: self._weights.view(), doc="The weights (a read-only float64 copy).")
     mode = property(lambda self: self._mode, doc="The mode's name (scipy's).")
@@ -54,45 +58,91 @@ class Filter2D:
             f"origin={self._origin})"
         )
 
-    def _view(self, x, shape):
-        """The ``(images, height, width, 1)`` view of a packed float32 array of ``shape`` filtered
-        on its last two axes, or None where the call takes the general way (the filter folded on
-        a smaller image, or weights the kernels do not take as they are)."""
-        if self._plan is None or len(shape) < 2:
+    def _keep_run(self, key, view, dtype, device):
+        """Keeps the launch the plan made for ``view`` of a packed array (``key``), if it did."""
+        run = self._plan._direct.get((view, dtype, device, None))
+        if run is not None:
+            self._runs[key] = run
+
+    def _view(self, name, shape, channel_axis):
+        """The ``(images, height, width, channels)`` view of a packed array of dtype ``name`` and
+        ``shape`` filtered on its last two axes (with ``channel_axis`` None) or on the two before
+        its last (with ``channel_axis`` the last, of 1, 3 or 4 entries), or None where the call
+        takes the general way (the filter folded on a smaller image, weights the kernels do not
+        take as they are, or 8- and 16-bit samples whose results the kernels do not give as
+        scipy does)."""
+        if self._plan is None or not self._runs_dtype(name):
             return None
-        h, w = shape[-2], shape[-1]
+        nd = len(shape)
+        if channel_axis is None and nd >= 2:
+            (h, w), c, lead = shape[-2:], 1, shape[:-2]
+        elif channel_axis in (-1, nd - 1) and nd >= 3 and shape[-1] in (1, 3, 4):
+            (h, w, c), lead = shape[-3:], shape[:-3]
+        else:
+            return None
         if h * w == 0 or self._plan._fit(h, w)[0] is not None:
             return None
         n = 1
-        for s in shape[:-2]:
+        for s in lead:
             n *= s
-        return (n, h, w, 1)
+        return (n, h, w, c)
+
+    def _runs_dtype(self, name):
+        """Whether the plan's kernels give this call's results for samples of dtype ``name``."""
+        if name == "float32":
+            return True
+        return name in ("uint8", "uint16") and whole_level(name, self._mode, self._cval) and _engine._casts_as_scipy(
+            self._weights, name
+        )
+
+    def _view_for(self, key, name, shape, channel_axis):
+        """The view of a packed array (``key``: its type, shape, dtype, device and channel
+        axis), made once."""
+        view = self._views.get(key, False)
+        if view is False:
+            view = self._views[key] = self._view(name, tuple(shape), channel_axis)
+        return view
 
     def __call__(
         self, input: Array, output: Output = None, *, axes: Axes = None, channel_axis: Optional[int] = None,
         stream: Optional[int] = None,
     ) -> Array:
-        if output is None and stream is None and axes is None and channel_axis is None:
+        if output is None and stream is None and axes is None:
             t = type(input)
             torch = sys.modules.get("torch")
-            if torch is not None and t is torch.Tensor and input.is_cuda and input.dtype is torch.float32:
-                key = (t, input.shape, input.get_device())
-                view = self._views.get(key)
-                if view is None and input.is_contiguous():
-                    view = self._views.setdefault(key, self._view(input, tuple(input.shape)))
-                if view is not None and input.is_contiguous():
-                    return self._plan(input.view(view)).view(input.shape)
-            elif t.__module__.startswith("cupy") and input.dtype == np.float32 and input.flags.c_contiguous:
-                key = (t, input.shape, input.device.id)
-                view = self._views.get(key)
-                if view is None:
-                    view = self._views.setdefault(key, self._view(input, input.shape))
+            if torch is not None and t is torch.Tensor and input.is_cuda:
+                device = input.get_device()
+                key = (t, input.shape, input.dtype, device, channel_axis)
+                # The plan's launch of this shape, once it ran it: straight on the tensor.
+                run = self._runs.get(key)
+                if run is not None and input.is_contiguous():
+                    plan, pitch, w, h, c, name, n = run
+                    result = torch.empty_like(input)
+                    plan.run_device(input.data_ptr(), pitch, result.data_ptr(), pitch, w, h, c, name, n, _torch_stream(torch, device))
+                    return result
+                if input.is_contiguous():
+                    view = self._view_for(key, str(input.dtype)[6:], input.shape, channel_axis)
+                    if view is not None:
+                        result = self._plan(input.view(view)).view(input.shape)
+                        self._keep_run(key, view, input.dtype, device)
+                        return result
+            elif t.__module__.startswith("cupy") and input.flags.c_contiguous:
+                device = input.device.id
+                key = (t, input.shape, input.dtype, device, channel_axis)
+                run = self._runs.get(key)
+                if run is not None:
+                    plan, pitch, w, h, c, name, n = run
+                    result = t(input.shape, input.dtype)
+                    stream = sys.modules["cupy"].cuda.get_current_stream().ptr
+                    plan.run_device(input.data.ptr, pitch, result.data.ptr, pitch, w, h, c, name, n, stream)
+                    return result
+                view = self._view_for(key, input.dtype.name, input.shape, channel_axis)
                 if view is not None:
-                    return self._plan(input.reshape(view)).reshape(input.shape)
-            elif t is np.ndarray and input.dtype == np.float32 and input.flags.c_contiguous:
-                view = self._views.get((t, input.shape))
-                if view is None:
-                    view = self._views.setdefault((t, input.shape), self._view(input, input.shape))
+                    result = self._plan(input.reshape(view)).reshape(input.shape)
+                    self._keep_run(key, view, input.dtype, device)
+                    return result
+            elif t is np.ndarray and input.dtype == np.float32 and channel_axis is None and input.flags.c_contiguous:
+                view = self._view_for((t, input.shape), "float32", input.shape, None)
                 if view is not None:
                     return self._plan(input.reshape(view)).reshape(input.shape)
         nd = len(getattr(input, "shape", np.shape(input)))

@@ -83,13 +83,17 @@ fn check_filter(taps: Vec<f32>, shape: (usize, usize), origin: (isize, isize)) -
 }
 
 /// A filter and a border planned for device 0 (or the CPU where no GPU can be used), or for
-/// the CUDA device `device`; see `ferroconv.Filter2D`.
+/// the CUDA device `device`; see `ferroconv.Filter2D`. With `truncate`, integer results are
+/// truncated toward zero as scipy.ndimage casts them (the library's `with_truncate`), else
+/// rounded to the nearest level.
 #[pyclass(module = "ferroconv._native")]
 struct Plan {
     plan: Mutex<Filter2D<'static>>,
     /// The filter and border, for the CPU plan a forked child runs instead of a GPU plan.
     filter: Filter,
     border: Border,
+    /// Integer results are truncated (else rounded).
+    truncate: bool,
     /// The process that built the plan: in another (a forked child), the plan is left alone.
     pid: u32,
 }
@@ -113,7 +117,8 @@ fn warn_forked(py: Python<'_>) -> PyResult<()> {
 #[pymethods]
 impl Plan {
     #[new]
-    #[pyo3(signature = (taps, shape, origin, border_name, cval=0.0, device=None))]
+    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (taps, shape, origin, border_name, cval=0.0, device=None, truncate=false))]
     fn new(
         py: Python<'_>,
         taps: Vec<f32>,
@@ -122,6 +127,7 @@ impl Plan {
         border_name: &str,
         cval: f64,
         device: Option<usize>,
+        truncate: bool,
     ) -> PyResult<Self> {
         let filter = filter(taps, shape, origin)?;
         let border = border(border_name, cval)?;
@@ -140,13 +146,21 @@ impl Plan {
         }
         .map_err(to_py)?
         // Every channel is filtered, alpha included, as scipy and PyTorch do.
-        .with_filter_alpha(true);
+        .with_filter_alpha(true)
+        .with_truncate(truncate);
         Ok(Self {
             plan: Mutex::new(plan),
             filter,
             border,
+            truncate,
             pid: fork::process_id(),
         })
+    }
+
+    /// Whether integer results are truncated (else rounded).
+    #[getter]
+    fn truncate(&self) -> bool {
+        self.truncate
     }
 
     /// Whether the plan runs on a GPU.
@@ -195,7 +209,9 @@ impl Plan {
             if fork::cuda_forked() {
                 warn_forked(py)?;
             }
-            let mut cpu = Filter2D::cpu(&self.filter, self.border).with_filter_alpha(true);
+            let mut cpu = Filter2D::cpu(&self.filter, self.border)
+                .with_filter_alpha(true)
+                .with_truncate(self.truncate);
             return py.detach(|| shape.run_any(d, &mut cpu)).map_err(to_py);
         }
         py.detach(|| shape.run_any(d, &mut self.lock())).map_err(to_py)

@@ -263,6 +263,30 @@ def test_a_plan_called_again_takes_the_short_way_and_the_current_stream():
         assert np.array_equal(to_numpy(y), plan(to_numpy(x) * 3 + 1)), framework
 
 
+def test_a_plan_on_8_and_16_bit_samples_wraps_as_scipy_on_the_short_way():
+    # Signed weights whose results leave the type's range: the kernels' truncating store wraps
+    # them as scipy's cast does, on the first call and on the repeated ones (the kept launch).
+    from scipy import ndimage
+
+    w = weights(5, 7, signed=True) * 3
+    plan = ferroconv.Filter2D(w, mode="nearest")
+    for dtype, frameworks in ((np.uint8, FRAMEWORKS), (np.uint16, ["cupy"])):
+        x = random((96, 80), dtype, 8)
+        exact = ndimage.correlate(x.astype(np.float64), w, mode="nearest")
+        assert (exact < 0).any() and (exact > np.iinfo(dtype).max).any()
+        want = ndimage.correlate(x, w, mode="nearest")
+        for framework in frameworks:
+            array = to_device(framework, x)
+            for _ in range(3):
+                got = to_numpy(plan(array))
+                sync()
+                # scipy's own float64 sum on a rounding boundary: one level apart.
+                apart = (got.astype(np.int64) - want) % (np.iinfo(dtype).max + 1)
+                assert np.isin(apart, (0, 1, np.iinfo(dtype).max)).all(), f"{framework} {dtype}"
+                assert np.count_nonzero(apart) <= 2, f"{framework} {dtype}"
+    assert {key[0] for key in plan._runs} == {torch.Tensor, cupy.ndarray}
+
+
 def test_strided_views():
     base = torch.rand(90, 100, 3, device="cuda")
     view = base[5:80:3, 10:90]

@@ -7,13 +7,15 @@
 //! they fail; `CONV_REQUIRE_GPU=1` makes a missing GPU fail them instead.
 //!
 //! [`paths`]: the poisoned outputs and the ways a plan takes its images; [`alpha`]: RGBA with its
-//! alpha filtered; [`batch`]: batches of images in one call.
+//! alpha filtered; [`batch`]: batches of images in one call; [`truncate`]: integer results
+//! truncated (scipy's cast).
 
 mod alpha;
 mod batch;
 #[path = "../common/gpu_trials.rs"]
 mod gpu_trials;
 mod paths;
+mod truncate;
 
 use ferroconv::engine::cpu::reference_parallel;
 use ferroconv::plan::{Filter2D, ImageView, ImageViewMut};
@@ -186,6 +188,14 @@ fn main() {
     harness.cpu(
         "plans_follow_shapes_and_refuse_mismatches",
         plans_follow_shapes_and_refuse_mismatches,
+    );
+    harness.cpu(
+        "cpu_plans_truncate_integer_results",
+        truncate::cpu_plans_truncate_integer_results,
+    );
+    harness.gpu(
+        "gpu_variants_truncate_integer_results",
+        truncate::gpu_variants_truncate_integer_results,
     );
     harness.cpu(
         "cpu_batches_match_single_images",

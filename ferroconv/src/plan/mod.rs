@@ -57,6 +57,8 @@ pub struct Filter2D<'g> {
     clamp: bool,
     /// Filter RGBA's alpha (else copy it).
     filter_alpha: bool,
+    /// Truncate integer results (else round them).
+    truncate: bool,
     engine: Engine<'g>,
 }
 
@@ -128,6 +130,7 @@ impl<'g> Filter2D<'g> {
             border,
             clamp: false,
             filter_alpha: false,
+            truncate: false,
             engine: Engine::Gpu(Box::new(GpuPlan {
                 gpu,
                 choice: Choice::Auto(None),
@@ -147,6 +150,7 @@ impl<'g> Filter2D<'g> {
             border,
             clamp: false,
             filter_alpha: false,
+            truncate: false,
             engine: Engine::Cpu,
         }
     }
@@ -214,6 +218,30 @@ impl<'g> Filter2D<'g> {
             }
         }
         self
+    }
+
+    /// Truncates integer (`u8`, `u16`) results toward zero, as scipy.ndimage casts a float result
+    /// into an integer array, instead of rounding them to the nearest level (the default);
+    /// `f32` results are unaffected. The level is `v · widen` toward zero, wrapped modulo the
+    /// type's range as scipy's C cast (through `i32`) wraps it, `v` the result in levels and
+    /// `widen` slightly above 1 ([`Problem::widen`]), so that a
+    /// result that is exactly a whole level (a flat region under weights summing to 1) gives
+    /// that level despite the `f32` rounding below it. Every GPU variant and the CPU store so,
+    /// for results of magnitude below 2^22 levels (the level of any other, or of NaN, is
+    /// unspecified).
+    pub fn with_truncate(mut self, on: bool) -> Self {
+        if self.truncate != on {
+            self.truncate = on;
+            if let Engine::Gpu(plan) = &mut self.engine {
+                plan.unprepare();
+            }
+        }
+        self
+    }
+
+    /// Whether integer results are truncated ([`with_truncate`](Self::with_truncate)).
+    pub fn truncates(&self) -> bool {
+        self.truncate
     }
 
     /// Records where each host-memory run on a GPU spends its time ([`stage_times`](Self::stage_times)),
@@ -313,6 +341,7 @@ impl<'g> Filter2D<'g> {
             border: self.border,
             clamp: self.clamp,
             filter_alpha: self.filter_alpha,
+            truncate: self.truncate,
         })
     }
 
@@ -538,7 +567,8 @@ impl<'g> GpuPlan<'g> {
         let Some(ready) = &self.ready else {
             return Err(Error::Mismatch("the plan lost its kernels".into()));
         };
-        let g = problem.geometry()?;
+        let mut g = problem.geometry()?;
+        g.trunc_scale = problem.trunc_scale(ready.variant.needs_rank1());
         // Batched variants take up to this many images a launch (grid z holds at most 65535
         // planes, and an image has at most 4); the others one.
         let per_launch = if ready.variant.spec().batched {

@@ -2,7 +2,7 @@
 //! storing samples and patches of samples.
 
 use super::border::resolve;
-use super::sample::Sample;
+use super::sample::{Sample, Store};
 use super::source::Source;
 use super::taps::ParamTaps;
 use super::thread::{block_idx_z, index_2d, thread_idx_x, thread_idx_y};
@@ -79,16 +79,16 @@ pub unsafe fn correlate_tile(window: *const f32, stride: u32, k: u32, taps: Para
     acc
 }
 
-/// Writes output sample `(x, y, c)`: clamped/rounded for the output type, except RGBA's alpha,
-/// which is stored as read.
+/// Writes output sample `(x, y, c)`: clamped and rounded (or truncated) for the output type, as
+/// `g` says, except RGBA's alpha, which is stored as read (its level survives truncation too).
 ///
 /// # Safety
 /// `(x, y, c)` is inside the output `g` describes.
 #[inline(always)]
 pub unsafe fn store_sample<T: Sample>(output: *mut T, g: &Geometry, x: u32, y: u32, c: u32, v: f32) {
-    let clamp = g.clamp != 0 && !is_alpha(g, c);
+    let mode = Store::of(g, g.clamp != 0 && !is_alpha(g, c));
     // SAFETY: forwarded from the caller.
-    unsafe { *output.add(out_index(g, x, y, c)) = T::store(v, clamp) };
+    unsafe { *output.add(out_index(g, x, y, c)) = T::store(v, mode) };
 }
 
 /// Copies RGBA's alpha (channel 3) of the output tile `tile` pixels wide and high at `origin` from
@@ -160,7 +160,7 @@ pub unsafe fn store_patch<T: Sample, const PY: usize>(
     c: u32,
     acc: &[[f32; 4]; PY],
 ) {
-    let clamp = g.clamp != 0 && !is_alpha(g, c);
+    let mode = Store::of(g, g.clamp != 0 && !is_alpha(g, c));
     let vector_store = g.channels == 1 && g.out_width.is_multiple_of(4) && x + 3 < g.out_width;
     unroll!(OY < PY; [0, 1, 2, 3, 4, 5, 6, 7] {
         let yy = y + OY as u32;
@@ -168,13 +168,13 @@ pub unsafe fn store_patch<T: Sample, const PY: usize>(
             if vector_store {
                 // SAFETY: 4 pixels of one channel inside the output, 4-aligned (x and the row
                 // width are multiples of 4).
-                unsafe { T::store4(output.add(out_index(g, x, yy, c)), acc[OY], clamp) };
+                unsafe { T::store4(output.add(out_index(g, x, yy, c)), acc[OY], mode) };
             } else {
                 unroll!(OX < 4; [0, 1, 2, 3] {
                     let xx = x + OX as u32;
                     if xx < g.out_width {
                         // SAFETY: (xx, yy, c) is inside the output.
-                        unsafe { *output.add(out_index(g, xx, yy, c)) = T::store(acc[OY][OX], clamp) };
+                        unsafe { *output.add(out_index(g, xx, yy, c)) = T::store(acc[OY][OX], mode) };
                     }
                 });
             }

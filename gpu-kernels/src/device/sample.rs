@@ -1,5 +1,61 @@
 //! Sample types: how `u8`, `u16` and `f32` samples are read as values in [0, 1] and written back,
-//! one at a time or as 4-sample vectors.
+//! one at a time or as 4-sample vectors, integers rounded or truncated ([`Store`]).
+
+use crate::launch::Geometry;
+
+/// How a result is written back ([`Sample::store`]): `f32` clamped to [0, 1] or not; integers
+/// clamped and rounded to the nearest level, or truncated and wrapped
+/// ([`Geometry::trunc_scale`]).
+#[derive(Clone, Copy)]
+pub struct Store {
+    /// Clamp `f32` results to [0, 1] (integer results are always clamped).
+    pub clamp: bool,
+    /// 0: integers are rounded; else truncated, level = `v · trunc_scale` toward zero, wrapped.
+    pub trunc_scale: f32,
+}
+
+impl Store {
+    /// What `g` asks for, `f32` results clamped only if `clamp` (RGBA's copied alpha is not).
+    #[inline(always)]
+    pub fn of(g: &Geometry, clamp: bool) -> Self {
+        Self {
+            clamp,
+            trunc_scale: g.trunc_scale,
+        }
+    }
+
+    /// Whether `T`'s results are truncated: integers where `trunc_scale` is not 0 (`f32`
+    /// ignores it). A kernel that branches on it once, passing the constant 0 on the rounding
+    /// side, compiles each side with only its own store instructions and registers (see
+    /// [`split_store!`]).
+    #[inline(always)]
+    pub fn truncates<T: Sample>(self) -> bool {
+        T::INTEGER && self.trunc_scale != 0.0
+    }
+}
+
+/// `split_store!(T, g => body)`: `body` (a kernel's body, or the call of it) compiled twice for
+/// integer samples `T`: where `g.trunc_scale` is not 0 with the geometry `g` as it is
+/// (truncating stores), else with `g` rebound to a copy whose `trunc_scale` is the constant 0,
+/// so that every store in that copy compiles to the rounding instructions alone, as it did
+/// before truncation, with nothing of the other path in its registers or schedule. For `f32`
+/// samples, which ignore `trunc_scale`, `body` is compiled once, as it is. `body` must inline
+/// (an `#[inline(always)]` function), or the kernel would call two copies of it. The
+/// `#[kernel]` attribute's `split_store = g` wraps a whole entry's body in it.
+macro_rules! split_store {
+    ($t:ty, $g:ident => $body:expr) => {
+        if !<$t as $crate::device::Sample>::INTEGER || $g.trunc_scale != 0.0 {
+            $body
+        } else {
+            let $g = $crate::launch::Geometry {
+                trunc_scale: 0.0,
+                ..$g
+            };
+            $body
+        }
+    };
+}
+pub(crate) use split_store;
 
 /// Four `f32` with 16-byte alignment: one vector load or store (`ld.shared.v4`, `st.global.v4`).
 #[repr(C, align(16))]
@@ -53,6 +109,8 @@ impl Bytes16 {
 
 /// A sample type: how it is read as a value in [0, 1] (`f32`: as is) and written back.
 pub trait Sample: Copy {
+    /// Whether the samples are integer levels (rounded or truncated when stored).
+    const INTEGER: bool = true;
     /// Reads the sample at `p` as `f32`: integers divided by their maximum.
     ///
     /// # Safety
@@ -63,9 +121,10 @@ pub trait Sample: Copy {
     /// # Safety
     /// As `load`, and the memory is not written during the kernel.
     unsafe fn load_nc(p: *const Self) -> f32;
-    /// Converts a value back: integers are clamped to [0, 1] and rounded to the nearest level;
-    /// `f32` is clamped only if `clamp`.
-    fn store(v: f32, clamp: bool) -> Self;
+    /// Converts a value back: integers are clamped to [0, 1] and rounded to the nearest level,
+    /// or truncated and wrapped where `mode.trunc_scale` is not 0; `f32` is clamped only if
+    /// `mode.clamp`.
+    fn store(v: f32, mode: Store) -> Self;
 
     /// Reads 4 consecutive samples with one vector load (16, 8 or 4 bytes).
     ///
@@ -89,17 +148,18 @@ pub trait Sample: Copy {
     /// # Safety
     /// `p` points to 4 writable samples and is aligned to 4 samples.
     #[inline(always)]
-    unsafe fn store4(p: *mut Self, v: [f32; 4], clamp: bool) {
+    unsafe fn store4(p: *mut Self, v: [f32; 4], mode: Store) {
         // SAFETY: forwarded from the caller; the default writes sample by sample.
         unsafe {
             for (i, x) in v.into_iter().enumerate() {
-                *p.add(i) = Self::store(x, clamp);
+                *p.add(i) = Self::store(x, mode);
             }
         }
     }
 }
 
 impl Sample for f32 {
+    const INTEGER: bool = false;
     #[inline(always)]
     unsafe fn load(p: *const f32) -> f32 {
         // SAFETY: forwarded from the caller.
@@ -115,8 +175,8 @@ impl Sample for f32 {
         v
     }
     #[inline(always)]
-    fn store(v: f32, clamp: bool) -> f32 {
-        if clamp { clamp_keeping_nan(v) } else { v }
+    fn store(v: f32, mode: Store) -> f32 {
+        if mode.clamp { clamp_keeping_nan(v) } else { v }
     }
     #[inline(always)]
     unsafe fn load4(p: *const f32) -> [f32; 4] {
@@ -124,9 +184,9 @@ impl Sample for f32 {
         unsafe { (*p.cast::<F32x4>()).0 }
     }
     #[inline(always)]
-    unsafe fn store4(p: *mut f32, v: [f32; 4], clamp: bool) {
+    unsafe fn store4(p: *mut f32, v: [f32; 4], mode: Store) {
         // SAFETY: forwarded from the caller (16-byte aligned, 4 writable values).
-        unsafe { *p.cast::<F32x4>() = F32x4(v.map(|x| Self::store(x, clamp))) };
+        unsafe { *p.cast::<F32x4>() = F32x4(v.map(|x| Self::store(x, mode))) };
     }
 }
 
@@ -146,10 +206,10 @@ impl Sample for u8 {
         v as f32 * (1.0 / 255.0)
     }
     #[inline(always)]
-    fn store(v: f32, _clamp: bool) -> u8 {
+    fn store(v: f32, mode: Store) -> u8 {
         // The permute makes the low byte an integer operation's result: ptxas compiles a byte
         // store of an `fma` result as a float-to-integer conversion (`F2IP.U8`).
-        prmt::<0x4440>(round_to_level(v, 255.0), 0) as u8
+        prmt::<0x4440>(to_level(v, 255.0, mode.trunc_scale), 0) as u8
     }
     #[inline(always)]
     unsafe fn load4(p: *const u8) -> [f32; 4] {
@@ -165,8 +225,8 @@ impl Sample for u8 {
         .map(|bits| (f32::from_bits(bits) - TWO_23) * (1.0 / 255.0))
     }
     #[inline(always)]
-    unsafe fn store4(p: *mut u8, v: [f32; 4], _clamp: bool) {
-        let [a, b, c, d] = v.map(|x| round_to_level(x, 255.0));
+    unsafe fn store4(p: *mut u8, v: [f32; 4], mode: Store) {
+        let [a, b, c, d] = levels4(v, 255.0, mode);
         // Low bytes of a and b, then of c and d, then the four together.
         let word = prmt::<0x5410>(prmt::<0x0040>(a, b), prmt::<0x0040>(c, d));
         // SAFETY: forwarded from the caller (4-byte aligned, 4 writable bytes).
@@ -190,9 +250,9 @@ impl Sample for u16 {
         v as f32 * (1.0 / 65535.0)
     }
     #[inline(always)]
-    fn store(v: f32, _clamp: bool) -> u16 {
+    fn store(v: f32, mode: Store) -> u16 {
         // As for `u8`: a 16-bit store of an `fma` result would be compiled as a conversion.
-        prmt::<0x4410>(round_to_level(v, 65535.0), 0) as u16
+        prmt::<0x4410>(to_level(v, 65535.0, mode.trunc_scale), 0) as u16
     }
     #[inline(always)]
     unsafe fn load4(p: *const u16) -> [f32; 4] {
@@ -208,8 +268,8 @@ impl Sample for u16 {
         .map(|bits| (f32::from_bits(bits) - TWO_23) * (1.0 / 65535.0))
     }
     #[inline(always)]
-    unsafe fn store4(p: *mut u16, v: [f32; 4], _clamp: bool) {
-        let [a, b, c, d] = v.map(|x| round_to_level(x, 65535.0));
+    unsafe fn store4(p: *mut u16, v: [f32; 4], mode: Store) {
+        let [a, b, c, d] = levels4(v, 65535.0, mode);
         // SAFETY: forwarded from the caller (8-byte aligned, 4 writable samples).
         unsafe { *p.cast::<[u32; 2]>() = [prmt::<0x5410>(a, b), prmt::<0x5410>(c, d)] };
     }
@@ -227,16 +287,69 @@ const MAGIC_BITS: u32 = 0x4B00_0000;
 /// `v` clamped to [0, 1] (NaN to 0) and scaled by `levels` (at most 2^22), rounded to the nearest
 /// integer (ties to even), returned in the low bits: adding 1.5 · 2^23 leaves the rounded integer
 /// in the mantissa's low bits, which replaces the `F2I` conversion (a fraction of the FMA rate)
-/// and the clamps around it with two full-rate instructions.
+/// and the clamps around it with two full-rate instructions. Where `trunc_scale` is not 0,
+/// truncated instead, unclamped ([`level_bits_as`]).
 #[inline(always)]
-fn round_to_level(v: f32, levels: f32) -> u32 {
-    level_bits(saturate(v), levels)
+fn to_level(v: f32, levels: f32, trunc_scale: f32) -> u32 {
+    if trunc_scale == 0.0 {
+        level_bits(saturate(v), levels)
+    } else {
+        trunc_bits(v, trunc_scale)
+    }
 }
 
-/// `v`, already in [0, 1], scaled by `levels` and rounded as [`round_to_level`] does: one FMA.
+/// [`to_level`] of 4 values, with one test of `mode` for the 4: each side is straight-line code
+/// of its own store (the rounding side the code it was before truncation).
+#[inline(always)]
+fn levels4(v: [f32; 4], levels: f32, mode: Store) -> [u32; 4] {
+    if mode.trunc_scale == 0.0 {
+        v.map(|x| to_level(x, levels, 0.0))
+    } else {
+        v.map(|x| to_level(x, levels, mode.trunc_scale))
+    }
+}
+
+/// `v`, already in [0, 1], scaled by `levels` and rounded as [`to_level`] does: one FMA.
 #[inline(always)]
 pub fn level_bits(v: f32, levels: f32) -> u32 {
     crate::device::fma(v, levels, 12_582_912.0).to_bits()
+}
+
+/// A level in the low bits: where `trunc_scale` is 0, `v` (already in [0, 1]) rounded as
+/// [`level_bits`] does; else `v` (any value) truncated as [`trunc_bits`] does.
+#[inline(always)]
+pub fn level_bits_as(v: f32, levels: f32, trunc_scale: f32) -> u32 {
+    if trunc_scale == 0.0 {
+        level_bits(v, levels)
+    } else {
+        trunc_bits(v, trunc_scale)
+    }
+}
+
+/// `v · trunc_scale` truncated toward zero, as scipy.ndimage's C cast of a result into an
+/// integer array ([`Geometry::trunc_scale`]), as a word whose low 8 or 16 bits are the level
+/// (out-of-range results wrapped modulo the type's range), for products of magnitude below
+/// 2^22 (others, and NaN, give an unspecified level): ±1.5 · 2^23 (`v`'s sign) + the product, rounded once
+/// toward zero, keeps ⌊|product|⌋ in its low bits, exactly, and `v`'s sign in its top bit, which
+/// negates those bits (two's complement: the bias's low 16 bits are 0). Five full-rate
+/// instructions with one value live, where the `F2I` conversion runs at a fraction of the rate.
+#[inline(always)]
+fn trunc_bits(v: f32, trunc_scale: f32) -> u32 {
+    let bias = f32::from_bits((v.to_bits() & 0x8000_0000) | 0x4B40_0000);
+    let bits = fma_rz(v, trunc_scale, bias).to_bits();
+    let sign = ((bits as i32) >> 31) as u32;
+    (bits ^ sign).wrapping_sub(sign)
+}
+
+/// `a * b + c` rounded once toward zero (`fma.rz.f32`).
+#[inline(always)]
+fn fma_rz(a: f32, b: f32, c: f32) -> f32 {
+    let d: f32;
+    // SAFETY: a register-only instruction.
+    unsafe {
+        core::arch::asm!("fma.rz.f32 {d}, {a}, {b}, {c};", d = out(reg32) d, a = in(reg32) a, b = in(reg32) b, c = in(reg32) c, options(pure, nomem, nostack))
+    };
+    d
 }
 
 /// Byte `i` of `word` as an `f32` integer 0-255: the byte goes into the low byte of 2^23's bit

@@ -109,7 +109,7 @@ use {
     crate::device::thread::{block_idx_x, block_idx_y, sync_threads, thread_idx_x, thread_idx_y},
     crate::device::{
         F32x4, Global, Sample, TapRead, batch_image, clamp_keeping_nan, computed_here, fma, is_alpha,
-        outside_is_constant, param_taps, store_patch, unroll,
+        outside_is_constant, param_taps, split_store, store_patch, unroll,
     },
     crate::launch::{ExactTaps, MAX_FILTER_SIZE},
     kernel_macros::kernel,
@@ -180,6 +180,8 @@ pub unsafe fn conv_blocked_4x4<T: Sample, const R: usize, const PY: usize, const
     g: Geometry,
     taps: ExactTaps<{ (2 * R + 1) * (2 * R + 1) }>,
 ) {
+    // One body for rounding and truncating integer stores (the store tests which): compiled
+    // apart (`split_store!`), the 32-register entries spill.
     if unrolled(R, PY) {
         // Every index is a constant: the taps are read straight from the parameter.
         // SAFETY: the caller follows the launch contract above.
@@ -224,8 +226,9 @@ pub unsafe fn conv_blocked_rect<T: Sample, const R: usize, const PY: usize>(
 ) {
     const { assert!(PY as u32 == rect_rows(R as u32)) };
     let by_address = param_taps!(taps);
+    // Rounding and truncating integer stores compiled apart (`split_store!`).
     // SAFETY: the caller follows the launch contract above.
-    unsafe { blocked::<T, R, PY, 1, true>(input, output, &g, by_address) }
+    split_store!(T, g => unsafe { blocked::<T, R, PY, 1, true>(input, output, &g, by_address) })
 }
 
 #[cfg(target_arch = "nvptx64")]

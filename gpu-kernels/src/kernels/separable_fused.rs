@@ -23,7 +23,8 @@ use {
         block_idx_x, block_idx_y, block_idx_z, sync_threads, thread_idx_x, thread_idx_y,
     },
     crate::device::{
-        F32x4, Global, ParamTaps, Sample, fetch_or_cval, fma, is_alpha, param_taps, store_patch, unroll,
+        F32x4, Global, ParamTaps, Sample, fetch_or_cval, fma, is_alpha, param_taps, split_store, store_patch,
+        unroll,
     },
     crate::launch::{Geometry, MAX_FILTER_SIZE, MAX_RADIUS, Taps},
     kernel_macros::kernel,
@@ -61,8 +62,9 @@ pub unsafe fn conv_separable_fused<T: Sample, const R: usize>(
     taps: Taps,
 ) {
     let taps = param_taps!(taps);
+    // Rounding and truncating integer stores compiled apart (`split_store!`).
     // SAFETY: the caller follows the launch contract above.
-    unsafe { separable_fused::<T, R>(input, output, &g, taps) }
+    split_store!(T, g => unsafe { separable_fused::<T, R>(input, output, &g, taps) })
 }
 
 #[cfg(target_arch = "nvptx64")]

@@ -14,7 +14,9 @@ use {
     crate::device::thread::{
         block_idx_x, block_idx_y, sync_threads, thread_idx_reread, thread_idx_x, thread_idx_y, warp_max,
     },
-    crate::device::{Bytes16, Sample, batch_image, copy_alpha_tile, is_alpha, out_index, resolve, unroll},
+    crate::device::{
+        Bytes16, Sample, Store, batch_image, copy_alpha_tile, is_alpha, out_index, resolve, unroll,
+    },
     crate::launch::Geometry,
     kernel_macros::kernel,
     store::store_colour_tile,
@@ -513,7 +515,7 @@ pub unsafe fn conv_tensor_f32<T: Sample, const R: usize, const CH: usize>(
             };
             let unscale = f32::from_bits((254 - tile_exponent) << 23);
             let factor = unscale * unscale_taps;
-            let clamp = g.clamp != 0;
+            let clamp = Store::of(&g, g.clamp != 0);
             let out = output.cast::<f32>();
             if PLANES == 3 {
                 // SAFETY: the planes, every warp done with them, become the staging area; `input` and

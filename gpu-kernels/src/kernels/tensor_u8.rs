@@ -75,9 +75,13 @@ use {
     crate::device::mma::{mma_u8_s8, mma_u8_s8_k16},
     crate::device::shared::dynamic_shared_mem,
     crate::device::thread::{block_idx_x, block_idx_y, sync_threads, sync_warp, thread_idx_x, thread_idx_y},
-    crate::device::{Bytes16, Sample, batch_image, byte_perm, fma, out_index, resolve, unroll},
+    crate::device::{Bytes16, Sample, Store, batch_image, byte_perm, fma, out_index, resolve, unroll},
     kernel_macros::kernel,
+    planes::deinterleave,
 };
+
+#[cfg(target_arch = "nvptx64")]
+mod planes;
 
 #[cfg(target_arch = "nvptx64")]
 /// `0x4B40_0000` is 1.5 · 2^23 as `f32`: an accumulator started at this bit pattern holds, after
@@ -96,7 +100,8 @@ const ACC_BIAS: f32 = 12_582_912.0;
 /// The host scales the taps to 24-bit integers (by a power of two, so the scale is exact) and
 /// splits each into [`DIGITS`] signed 8-bit digits. Per digit the products of the 8-bit
 /// samples and the digits are summed exactly in `i32` by the tensor cores; the digit sums are
-/// combined in `f32` at the end, so the result is as accurate as the `f32` kernels'.
+/// combined in `f32` at the end, so the result is as accurate as the `f32` kernels'. Rounding
+/// and truncating stores ([`Geometry::trunc_scale`]) are compiled apart (`split_store`).
 ///
 /// One MMA computes 16 output rows × 8 output columns for two filter rows and one digit. A is the
 /// input: row `m` holds, in its first 16 bytes, the 16 input columns the window of 8 outputs
@@ -136,9 +141,9 @@ const ACC_BIAS: f32 = 12_582_912.0;
 /// memory and grid `(tiles across, tiles down, 1)`; `g.radius == R`, `g.channels == C`;
 /// `input`/`output` as for `constant`; `taps` points to the
 /// [`words(R)`] words the host builds for this filter.
-#[kernel(types(u8), radius(0..=4), consts(C = 1), max_registers = max_registers(R, C))]
-#[kernel(name = conv_tensor_u8_c3, types(u8), radius(0..=4), consts(C = 3), max_registers = max_registers(R, C))]
-#[kernel(name = conv_tensor_u8_c4, types(u8), radius(0..=4), consts(C = 4), max_registers = max_registers(R, C))]
+#[kernel(types(u8), radius(0..=4), consts(C = 1), max_registers = max_registers(R, C), split_store = g)]
+#[kernel(name = conv_tensor_u8_c3, types(u8), radius(0..=4), consts(C = 3), max_registers = max_registers(R, C), split_store = g)]
+#[kernel(name = conv_tensor_u8_c4, types(u8), radius(0..=4), consts(C = 4), max_registers = max_registers(R, C), split_store = g)]
 pub unsafe fn conv_tensor_u8<T: Sample, const R: usize, const C: usize>(
     input: *const T,
     output: *mut T,
@@ -327,7 +332,7 @@ pub unsafe fn conv_tensor_u8<T: Sample, const R: usize, const C: usize>(
         for j in 0..8u32 {
             let values = window(base + 2 * j);
             unroll!(H < 2; [0, 1] {
-                let level = |e: usize| u16::from(u8::store(values[e], true));
+                let level = |e: usize| u16::from(u8::store(values[e], Store::of(&g, true)));
                 let pair = level(2 * H) | level(2 * H + 1) << 8;
                 let at = staging_at + (lane_g + 8 * H as u32) * OUT_STRIDE + 8 * j + 2 * lane_t;
                 // SAFETY: inside this warp's staging area (row < 16, column < 64), 2-aligned.
@@ -348,7 +353,7 @@ pub unsafe fn conv_tensor_u8<T: Sample, const R: usize, const C: usize>(
                     let (row, col) = (lane_g + 8 * (E as u32 / 2), 8 * h + 2 * lane_t + E as u32 % 2);
                     let at = staging_at + row * OUT_STRIDE + col * C as u32 + c;
                     // SAFETY: inside this warp's staging area (row < 16, byte < 16 · C <= 64).
-                    unsafe { *shared.add(at as usize) = u8::store(values[E], true) };
+                    unsafe { *shared.add(at as usize) = u8::store(values[E], Store::of(&g, true)) };
                 });
             }
         }
@@ -450,52 +455,5 @@ unsafe fn store_gray(staging: *const u8, output: *mut u8, g: &Geometry, (x, y): 
             }
             e += 32;
         }
-    }
-}
-
-#[cfg(target_arch = "nvptx64")]
-/// 16 interleaved pixels of `C` channels (the first `C` vectors, little-endian) as one vector per
-/// channel: pixel `p`'s channel `c` becomes byte `p` of vector `c`.
-#[inline(always)]
-fn deinterleave<const C: usize>(v: [[u32; 4]; 4]) -> [[u32; 4]; 4] {
-    if C == 1 {
-        return v;
-    }
-    let mut planes = [[0u32; 4]; 4];
-    unroll!(CH < C; [0, 1, 2, 3] {
-        unroll!(W < 4; [0, 1, 2, 3] {
-            // Pixels 4W .. 4W + 3 are words C · W .. C · W + C - 1.
-            let word = |i: usize| v[(C * W + i) / 4][(C * W + i) % 4];
-            planes[CH][W] = channel_word([word(0), word(1), word(2), word(C - 1)], C, CH);
-        });
-    });
-    planes
-}
-
-#[cfg(target_arch = "nvptx64")]
-/// Channel `c`'s bytes of 4 interleaved pixels held in `w` (the first 12 bytes for RGB, all 16 for
-/// RGBA, little-endian), as one word: pixel `p`'s byte `p · channels + c` becomes byte `p`. Two
-/// byte permutes for RGB, three for RGBA (the selectors are constants where `channels` and `c`
-/// are).
-#[inline(always)]
-fn channel_word(w: [u32; 4], channels: usize, c: usize) -> u32 {
-    // The first permute takes the bytes in w[0..2]; each later one keeps the bytes so far
-    // (nibbles 0-3) and takes those in its word (4-7).
-    let mut first = 0u32;
-    let mut later = [0x3210u32; 2];
-    unroll!(I < 4; [0, 1, 2, 3] {
-        let at = channels * I + c;
-        if at < 8 {
-            first |= (at as u32) << (4 * I);
-        } else {
-            let s = &mut later[at / 4 - 2];
-            *s = (*s & !(0xf << (4 * I))) | ((4 + at % 4) as u32) << (4 * I);
-        }
-    });
-    let v = byte_perm(byte_perm(w[0], w[1], first), w[2], later[0]);
-    if channels == 4 {
-        byte_perm(v, w[3], later[1])
-    } else {
-        v
     }
 }

@@ -62,8 +62,8 @@ pub const fn max_registers(radius: usize, channels: usize) -> u32 {
 use {
     crate::device::thread::{block_idx_x, block_idx_y, shfl_down_1, shfl_up_1, thread_idx_x, thread_idx_y},
     crate::device::{
-        Global, ParamTaps, Sample, TapRead, batch_image, byte_perm, byte_value, copy_alpha_tile, correlate,
-        fma, is_alpha, level_bits, param_taps, resolve, store_sample, unroll,
+        Global, ParamTaps, Sample, Store, TapRead, batch_image, byte_perm, byte_value, copy_alpha_tile,
+        correlate, fma, is_alpha, level_bits_as, param_taps, resolve, store_sample, unroll,
     },
     crate::launch::ExactTaps,
     kernel_macros::kernel,
@@ -84,7 +84,8 @@ mod ptx;
 /// in [0, 1]. A lane holds `k` rows of 8 accumulators, one per output row its input rows still
 /// feed. Each input row is applied, every tap a constant-bank operand, to the `k` output rows it
 /// feeds; the last tap of an output row saturates it to [0, 1] in the same FMA, and the row is
-/// rounded, packed and stored as one 8-byte word. At k = 3 this is about 19 instructions per
+/// rounded (or, unsaturated, truncated: [`Geometry::trunc_scale`], on a path of its own), packed and stored
+/// as one 8-byte word. At k = 3 this is about 19 instructions per
 /// output, where the `tensor-u8` kernel's fixed epilogue alone costs 12. An interleaved row is
 /// filtered as a row of bytes whose taps lie `C` bytes apart, so every channel of a pixel is
 /// filtered with its own samples; RGBA's alpha bytes are replaced by the input's (unless
@@ -158,21 +159,24 @@ pub unsafe fn conv_warp_rows<T: Sample, const R: usize, const C: usize>(
     // RGBA whose alpha is copied leaves alpha out of the arithmetic: code of its own, in the
     // RGBA entries only (`const`: the other entries never instantiate it).
     macro_rules! rows {
-        ($copy:literal) => {
+        ($copy:literal, $store:expr) => {
             // SAFETY: the launch contract.
             unsafe {
                 if rows_inside && strip_unrolled {
-                    interior::<R, C, $copy>(bytes, out, &g, &taps, &at, oy)
+                    interior::<R, C, $copy>(bytes, out, (&g, $store), &taps, &at, oy)
                 } else {
-                    edge::<R, C, $copy>(bytes, out, &g, &taps, &at, oy)
+                    edge::<R, C, $copy>(bytes, out, (&g, $store), &taps, &at, oy)
                 }
             }
         };
     }
-    if const { C == 4 } && g.filter_alpha == 0 {
-        rows!(true)
-    } else {
-        rows!(false)
+    // Rounding and truncating rows compiled apart (`Store::truncates`).
+    let (copy_alpha, store) = (const { C == 4 } && g.filter_alpha == 0, Store::of(&g, true));
+    match (copy_alpha, store.truncates::<u8>()) {
+        (true, true) => rows!(true, store.trunc_scale),
+        (true, false) => rows!(true, 0.0),
+        (false, true) => rows!(false, store.trunc_scale),
+        (false, false) => rows!(false, 0.0),
     }
 }
 
@@ -291,18 +295,20 @@ fn pixels<const R: usize, const C: usize>(w: Words, at: &Lane) -> [f32; 16] {
 
 #[cfg(target_arch = "nvptx64")]
 /// Applies input row `v` with filter row `I` to `acc` (tap `J` reads the bytes `C · J` on),
-/// saturating to [0, 1] in the output's last tap.
+/// saturating to [0, 1] in the output's last tap where `sat` (rounded results; truncated ones
+/// wrap as they are).
 #[inline(always)]
 fn apply_row<const R: usize, const C: usize, const I: usize>(
     acc: &mut [f32; 8],
     v: &[f32; 16],
     taps: impl TapRead,
+    sat: bool,
 ) {
     let k = 2 * R + 1;
     unroll!(J < k; [0, 1, 2, 3, 4] {
         let tap = taps.tap(I * k + J);
         unroll!(P < 8; [0, 1, 2, 3, 4, 5, 6, 7] {
-            acc[P] = if I == 2 * R && J == 2 * R {
+            acc[P] = if I == 2 * R && J == 2 * R && sat {
                 fma_sat(tap, v[P + C * J], acc[P])
             } else {
                 fma(tap, v[P + C * J], acc[P])
@@ -313,7 +319,8 @@ fn apply_row<const R: usize, const C: usize, const I: usize>(
 
 #[cfg(target_arch = "nvptx64")]
 /// A warp whose rows are all inside the image: every row unrolled, the next row's words loaded
-/// before the current row is applied, no check between the rows.
+/// before the current row is applied, no check between the rows; outputs stored as
+/// [`store_row`] does with `trunc_scale`.
 ///
 /// # Safety
 /// As for `conv_warp_rows`, rows of words with `oy - R .. oy + 8 + R` inside the image.
@@ -321,7 +328,7 @@ fn apply_row<const R: usize, const C: usize, const I: usize>(
 unsafe fn interior<const R: usize, const C: usize, const COPY_ALPHA: bool>(
     bytes: *const u8,
     out: *mut u8,
-    g: &Geometry,
+    (g, trunc_scale): (&Geometry, f32),
     taps: impl TapRead,
     at: &Lane,
     oy: u32,
@@ -354,11 +361,11 @@ unsafe fn interior<const R: usize, const C: usize, const COPY_ALPHA: bool>(
                 if I == 0 {
                     *acc = [0.0; 8];
                 }
-                apply_row::<R, C, I>(acc, &v, taps);
+                apply_row::<R, C, I>(acc, &v, taps, trunc_scale == 0.0);
                 if I == 2 * R {
                     let at_out = (oy as usize + out_row) * row;
                     // SAFETY: an output row inside the image, which is the output's size.
-                    unsafe { store_row::<C, COPY_ALPHA>(out, at_out, at, acc, rows[(out_row + R) % k]) };
+                    unsafe { store_row::<C, COPY_ALPHA>(out, (at_out, trunc_scale), at, acc, rows[(out_row + R) % k]) };
                 }
             }
         });
@@ -368,7 +375,8 @@ unsafe fn interior<const R: usize, const C: usize, const COPY_ALPHA: bool>(
 #[cfg(target_arch = "nvptx64")]
 /// A warp at the top or bottom of the image: a loop over its rows (not unrolled, so its code
 /// stays small), each resolved by the border; at step `rw`, `acc[i]` holds output row `rw - i`
-/// and `rows[i]` input row `rw - i`'s words, and both move down one place per step.
+/// and `rows[i]` input row `rw - i`'s words, and both move down one place per step; outputs
+/// stored as [`store_row`] does with `trunc_scale`.
 ///
 /// # Safety
 /// As for `conv_warp_rows`, rows of words.
@@ -376,7 +384,7 @@ unsafe fn interior<const R: usize, const C: usize, const COPY_ALPHA: bool>(
 unsafe fn edge<const R: usize, const C: usize, const COPY_ALPHA: bool>(
     bytes: *const u8,
     out: *mut u8,
-    g: &Geometry,
+    (g, trunc_scale): (&Geometry, f32),
     taps: impl TapRead,
     at: &Lane,
     oy: u32,
@@ -397,13 +405,15 @@ unsafe fn edge<const R: usize, const C: usize, const COPY_ALPHA: bool>(
         rows[0] = (words.low, words.high);
         let v = pixels::<R, C>(words, at);
         unroll!(I < 2 * R + 1; [0, 1, 2, 3, 4] {
-            apply_row::<R, C, I>(&mut acc[I], &v, taps);
+            apply_row::<R, C, I>(&mut acc[I], &v, taps, trunc_scale == 0.0);
         });
         // The output row filter row 2R completes (none before step 2R: the difference wraps).
         let y = (oy + rw).wrapping_sub(2 * R as u32);
         if rw >= 2 * R as u32 && y < g.out_height {
             // SAFETY: an output row inside the output, which is the input's size.
-            unsafe { store_row::<C, COPY_ALPHA>(out, y as usize * row, at, &acc[2 * R], rows[R]) };
+            unsafe {
+                store_row::<C, COPY_ALPHA>(out, (y as usize * row, trunc_scale), at, &acc[2 * R], rows[R])
+            };
         }
         unroll!(J < 2 * R; [0, 1, 2, 3] {
             acc[2 * R - J] = acc[2 * R - J - 1];
@@ -413,22 +423,23 @@ unsafe fn edge<const R: usize, const C: usize, const COPY_ALPHA: bool>(
 }
 
 #[cfg(target_arch = "nvptx64")]
-/// Rounds the lane's 8 outputs (in [0, 1]) to 8-bit samples and stores them at byte `row` + x
-/// of the output as one 8-byte word, where the lane's bytes are inside; where `COPY_ALPHA`,
-/// RGBA's alpha bytes (3 and 7) are taken from `centre`, the input row's words the outputs are
-/// centred on.
+/// Rounds the lane's 8 outputs (in [0, 1]) to 8-bit samples (or truncates them where
+/// `trunc_scale` is not 0: [`Geometry::trunc_scale`]) and stores them at byte `row` + x of the
+/// output as one 8-byte word, where the lane's bytes are inside; where `COPY_ALPHA`, RGBA's
+/// alpha bytes (3 and 7) are taken from `centre`, the input row's words the outputs are centred
+/// on.
 ///
 /// # Safety
 /// `out` is the output and `row` the start of one of its rows.
 #[inline(always)]
 unsafe fn store_row<const C: usize, const COPY_ALPHA: bool>(
     out: *mut u8,
-    row: usize,
+    (row, trunc_scale): (usize, f32),
     at: &Lane,
     acc: &[f32; 8],
     centre: (u32, u32),
 ) {
-    let b = acc.map(|v| level_bits(v, 255.0));
+    let b = acc.map(|v| level_bits_as(v, 255.0, trunc_scale));
     // Packed as `u8`'s `store4` packs 4, with the selectors in registers: immediate ones
     // reorder the RGBA entry's schedule (same instructions).
     let mut low = byte_perm(

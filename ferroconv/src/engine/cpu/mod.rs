@@ -62,6 +62,8 @@ struct Plan<'a, T> {
     clamp: bool,
     /// RGBA's alpha is copied from the input (else filtered like the other channels).
     copy_alpha: bool,
+    /// Integer results truncated with this widening ([`crate::Problem::widen`]), else rounded.
+    widen: Option<f64>,
     /// Image width, height, channels.
     w: usize,
     h: usize,
@@ -127,7 +129,7 @@ impl<T: Sample> Plan<'_, T> {
                 a[3] = s[3].load();
             }
         }
-        T::store_row(&acc[..out.len()], out, self.clamp);
+        T::store_row(&acc[..out.len()], out, self.clamp, self.widen);
         if let Some(row) = alpha
             && self.clamp
         {
@@ -260,14 +262,14 @@ fn band_best<T: Sample>(plan: &Plan<'_, T>, y0: usize, out: &mut [T], s: &mut Sc
 }
 
 /// Convolves samples of type `T` into `out` (`ow × oh × ch` samples), in bands of rows (spread
-/// over threads when `parallel`); `(clamp, copy_alpha)` as in [`Plan`].
+/// over threads when `parallel`); `(clamp, copy_alpha, widen)` as in [`Plan`].
 #[allow(clippy::too_many_arguments)]
 fn convolve<T: Sample>(
     src: &[T],
     (w, h, ch): (usize, usize, usize),
     method: Method<'_>,
     border: Border,
-    (clamp, copy_alpha): (bool, bool),
+    (clamp, copy_alpha, widen): (bool, bool, Option<f64>),
     (ow, oh): (usize, usize),
     parallel: bool,
     out: &mut [T],
@@ -283,6 +285,7 @@ fn convolve<T: Sample>(
         border,
         clamp,
         copy_alpha,
+        widen,
         w,
         h,
         ch,
@@ -357,13 +360,13 @@ fn fast_into(
     }
     match (image.samples(), out.samples_mut()) {
         (Samples::F32(v), Samples::F32(o)) => {
-            convolve(v, dims, method, border, (clamp, true), size, parallel, o)
+            convolve(v, dims, method, border, (clamp, true, None), size, parallel, o)
         }
         (Samples::U8(v), Samples::U8(o)) => {
-            convolve(v, dims, method, border, (clamp, true), size, parallel, o)
+            convolve(v, dims, method, border, (clamp, true, None), size, parallel, o)
         }
         (Samples::U16(v), Samples::U16(o)) => {
-            convolve(v, dims, method, border, (clamp, true), size, parallel, o)
+            convolve(v, dims, method, border, (clamp, true, None), size, parallel, o)
         }
         _ => unreachable!("sample types checked above"),
     }
@@ -430,8 +433,8 @@ pub fn parallel_into(
 }
 
 /// [`parallel`] on the caller's packed samples: `src` holds a `w × h` image of `ch` interleaved
-/// samples, `out` its result (checked); `problem` gives the filter, border, clamping and
-/// whether RGBA's alpha is filtered.
+/// samples, `out` its result (checked); `problem` gives the filter, border, clamping, whether
+/// RGBA's alpha is filtered and whether integer results are truncated.
 /// Allocates nothing.
 pub(crate) fn parallel_slices<T: Sample>(
     src: &[T],
@@ -449,13 +452,16 @@ pub(crate) fn parallel_slices<T: Sample>(
         )));
     }
     let dims = (w, h, ch);
-    match separable_form(filter) {
+    let separable = separable_form(filter);
+    // Truncation widened for the path taken: two 1D passes, or one 2D sum.
+    let store = (clamp, !problem.filter_alpha, problem.widen(separable.is_some()));
+    match separable {
         Some(sep) => convolve(
             src,
             dims,
             Method::Separable(&sep),
             border,
-            (clamp, !problem.filter_alpha),
+            store,
             (ow, oh),
             true,
             out,
@@ -465,7 +471,7 @@ pub(crate) fn parallel_slices<T: Sample>(
             dims,
             Method::Direct(filter),
             border,
-            (clamp, !problem.filter_alpha),
+            store,
             (ow, oh),
             true,
             out,

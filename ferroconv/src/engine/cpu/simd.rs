@@ -187,15 +187,18 @@ pub fn correlate_pair<V: Vector>(
 use crate::DType;
 
 /// An image sample type the fast paths read and write: converted to `f32` in its own units
-/// (levels for integers, so no scaling), and back with rounding and clamping for integers.
+/// (levels for integers, so no scaling), and back with rounding (or truncation) and clamping for
+/// integers.
 pub trait Sample: Copy + Default + Send + Sync + 'static {
     /// The run-time name of this type.
     const DTYPE: DType;
     /// `dst[n] = src[n]` as `f32`, for every `n` of `dst` (`src` as long).
     fn load_row(src: &[Self], dst: &mut [f32]);
     /// `dst[n] = src[n]` as this type: integers clamped to their range and rounded to the
-    /// nearest level (halves up); `f32` clamped to [0, 1] only if `clamp`.
-    fn store_row(src: &[f32], dst: &mut [Self], clamp: bool);
+    /// nearest level (halves up), or where `widen` is given `src[n] · widen` truncated toward
+    /// zero and wrapped as scipy's C cast (through `i32`; see `Problem::widen`); `f32` clamped to
+    /// [0, 1] only if `clamp`.
+    fn store_row(src: &[f32], dst: &mut [Self], clamp: bool, widen: Option<f64>);
     /// One sample as `f32`, for the few border pixels of a row.
     fn load(self) -> f32;
 }
@@ -207,7 +210,7 @@ impl Sample for f32 {
         dst.copy_from_slice(src);
     }
     #[inline(always)]
-    fn store_row(src: &[f32], dst: &mut [f32], clamp: bool) {
+    fn store_row(src: &[f32], dst: &mut [f32], clamp: bool, _widen: Option<f64>) {
         if clamp {
             for (d, &s) in dst.iter_mut().zip(src) {
                 *d = s.clamp(0.0, 1.0);
@@ -268,8 +271,17 @@ macro_rules! integer_sample {
                 }
             }
             #[inline(always)]
-            fn store_row(src: &[f32], dst: &mut [$t], _clamp: bool) {
+            fn store_row(src: &[f32], dst: &mut [$t], _clamp: bool, widen: Option<f64>) {
                 const MAX: f32 = <$t>::MAX as f32;
+                if let Some(widen) = widen {
+                    for (d, &s) in dst.iter_mut().zip(src) {
+                        // scipy's C cast: toward zero into an `i32` (saturating, NaN 0), then
+                        // the low bits (wrapped). The product in `f64`, whose one rounding (53
+                        // bits) is far below a level.
+                        *d = (f64::from(s) * widen) as i32 as $t;
+                    }
+                    return;
+                }
                 for (d, &s) in dst.iter_mut().zip(src) {
                     // max then min (not clamp): NaN becomes 0.
                     let v = s.max(0.0).min(MAX);
@@ -359,13 +371,46 @@ mod tests {
     fn integer_rows_round_and_clamp() {
         let src = [-3.0, 0.49, 0.5, 1.5, 254.5, 255.0, 300.0, f32::NAN, 7.0];
         let mut bytes = [0u8; 9];
-        u8::store_row(&src, &mut bytes, false);
+        u8::store_row(&src, &mut bytes, false, None);
         assert_eq!(bytes, [0, 0, 1, 2, 255, 255, 255, 0, 7]);
         let mut words = [0u16; 9];
-        u16::store_row(&src, &mut words, false);
+        u16::store_row(&src, &mut words, false, None);
         assert_eq!(words, [0, 0, 1, 2, 255, 255, 300, 0, 7]);
         let mut back = [0.0; 9];
         u8::load_row(&bytes, &mut back);
         assert_eq!(back, [0.0, 0.0, 1.0, 2.0, 255.0, 255.0, 255.0, 0.0, 7.0]);
+    }
+
+    /// Truncating integer rows cast the widened value as scipy's C cast does: toward zero, NaN
+    /// to 0, out-of-range values wrapped through `i32` (saturating); a value just inside a
+    /// level (the `f32` rounding of a whole one) gives that level, on either side of zero.
+    #[test]
+    fn integer_rows_truncate_and_wrap() {
+        let widen = Some(1.0 + 4.0 * 9.0 / 16_777_216.0);
+        let inside = |v: f32| f32::from_bits(v.to_bits() - 1);
+        let src = [
+            -3.0,
+            0.99,
+            1.0,
+            1.5,
+            inside(7.0),
+            254.99,
+            255.0,
+            300.0,
+            f32::NAN,
+            6.9,
+            -2.5,
+            inside(-7.0),
+            1e10,
+        ];
+        let mut bytes = [0u8; 13];
+        u8::store_row(&src, &mut bytes, false, widen);
+        assert_eq!(bytes, [253, 0, 1, 1, 7, 254, 255, 44, 0, 6, 254, 249, 255]);
+        let mut words = [0u16; 13];
+        u16::store_row(&src, &mut words, false, widen);
+        assert_eq!(
+            words,
+            [65533, 0, 1, 1, 7, 254, 255, 300, 0, 6, 65534, 65529, 65535]
+        );
     }
 }

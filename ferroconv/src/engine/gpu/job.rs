@@ -130,6 +130,8 @@ impl Gpu {
         crate::model::image::check_dims(problem.width, problem.height)?;
         variant.check_supports(problem.dtype, problem.filter.radius())?;
         let mut geometry = problem.geometry()?;
+        // The rank-1 variants run the filter as two 1D passes: truncated as such.
+        geometry.trunc_scale = problem.trunc_scale(variant.needs_rank1());
         if !(variant.spec().honours_alpha)(&geometry) {
             return Err(Error::Unsupported(format!(
                 "the {} variant copies RGBA's alpha at this filter size; it cannot filter it",

@@ -3,7 +3,7 @@
 
 use super::{STAGING_STRIDE, block, tile};
 use crate::device::thread::sync_threads;
-use crate::device::{Bytes16, Sample, out_index, unroll};
+use crate::device::{Bytes16, Sample, Store, out_index, unroll};
 use crate::launch::Geometry;
 
 /// Writes the outputs of a block that filters every colour channel of an RGB or RGBA (`CH` = 3, 4)
@@ -31,7 +31,7 @@ pub(super) unsafe fn store_colour_tile<const CH: usize>(
     (acc, factor): (&[[f32; 4]; 8], f32),
 ) {
     const TILE: (u32, u32) = tile(3);
-    let clamp = g.clamp != 0;
+    let clamp = Store::of(g, g.clamp != 0);
     sync_threads();
     unroll!(J < 8; [0, 1, 2, 3, 4, 5, 6, 7] {
         unroll!(H < 2; [0, 1] {
