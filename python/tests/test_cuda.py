@@ -268,22 +268,24 @@ def test_a_plan_on_8_and_16_bit_samples_wraps_as_scipy_on_the_short_way():
     # them as scipy's cast does, on the first call and on the repeated ones (the kept launch).
     from scipy import ndimage
 
-    w = weights(5, 7, signed=True) * 3
+    w = np.random.default_rng(7).uniform(-1, 1, (5, 5)) * 2
     plan = ferroconv.Filter2D(w, mode="nearest")
     for dtype, frameworks in ((np.uint8, FRAMEWORKS), (np.uint16, ["cupy"])):
-        x = random((96, 80), dtype, 8)
+        x = np.random.default_rng(8).integers(0, np.iinfo(dtype).max + 1, (96, 80)).astype(dtype)
         exact = ndimage.correlate(x.astype(np.float64), w, mode="nearest")
         assert (exact < 0).any() and (exact > np.iinfo(dtype).max).any()
         want = ndimage.correlate(x, w, mode="nearest")
+        top = np.iinfo(dtype).max
+        near = np.abs(exact - np.rint(exact)) <= 2 * w.size * 2.0**-24 * np.abs(w).sum() * top
         for framework in frameworks:
             array = to_device(framework, x)
             for _ in range(3):
                 got = to_numpy(plan(array))
                 sync()
-                # scipy's own float64 sum on a rounding boundary: one level apart.
-                apart = (got.astype(np.int64) - want) % (np.iinfo(dtype).max + 1)
-                assert np.isin(apart, (0, 1, np.iinfo(dtype).max)).all(), f"{framework} {dtype}"
-                assert np.count_nonzero(apart) <= 2, f"{framework} {dtype}"
+                # One level apart only within float32's bound of a whole number.
+                apart = (got.astype(np.int64) - want) % (top + 1)
+                assert np.isin(apart, (0, 1, top)).all(), f"{framework} {dtype}"
+                assert ((apart == 0) | near).all(), f"{framework} {dtype}"
     assert {key[0] for key in plan._runs} == {torch.Tensor, cupy.ndarray}
 
 
