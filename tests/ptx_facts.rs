@@ -362,9 +362,9 @@ fn every_entry_carries_the_register_limit_its_kernel_declares() {
 }
 
 /// The `tensor-u8` kernels do their products on the tensor cores, 3 digits per pair of filter rows
-/// and 3 MMAs of half the size for the last row (per copy of the window's code: one for gray,
-/// the compiler may unroll the colour entries' loops), and read their fragments from global
-/// memory.
+/// and 3 MMAs of half the size for the last row (per copy of the window's code: two for gray, the
+/// rounding and truncating stores compiled apart, and the compiler may unroll the colour
+/// entries' loops), and read their fragments from global memory.
 #[test]
 fn tensor_kernels_multiply_on_the_tensor_cores() {
     for (name, body) in tensor_u8_entries() {
@@ -374,7 +374,7 @@ fn tensor_kernels_multiply_on_the_tensor_cores() {
                 .count()
         };
         let copies = count("m16n8k16") / 3;
-        let most = if name.contains("_c") { 2 } else { 1 };
+        let most = if name.contains("_c") { 4 } else { 2 };
         assert!(
             (1..=most).contains(&copies),
             "{name}: {copies} copies of the window"
