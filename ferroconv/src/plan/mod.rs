@@ -569,13 +569,7 @@ impl<'g> GpuPlan<'g> {
         };
         let mut g = problem.geometry()?;
         g.trunc_scale = problem.trunc_scale(ready.variant.needs_rank1());
-        // Batched variants take up to this many images a launch (grid z holds at most 65535
-        // planes, and an image has at most 4); the others one.
-        let per_launch = if ready.variant.spec().batched {
-            65_535 / 4
-        } else {
-            1
-        };
+        let per_launch = per_launch(ready.variant);
         for first in (0..images).step_by(per_launch) {
             let n = per_launch.min(images - first);
             let io = (
@@ -627,11 +621,19 @@ impl<'g> GpuPlan<'g> {
                 shape,
                 variant,
                 kernel: self.gpu.kernel(variant, problem.dtype)?,
-                job: self.gpu.alloc_job(variant, problem, false)?,
+                job: self
+                    .gpu
+                    .alloc_job(variant, problem, false, images.min(per_launch(variant)))?,
             });
         }
         Ok(())
     }
+}
+
+/// Images a launch of `variant` takes: up to 65535 grid planes of at most 4 channels where the
+/// variant takes batches, else one.
+fn per_launch(variant: Variant) -> usize {
+    if variant.spec().batched { 65_535 / 4 } else { 1 }
 }
 
 /// The CPU engine on host views: packed views directly, others through packed copies.

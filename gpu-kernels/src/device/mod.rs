@@ -11,7 +11,7 @@
 //! - [`ParamTaps`], [`TapRead`], [`param_taps!`]: filter taps read from kernel parameters.
 //! - [`fma`], [`correlate`], [`correlate_tile`], [`per_sample`], [`store_sample`], [`store_patch`]:
 //!   the arithmetic and the output side.
-//! - [`batch_image`]: the image of a batch a block works on.
+//! - [`batch_image`], [`batch_lengths`]: the image of a batch a block works on.
 //! - [`unroll!`]: loops unrolled at compile time, so register arrays stay in registers.
 //!
 //! Raw special-register reads, the barrier and inline PTX (`ld.global.nc`, `tex`, `ld.param`) live
@@ -30,7 +30,7 @@ mod source;
 mod taps;
 mod unroll;
 
-pub use batch::batch_image;
+pub use batch::{batch_image, batch_lengths};
 pub use border::{fetch_or_cval, outside_is_constant, resolve};
 pub use conv::{
     computed_here, copy_alpha_tile, correlate, correlate_tile, fma, is_alpha, out_index, per_sample,

@@ -27,10 +27,10 @@ pub const fn shared_bytes(radius: u32) -> u32 {
 use {
     super::separable_rows::tap_groups,
     crate::device::shared::dynamic_shared_mem,
-    crate::device::thread::{
-        block_idx_x, block_idx_y, block_idx_z, sync_threads, thread_idx_x, thread_idx_y,
+    crate::device::thread::{block_idx_x, block_idx_y, sync_threads, thread_idx_x, thread_idx_y},
+    crate::device::{
+        F32x4, Global, Sample, Source, batch_lengths, fma, is_alpha, resolve, store_sample, unroll,
     },
-    crate::device::{F32x4, Global, Sample, Source, fma, is_alpha, resolve, store_sample, unroll},
     crate::launch::Geometry,
     kernel_macros::kernel,
 };
@@ -55,7 +55,8 @@ use {
 /// `tmp` holds `out_width · in_height · channels` `f32` (the row pass's output); `output` holds
 /// `out_width · out_height · channels` samples; `taps` points to the `2r + 1` column taps in
 /// global memory; launch with
-/// `shared_bytes(radius)` of dynamic shared memory, grid z = `channels`.
+/// `shared_bytes(radius)` of dynamic shared memory, grid z = `channels` times the images of a
+/// batch (`tmp` and `output` then hold that many packed images of those sizes).
 #[kernel(types(u8, u16, f32))]
 pub unsafe fn conv_separable_cols<T: Sample>(tmp: *const f32, output: *mut T, g: Geometry, taps: *const f32) {
     // SAFETY: the caller follows the launch contract above.
@@ -72,7 +73,13 @@ unsafe fn separable_cols<T: Sample>(tmp: *const f32, output: *mut T, g: &Geometr
     let r = g.radius;
     let (k, groups) = (2 * r + 1, tap_groups(r));
     let th = tile_rows(r);
-    let (tx, ty, c) = (thread_idx_x(), thread_idx_y(), block_idx_z());
+    let lengths = (
+        g.out_width as usize * g.in_height as usize * g.channels as usize,
+        g.out_width as usize * g.out_height as usize * g.channels as usize,
+    );
+    // SAFETY: the launch contract: grid z holds `channels` planes of each image of the batch.
+    let (tmp, output, c) = unsafe { batch_lengths(tmp, output, g.channels, lengths) };
+    let (tx, ty) = (thread_idx_x(), thread_idx_y());
     let shared = dynamic_shared_mem::<f32>();
     let tap_groups = dynamic_shared_mem::<F32x4>();
     let mut e = ty * BLOCK.0 + tx;

@@ -19,12 +19,10 @@ pub const fn shared_bytes(radius: u32) -> u32 {
 use {
     super::blocked,
     crate::device::shared::dynamic_shared_mem,
-    crate::device::thread::{
-        block_idx_x, block_idx_y, block_idx_z, sync_threads, thread_idx_x, thread_idx_y,
-    },
+    crate::device::thread::{block_idx_x, block_idx_y, sync_threads, thread_idx_x, thread_idx_y},
     crate::device::{
-        F32x4, Global, ParamTaps, Sample, fetch_or_cval, fma, is_alpha, param_taps, split_store, store_patch,
-        unroll,
+        F32x4, Global, ParamTaps, Sample, batch_image, fetch_or_cval, fma, is_alpha, param_taps, split_store,
+        store_patch, unroll,
     },
     crate::launch::{Geometry, MAX_FILTER_SIZE, MAX_RADIUS, Taps},
     kernel_macros::kernel,
@@ -53,7 +51,8 @@ use {
 ///
 /// # Safety
 /// Launch with block `BLOCK`, `shared_bytes(R)` bytes of dynamic shared memory and grid
-/// z = `channels`; `g.radius == R`; `taps` holds the `k` row taps then the `k` column taps.
+/// z = `channels` times the images of a batch (`input` and `output` then hold that many packed
+/// images); `g.radius == R`; `taps` holds the `k` row taps then the `k` column taps.
 #[kernel(types(f32, u8, u16), radius(0..=15))]
 pub unsafe fn conv_separable_fused<T: Sample, const R: usize>(
     input: *const T,
@@ -87,9 +86,14 @@ unsafe fn separable_fused<T: Sample, const R: usize>(
 
     let k = 2 * R + 1;
     let ra = blocked::halo(R as u32) as usize;
-    let (tx, ty, c) = (thread_idx_x(), thread_idx_y(), block_idx_z());
+    // SAFETY: the launch contract: grid z holds `channels` planes of each image of the batch.
+    let (input, output, c) = unsafe { batch_image(input, output, g, g.channels) };
+    let (tx, ty) = (thread_idx_x(), thread_idx_y());
     let alpha = is_alpha(g, c);
-    let src = Global::new(input, g);
+    let src = Global {
+        channel: c,
+        ..Global::new(input, g)
+    };
     // 16-byte vectors per shared row: the tile's 128 columns.
     let per_row = TILE.0 as usize / 4;
     let tile_h = TILE.1 as usize + 2 * R;

@@ -30,10 +30,8 @@ pub const fn shared_bytes(radius: u32) -> u32 {
 #[cfg(target_arch = "nvptx64")]
 use {
     crate::device::shared::dynamic_shared_mem,
-    crate::device::thread::{
-        block_idx_x, block_idx_y, block_idx_z, sync_threads, thread_idx_x, thread_idx_y,
-    },
-    crate::device::{F32x4, Global, Sample, fetch_or_cval, fma, is_alpha, unroll},
+    crate::device::thread::{block_idx_x, block_idx_y, sync_threads, thread_idx_x, thread_idx_y},
+    crate::device::{F32x4, Global, Sample, batch_lengths, fetch_or_cval, fma, is_alpha, unroll},
     crate::launch::Geometry,
     kernel_macros::kernel,
 };
@@ -59,7 +57,8 @@ use {
 /// `input` holds `in_width · in_height · channels` samples; `tmp` holds
 /// `out_width · in_height · channels` `f32`; `taps` points to the `2r + 1` row taps in global
 /// memory (more than the by-value parameter holds: up to 1023); launch with
-/// `shared_bytes(radius)` of dynamic shared memory, grid z = `channels`.
+/// `shared_bytes(radius)` of dynamic shared memory, grid z = `channels` times the images of a
+/// batch (`input` and `tmp` then hold that many packed images of those sizes).
 #[kernel(types(u8, u16, f32))]
 pub unsafe fn conv_separable_rows<T: Sample>(input: *const T, tmp: *mut f32, g: Geometry, taps: *const f32) {
     // SAFETY: the caller follows the launch contract above.
@@ -76,7 +75,13 @@ unsafe fn separable_rows<T: Sample>(input: *const T, tmp: *mut f32, g: &Geometry
     let r = g.radius;
     let (k, groups) = (2 * r + 1, tap_groups(r));
     let tw = row_len(r);
-    let (tx, ty, c) = (thread_idx_x(), thread_idx_y(), block_idx_z());
+    let lengths = (
+        g.in_width as usize * g.in_height as usize * g.channels as usize,
+        g.out_width as usize * g.in_height as usize * g.channels as usize,
+    );
+    // SAFETY: the launch contract: grid z holds `channels` planes of each image of the batch.
+    let (input, tmp, c) = unsafe { batch_lengths(input, tmp, g.channels, lengths) };
+    let (tx, ty) = (thread_idx_x(), thread_idx_y());
     let shared = dynamic_shared_mem::<f32>();
     let tap_groups = dynamic_shared_mem::<F32x4>();
     let first = ty * BLOCK.0 + tx;
@@ -88,7 +93,10 @@ unsafe fn separable_rows<T: Sample>(input: *const T, tmp: *mut f32, g: &Geometry
         e += BLOCK.0 * BLOCK.1;
     }
     let tile = shared.wrapping_add((4 * groups + ty * tw) as usize);
-    let src = Global::new(input, g);
+    let src = Global {
+        channel: c,
+        ..Global::new(input, g)
+    };
     let y = block_idx_y() * BLOCK.1 + ty;
     let x_base = block_idx_x() * SPAN;
     let x0 = (x_base + g.offset) as i32 - r as i32;

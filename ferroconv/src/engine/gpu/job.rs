@@ -121,12 +121,19 @@ impl Gpu {
     /// Allocates (uninitialized) device buffers for `problem` as `variant` needs them, and uploads
     /// the filter (a few hundred bytes) for a kernel that reads it from global memory.
     pub fn alloc(&self, variant: Variant, problem: &Problem) -> Result<DeviceJob> {
-        self.alloc_job(variant, problem, true)
+        self.alloc_job(variant, problem, true, 1)
     }
 
     /// [`Gpu::alloc`], with input and output buffers only where `io` (a plan that reads and writes
-    /// its caller's buffers needs only the taps and the intermediate).
-    pub(crate) fn alloc_job(&self, variant: Variant, problem: &Problem, io: bool) -> Result<DeviceJob> {
+    /// its caller's buffers needs only the taps and the intermediate), and an intermediate for
+    /// `images` images (a batch of a batched variant in one launch).
+    pub(crate) fn alloc_job(
+        &self,
+        variant: Variant,
+        problem: &Problem,
+        io: bool,
+        images: usize,
+    ) -> Result<DeviceJob> {
         crate::model::image::check_dims(problem.width, problem.height)?;
         variant.check_supports(problem.dtype, problem.filter.radius())?;
         let mut geometry = problem.geometry()?;
@@ -184,8 +191,10 @@ impl Gpu {
         let intermediate = if spec.has_intermediate() {
             // SAFETY: the first pass writes every element before the second reads it.
             Some(
-                unsafe { DeviceBuffer::uninitialized(ow * problem.height * problem.channels) }
-                    .map_err(cuda("allocate the intermediate"))?,
+                unsafe {
+                    DeviceBuffer::uninitialized(ow * problem.height * problem.channels * images.max(1))
+                }
+                .map_err(cuda("allocate the intermediate"))?,
             )
         } else {
             None

@@ -153,6 +153,7 @@ pub static REGISTRY: [Spec; 18] = [
     Spec {
         rank1_only: true,
         autotune: true,
+        batched: true,
         loads_per_pixel: loads_separable,
         max_radius: gpu_kernels::launch::MAX_SEPARABLE_RADIUS as usize,
         ..spec(
@@ -174,6 +175,7 @@ pub static REGISTRY: [Spec; 18] = [
     Spec {
         rank1_only: true,
         autotune: true,
+        batched: true,
         loads_per_pixel: loads_separable_fused,
         ..spec(
             Variant::SeparableFused,
