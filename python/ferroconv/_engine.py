@@ -6,8 +6,10 @@ A pass along axis ``a`` of shape ``S``, with ``inner = prod(S[a+1:])`` entries a
 ``inner`` of 3 or 4 the same with that many interleaved channels; any other ``inner`` a column pass
 (taps ``k x 1``) over ``prod(S[:a])`` images of ``S[a]`` rows of ``inner`` samples. A 2D filter on
 axes ``(a, a + 1)`` takes ``prod(S[a+2:])`` (1, 3 or 4) as channels. Weights of more axes run as a
-sum of 2D filters of shifted slabs. The kernels compute float32; float64 results (and filters
-the kernels do not take) are computed element-wise in the array's own framework, in its dtype.
+sum of 2D filters of shifted slabs. The kernels compute float32, and float64 on CUDA arrays (a
+filter of one or two neighbouring axes, each side to 127 taps); other float64 results (numpy
+arrays) and filters the kernels do not take are computed element-wise in the array's own
+framework, in its dtype.
 
 Every filter arrives here as taps folded for the axis they run on (``_fold``), so any filter
 runs in at most ``2n + 1`` taps on an axis of ``n`` samples."""
@@ -20,8 +22,8 @@ from collections import OrderedDict
 
 import numpy as np
 
-from . import _native, _xp
-from ._kernel2d import MAX_SIDE, Kernel2D
+from . import _cuda, _native, _xp
+from ._kernel2d import _NATIVE, MAX_SIDE, Kernel2D
 
 # The library's largest side of a filter that is not rank 1.
 _MAX_DENSE = 127
@@ -111,6 +113,47 @@ def _kernel_step(shape, comp, weights, centre, mode, cval, view):
 KERNEL_DTYPES = ("float32", "uint8", "uint16")
 
 
+# The float64 kernel's longest side, and the float64 plans kept (per filter and device).
+_MAX_SIDE_64 = 127
+_plans64 = OrderedDict()
+
+
+def _plan64(w, centre, mode, cval, device):
+    """The kept float64 plan of 2D weights ``w`` (float64, contiguous) on GPU ``device``."""
+    key = (w.shape, w.tobytes(), centre, mode, cval, device)
+    p = _plans64.get(key)
+    if p is None:
+        p = _plans64[key] = _native.Plan64(w.ravel().tolist(), w.shape, centre, _NATIVE[mode], float(cval), device)
+        if len(_plans64) > CACHE_SIZE:
+            _plans64.popitem(last=False)
+    else:
+        _plans64.move_to_end(key)
+    return p
+
+
+def _f64_step(weights, centre, mode, cval, view, fallback):
+    """A step running float64 CUDA arrays viewed as ``view`` (images, height, width, channels)
+    on the float64 kernel with 2D ``weights`` centred on ``centre``, and other arrays (numpy)
+    by ``fallback``; ``fallback`` itself where the kernel does not take the filter or view."""
+    n, h, w, c = view
+    if max(weights.shape) > _MAX_SIDE_64 or c not in (1, 3, 4) or h > 65535 * 32 or n * c > 65535:
+        return fallback
+    weights = np.ascontiguousarray(weights, dtype=np.float64)
+    centre = tuple(int(i) for i in centre)
+
+    def step(kind, x):
+        if kind.name == "numpy":
+            return fallback(kind, x)
+        x = kind.contiguous(x)
+        p = _plan64(weights, centre, mode, cval, _cuda._device_of(kind.name, x))
+        result = kind.empty(x.shape, "float64", x)
+        stream = _cuda._current_stream(kind.name, kind.xp, x)
+        p.run_device(_cuda._cuda_info(x)[0], _cuda._cuda_info(result)[0], w, h, c, n, int(stream))
+        return result
+
+    return step
+
+
 def line_step(shape, comp, axis, taps, centre, mode, cval):
     """A step correlating arrays of ``shape`` (contiguous, of dtype ``comp``) along ``axis``
     with 1D ``taps`` centred on tap ``centre`` (folded for the axis), in their dtype; for 8- and
@@ -125,7 +168,14 @@ def line_step(shape, comp, axis, taps, centre, mode, cval):
             step = _kernel_step(shape, comp, taps.reshape(k, 1), (centre, 0), mode, cval, (outer, shape[axis], inner, 1))
         if step is not None or comp != "float32":
             return step
-    return lambda kind, x: _dense(kind, x, (axis,), taps, (centre,), mode, cval)
+    dense = lambda kind, x: _dense(kind, x, (axis,), taps, (centre,), mode, cval)  # noqa: E731
+    if comp == "float64":
+        k = len(taps)
+        inner, outer = _prod(shape[axis + 1 :]), _prod(shape[:axis])
+        if inner in (1, 3, 4):
+            return _f64_step(taps.reshape(1, k), (0, centre), mode, cval, (1, outer, shape[axis], inner), dense)
+        return _f64_step(taps.reshape(k, 1), (centre, 0), mode, cval, (outer, shape[axis], inner, 1), dense)
+    return dense
 
 
 def plane_step(shape, comp, axis, weights, centre, mode, cval, fallback=True):
@@ -137,7 +187,11 @@ def plane_step(shape, comp, axis, weights, centre, mode, cval, fallback=True):
         step = _kernel_step(shape, comp, weights, tuple(centre), mode, cval, view)
         if step is not None or comp != "float32" or not fallback:
             return step
-    return lambda kind, x: _dense(kind, x, (axis, axis + 1), weights, centre, mode, cval)
+    dense = lambda kind, x: _dense(kind, x, (axis, axis + 1), weights, centre, mode, cval)  # noqa: E731
+    if comp == "float64":
+        view = (_prod(shape[:axis]), shape[axis], shape[axis + 1], _prod(shape[axis + 2 :]))
+        return _f64_step(weights, centre, mode, cval, view, dense)
+    return dense
 
 
 def fusable(shape, axis):
@@ -173,6 +227,8 @@ def dense_step(shape, comp, w, centre, mode, cval):
         return lambda kind, x: kind.contiguous(x * t)
     if len(axes) == 1:
         return line_step(shape, comp, axes[0], sq, c[0], mode, cval)
+    if comp == "float64" and len(axes) == 2 and axes[1] == axes[0] + 1 and fusable(shape, axes[0]):
+        return plane_step(shape, comp, axes[0], sq, c, mode, cval)
     if comp != "float32":
         return lambda kind, x: _dense(kind, x, axes, sq, c, mode, cval)
     *lead, a, b = axes

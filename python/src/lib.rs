@@ -4,7 +4,7 @@
 //! `ferroconv/__init__.py` checks every shape, dtype and address before it calls in.
 
 use ferroconv::model::image::DType;
-use ferroconv::plan::{Filter2D, ImageView, ImageViewMut, Pixel, RawImage, StreamRef};
+use ferroconv::plan::{Filter2D, Float64Plan, ImageView, ImageViewMut, Pixel, RawImage, StreamRef};
 use ferroconv::{Border, Error, Filter, Gpu, fork};
 use pyo3::exceptions::{PyRuntimeError, PyRuntimeWarning, PyValueError};
 use pyo3::prelude::*;
@@ -342,10 +342,87 @@ impl Host {
     }
 }
 
+/// A float64 filter on one GPU: `f64` taps on packed `f64` CUDA arrays, computed in `f64`.
+#[pyclass(frozen)]
+struct Plan64 {
+    plan: Float64Plan<'static>,
+    /// The device the plan runs on.
+    device: usize,
+    /// The process that made it (a forked child must not use the parent's GPU handles).
+    pid: u32,
+}
+
+#[pymethods]
+impl Plan64 {
+    /// `taps` of a `shape` filter (row-major) whose tap `centre` lies over the output sample,
+    /// with the library's border called `border_name` and its constant `cval`, on GPU `device`.
+    #[new]
+    #[pyo3(signature = (taps, shape, centre, border_name, cval, device))]
+    fn new(
+        taps: Vec<f64>,
+        shape: (usize, usize),
+        centre: (usize, usize),
+        border_name: &str,
+        cval: f64,
+        device: usize,
+    ) -> PyResult<Self> {
+        let border = match Border::ALL.into_iter().find(|b| b.name() == border_name) {
+            Some(b) => b,
+            None => return Err(PyValueError::new_err(format!("unknown border '{border_name}'"))),
+        };
+        let gpu = gpu(device).map_err(to_py)?;
+        let plan = Float64Plan::new(gpu, &taps, shape, centre, border, cval).map_err(to_py)?;
+        Ok(Self {
+            plan,
+            device,
+            pid: fork::process_id(),
+        })
+    }
+
+    /// The GPU the plan runs on.
+    #[getter]
+    fn device(&self) -> usize {
+        self.device
+    }
+
+    /// Queues the filter of `images` packed `width x height x channels` float64 images at
+    /// device address `src` into a separate array of that shape at `dst` on `stream`.
+    #[allow(clippy::too_many_arguments)]
+    fn run_device(
+        &self,
+        py: Python<'_>,
+        src: u64,
+        dst: u64,
+        width: usize,
+        height: usize,
+        channels: usize,
+        images: usize,
+        stream: usize,
+    ) -> PyResult<()> {
+        if self.pid != fork::process_id() {
+            return Err(PyRuntimeError::new_err(fork::FORKED));
+        }
+        // SAFETY: the package passes the data pointers of live, packed float64 CUDA arrays of
+        // the plan's device that it holds until the call returns and that the stream orders
+        // (the framework's current stream): `src` of `images` images of this shape, `dst` a
+        // fresh array of the same shape; `stream` a stream of the device's primary context.
+        py.detach(|| unsafe {
+            self.plan.run_raw(
+                src,
+                dst,
+                (width, height, channels, images),
+                StreamRef::from_raw(stream as *mut _),
+            )
+        })
+        .map_err(to_py)
+    }
+}
+
 /// The extension module.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Plan>()?;
+    m.add_class::<Plan64>()?;
     m.add_function(wrap_pyfunction!(gpu_available, m)?)?;
     m.add_function(wrap_pyfunction!(check_filter, m)?)?;
     Ok(())

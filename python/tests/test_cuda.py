@@ -1,7 +1,8 @@
 """ferroconv on PyTorch and CuPy CUDA arrays: equal to the numpy path bit for bit (the same
-kernels, or the same element-wise float64 arithmetic), written into `output=` in place, ordered
-on the framework's current stream or on `stream=`, strided views, DLPack-only arrays. Skipped,
-loudly, without a GPU or without torch and CuPy. (test_ndimage.py checks them against scipy.)"""
+kernels), float64 within its rounding bound (the float64 kernel's fused multiply-adds against
+numpy's element-wise sums), written into `output=` in place, ordered on the framework's current
+stream or on `stream=`, strided views, DLPack-only arrays. Skipped, loudly, without a GPU or
+without torch and CuPy. (test_ndimage.py checks them against scipy.)"""
 
 import warnings
 
@@ -94,6 +95,17 @@ def cupy_stream(handle):
         return cupy.cuda.ExternalStream(handle)
 
 
+def assert_same(got, want, w, what):
+    """``got`` equal to ``want`` bit for bit; float64 within 2n·2⁻⁵³·Σ|w|·max|x| of it (both
+    sums' rounding, n the taps)."""
+    if want.dtype != np.float64:
+        assert np.array_equal(got, want), what
+        return
+    tol = 4 * np.size(w) * 2.0**-53 * np.abs(w).sum() * max(np.abs(want).max(), 1.0) + 1e-300
+    err = np.abs(got - want).max()
+    assert err <= tol, f"{what}: {err} > {tol}"
+
+
 def assert_like(got, framework, x, dtype=None):
     """``got`` is an array of ``framework`` on the GPU of ``x``'s shape, in ``dtype`` (``x``'s)."""
     dtype = np.dtype(dtype or x.dtype)
@@ -117,7 +129,7 @@ def test_torch_and_cupy_equal_numpy_bit_for_bit(mode, dtype, layout):
             for framework in FRAMEWORKS:
                 got = ferroconv.correlate(to_device(framework, x), w, mode=mode, cval=cval, **kw)
                 assert_like(got, framework, x)
-                assert np.array_equal(to_numpy(got), want), f"{framework} k={k} cval={cval}"
+                assert_same(to_numpy(got), want, w, f"{framework} k={k} cval={cval}")
 
 
 def test_shapes_sizes_volumes_and_depths_equal_numpy():
@@ -155,8 +167,8 @@ def test_shapes_sizes_volumes_and_depths_equal_numpy():
 
 
 def test_general_filters_past_31_equal_numpy():
-    # Filters that are not rank 1, past 31 x 31 (blocks of taps on the tensor cores; float64
-    # element-wise), gray and RGB: the numpy path's result, bit for bit.
+    # Filters that are not rank 1, past 31 x 31 (blocks of taps on the tensor cores; float64 on
+    # its kernel), gray and RGB: the numpy path's result (float64 within its rounding bound).
     rng = np.random.default_rng(9)
     for dtype, shape, w, kw in (
         (np.float32, (2, 45, 52, 3), rng.random((63, 63)) - 0.5, {"axes": (1, 2)}),
@@ -166,7 +178,7 @@ def test_general_filters_past_31_equal_numpy():
         want = ferroconv.correlate(x, w, mode="mirror", **kw)
         for framework in FRAMEWORKS:
             got = ferroconv.correlate(to_device(framework, x), w, mode="mirror", **kw)
-            assert np.array_equal(to_numpy(got), want), framework
+            assert_same(to_numpy(got), want, w, framework)
 
 
 @pytest.mark.parametrize("framework", FRAMEWORKS)
@@ -187,7 +199,8 @@ def test_output_keeps_its_memory(framework):
     assert ferroconv.correlate(a, w, mode="mirror", output=out64, axes=(-2, -1)) is out64
     as_dtype = ferroconv.correlate(a, w, mode="mirror", output=torch.float64 if framework == "torch" else np.float64, axes=(-2, -1))
     assert_like(as_dtype, framework, x, np.float64)
-    assert np.array_equal(to_numpy(out64), want64) and np.array_equal(to_numpy(as_dtype), want64)
+    assert_same(to_numpy(out64), want64, w, "out64")
+    assert_same(to_numpy(as_dtype), want64, w, "output=float64")
 
 
 @pytest.mark.parametrize("framework", FRAMEWORKS)
@@ -404,12 +417,12 @@ def test_output_overlapping_the_input(framework, dtype, layout):
     d = to_device(framework, x)
     assert ferroconv.correlate(d, w, mode="nearest", output=d, **kw) is d
     sync()
-    assert np.array_equal(to_numpy(d), want)
+    assert_same(to_numpy(d), want, w, "in place")
     b = to_device(framework, buf)
     out = b[after]
     assert ferroconv.correlate(b[before], w, mode="mirror", output=out, **kw) is out
     sync()
-    assert np.array_equal(to_numpy(out), shifted_want)
+    assert_same(to_numpy(out), shifted_want, w, "shifted by a row")
 
 
 @pytest.mark.parametrize("framework", FRAMEWORKS)
@@ -472,3 +485,4 @@ def test_long_filters_fold_on_device_arrays_as_on_numpy():
         _close(got.cpu().numpy(), want)
         got = ferroconv.sobel(cupy.asarray(x), 0, mode=mode, cval=0.5)
         _close(cupy.asnumpy(got), ferroconv.sobel(x, 0, mode=mode, cval=0.5))
+

@@ -8,10 +8,11 @@
 //!
 //! [`paths`]: the poisoned outputs and the ways a plan takes its images; [`alpha`]: RGBA with its
 //! alpha filtered; [`batch`]: batches of images in one call; [`truncate`]: integer results
-//! truncated (scipy's cast).
+//! truncated (scipy's cast); [`float64`]: the float64 plan.
 
 mod alpha;
 mod batch;
+mod float64;
 #[path = "../common/gpu_trials.rs"]
 mod gpu_trials;
 mod paths;
@@ -204,6 +205,14 @@ fn main() {
     harness.gpu(
         "gpu_batches_match_single_images",
         batch::gpu_batches_match_single_images,
+    );
+    harness.gpu(
+        "gpu_float64_plans_match_the_reference",
+        float64::gpu_float64_plans_match_the_reference,
+    );
+    harness.gpu(
+        "gpu_float64_plans_refuse_bad_requests",
+        float64::gpu_float64_plans_refuse_bad_requests,
     );
     harness.run()
 }

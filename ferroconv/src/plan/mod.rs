@@ -33,10 +33,12 @@
 //! buffers.
 
 mod device;
+mod float64;
 mod host;
 mod view;
 
 pub use device::{DeviceImage, RawImage, StreamRef};
+pub use float64::Float64Plan;
 pub use view::{ImageView, ImageViewMut, Layout, Pixel};
 
 use crate::engine::autotune::Tuner;

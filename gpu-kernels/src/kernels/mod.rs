@@ -5,6 +5,7 @@
 
 pub mod blocked;
 pub mod constant;
+pub mod direct_f64;
 pub mod naive;
 pub mod probe;
 pub mod readonly;

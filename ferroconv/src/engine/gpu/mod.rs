@@ -205,6 +205,13 @@ impl Gpu {
         &self.info
     }
 
+    /// The loaded module's entry point `name`.
+    pub(crate) fn function(&self, name: &str) -> Result<cust::function::Function<'_>> {
+        self.module
+            .get_function(name)
+            .map_err(cuda("find a kernel in the module"))
+    }
+
     /// Makes this GPU's context current on the calling thread. [`Gpu::new`] makes it current on the
     /// thread that opens it; a `Gpu` handed to another thread (a pool shared by tests, say) must be
     /// made current there before its first call.
