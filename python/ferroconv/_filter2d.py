@@ -141,8 +141,9 @@ class Filter2D:
                     result = self._plan(input.reshape(view)).reshape(input.shape)
                     self._keep_run(key, view, input.dtype, device)
                     return result
-            elif t is np.ndarray and input.dtype == np.float32 and channel_axis is None and input.flags.c_contiguous:
-                view = self._view_for((t, input.shape), "float32", input.shape, None)
+            elif t is np.ndarray and input.flags.c_contiguous and input.dtype.isnative:
+                key = (t, input.shape, input.dtype, None, channel_axis)
+                view = self._view_for(key, input.dtype.name, input.shape, channel_axis)
                 if view is not None:
                     return self._plan(input.reshape(view)).reshape(input.shape)
         nd = len(getattr(input, "shape", np.shape(input)))
