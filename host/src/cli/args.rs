@@ -400,7 +400,7 @@ pub enum Command {
     /// measured copy bandwidth and FP32 peak); print a table and write bench.csv and bench.md.
     Bench(bench::BenchArgs),
     /// Check every variant against the f64 CPU reference over sizes, borders, channel counts,
-    /// sample types and filter sizes (default: the standard ladder, see README).
+    /// sample types and filter sizes (default: the standard ladder, see docs/testing.md).
     Verify(verify::VerifyArgs),
     /// Describe the GPU (name, compute capability, SMs, memory, driver), the embedded PTX's target
     /// and the largest filter; works without a GPU.

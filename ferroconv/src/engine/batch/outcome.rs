@@ -41,7 +41,7 @@ impl Outcome {
     }
 }
 
-/// Version of the JSON document `--json` prints (README, "JSON"); it changes when a field changes
+/// Version of the JSON document `--json` prints (docs/cli.md, "JSON"); it changes when a field changes
 /// meaning or goes away (3: a constant border's value is in sample levels, and `settings.taps`
 /// summarizes a filter past 31 × 31).
 pub const JSON_SCHEMA: u32 = 3;
