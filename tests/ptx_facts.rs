@@ -2,8 +2,8 @@
 
 use ferroconv::engine::gpu::PTX;
 use gpu_kernels::kernels::{
-    self, blocked, constant, naive, probe, readonly, separable_cols, separable_fused, separable_rows, spin,
-    tensor_f32, tensor_u8, texture, tiled, tiled_cache, tiled_output, warp_rows,
+    self, blocked, constant, direct_f64, naive, probe, readonly, separable_cols, separable_fused,
+    separable_rows, spin, tensor_f32, tensor_u8, texture, tiled, tiled_cache, tiled_output, warp_rows,
 };
 use gpu_kernels::launch::{DTYPES, INTERLEAVED_CHANNELS, MAX_RADIUS, MAX_TAPS};
 
@@ -146,6 +146,7 @@ fn ptx_has_every_kernel_for_every_type_and_targets_sm_90() {
     expected.extend(tensor_u8_entries().map(|(name, _)| name));
     expected.extend(tensor_f32_entries().map(|(name, _)| name));
     expected.extend(warp_rows_entries().map(|(name, _)| name));
+    expected.push(direct_f64::ENTRY.to_string());
     expected.push(probe::ENTRY.to_string());
     expected.push(spin::ENTRY.to_string());
     expected.sort_unstable();

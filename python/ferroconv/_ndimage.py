@@ -22,7 +22,7 @@ def _weights(value, ndim=None, name="weights"):
     """Finite weights as float64 (complex128 where complex), at least one tap on every axis."""
     if isinstance(value, (str, bytes)) or value is None:
         raise TypeError(f"{name} must be an array of numbers, got {_params.type_name(value)}")
-    a = np.asarray(value)
+    a = _params.host_array(value)
     if a.dtype.kind == "O":
         try:
             a = a.astype(np.complex128 if any(isinstance(v, complex) for v in a.flat) else np.float64)

@@ -105,12 +105,23 @@ def cval(value) -> float:
     return v
 
 
+def host_array(value):
+    """``value`` as a numpy array: a CuPy array or a torch tensor (cupyx.scipy.ndimage takes its
+    weights as CuPy arrays) copied to host memory, anything else through ``np.asarray``."""
+    module = type(value).__module__.split(".")[0]
+    if module == "cupy":
+        return value.get()
+    if module == "torch":
+        return value.detach().cpu().numpy()
+    return np.asarray(value)
+
+
 def weights(value, name: str = "weights") -> np.ndarray:
     """A read-only float64 copy of 2D weights: finite, not empty, within float32's range."""
     if isinstance(value, (str, bytes)) or value is None:
         raise TypeError(f"{name} must be a 2D array of real numbers, got {type_name(value)}")
     try:
-        a = np.asarray(value)
+        a = host_array(value)
         if a.dtype.kind == "c":
             raise TypeError(f"{name} must be real, got dtype {a.dtype}")
         if a.dtype.kind not in "biuf":
