@@ -486,3 +486,12 @@ def test_long_filters_fold_on_device_arrays_as_on_numpy():
         got = ferroconv.sobel(cupy.asarray(x), 0, mode=mode, cval=0.5)
         _close(cupy.asnumpy(got), ferroconv.sobel(x, 0, mode=mode, cval=0.5))
 
+
+@pytest.mark.parametrize("framework", FRAMEWORKS)
+def test_weights_on_the_device_as_cupyx_takes_them(framework):
+    # cupyx.scipy.ndimage takes CuPy weights: the same result as numpy weights, functions and plans.
+    x, w = random((40, 50), np.float32, 3), weights(5, 4)
+    want = ferroconv.correlate(x, w)
+    d, dw = to_device(framework, x), to_device(framework, w)
+    assert np.array_equal(to_numpy(ferroconv.correlate(d, dw)), want)
+    assert np.array_equal(to_numpy(ferroconv.Filter2D(dw)(d)), want)
