@@ -2,7 +2,7 @@
 kernels), float64 within its rounding bound (the float64 kernel's fused multiply-adds against
 numpy's element-wise sums), written into `output=` in place, ordered on the framework's current
 stream or on `stream=`, strided views, DLPack-only arrays. Skipped, loudly, without a GPU or
-without torch and CuPy. (test_ndimage.py checks them against scipy.)"""
+without torch and CuPy. (test_ndimage_gpu.py checks them against scipy.)"""
 
 import warnings
 

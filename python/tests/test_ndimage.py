@@ -1,6 +1,6 @@
 """ferroconv as a drop-in for scipy.ndimage's 13 linear filters: same signatures, same results
-(within the issue's float bound, or scipy's integer levels), same refusals, on numpy arrays and
-on torch / CuPy CUDA arrays.
+(within the issue's float bound, or scipy's integer levels), same refusals, on numpy arrays (on
+torch / CuPy CUDA arrays: test_ndimage_gpu.py, with these helpers).
 
 FERROCONV_TEST_AGAINST_SCIPY=1 runs this file with scipy.ndimage in ferroconv's place: a
 self-check of its expectations (ferroconv-only behaviour and the GPU tests skip then)."""
@@ -459,62 +459,3 @@ def test_float16_accepted(name):
         got = getattr(F, name)(x16, mode=mode, cval=0.5, **kw)
         assert isinstance(got, np.ndarray) and got.dtype == np.float16 and got.shape == x16.shape
         assert_half(got, getattr(ndi, name)(x32, mode=mode, cval=0.5, **kw), name, x32, {**kw, "cval": 0.5}, 2.0**-11)
-
-
-# GPU: torch CUDA tensors and CuPy arrays, moved back to numpy and compared as above.
-def to_device(framework, x, dtype):
-    """(x on the GPU in `dtype`, the samples it holds and a function bringing a result back,
-    both as numpy: float32 for the half types)."""
-    if SELF:
-        pytest.skip("GPU arrays: ferroconv only")
-    half = dtype in ("float16", "bfloat16")
-    mod = pytest.importorskip(framework)
-    if not mod.cuda.is_available():
-        pytest.skip(f"no CUDA device for {framework}")
-    if framework == "torch":
-        a = mod.from_numpy(x).cuda().to(getattr(mod, dtype))
-        back = lambda r: (r.float() if half else r).cpu().numpy()  # noqa: E731
-    else:
-        a = mod.asarray(x.astype(dtype))
-        back = lambda r: r.get().astype(np.float32) if half else r.get()  # noqa: E731
-    return a, back(a), back
-
-
-def gpu_check(framework, name, x, dtype, **kw):
-    """F.name on the framework's CUDA array of `x` in `dtype`: its type, dtype and shape, and
-    scipy's result on the samples it holds (half types: on a float32 copy)."""
-    a, xin, back = to_device(framework, x, dtype)
-    got = getattr(F, name)(a, **kw)
-    assert type(got) is type(a) and got.dtype == a.dtype and tuple(got.shape) == x.shape
-    assert getattr(got, "is_cuda", True)
-    want = getattr(ndi, name)(xin, **kw)
-    if dtype in ("float16", "bfloat16"):
-        return assert_half(back(got), want, name, xin, kw, 2.0**-8 if dtype == "bfloat16" else 2.0**-11)
-    judge(name, back(got), want, xin, kw, lambda **k: getattr(ndi, name)(xin, **k))
-
-
-@pytest.mark.parametrize("dtype", ["float32", "float64", "uint8", "int16", "float16", "bfloat16"])
-@pytest.mark.parametrize("name", ["correlate", "gaussian_filter", "uniform_filter", "sobel", "laplace", "gaussian_gradient_magnitude"])
-@pytest.mark.parametrize("framework", ["torch", "cupy"])
-def test_gpu_arrays(framework, name, dtype):
-    """torch / CuPy CUDA arrays give scipy's result in their own dtype, every mode."""
-    if framework == "cupy" and dtype == "bfloat16":
-        pytest.skip("CuPy has no bfloat16")
-    if dtype in ("uint8", "int16") and name == "gaussian_gradient_magnitude" or dtype == "uint8" and name in ("sobel", "laplace"):
-        pytest.skip("scipy's derivatives of unsigned data wrap around; no integer gradient magnitude")
-    x = data((23, 31), {"uint8": np.uint8, "int16": np.int16}.get(dtype, np.float32), 16, 0 if dtype == "uint8" else -40, 40)
-    kw = params(name, 2, rng_for(name))
-    if "weights" in kw and dtype in ("uint8", "int16"):
-        kw["weights"] = np.abs(kw["weights"]) / np.abs(kw["weights"]).sum() * 0.95
-    for mode in MODES[:5]:
-        gpu_check(framework, name, x, dtype, mode=mode, cval=3.0, **kw)
-
-
-@pytest.mark.parametrize("framework", ["torch", "cupy"])
-def test_gpu_volume_and_channels(framework):
-    """A 3-D gaussian_filter volume, and channel_axis=-1 on (H, W, 3), on CUDA arrays."""
-    gpu_check(framework, "gaussian_filter", data((5, 12, 17), np.float32, 17), "float32", sigma=(1.0, 1.5, 2.0))
-    x = data((23, 31, 3), np.float32, 18)
-    a, _, back = to_device(framework, x, "float32")
-    got = back(F.gaussian_filter(a, 1.5, channel_axis=-1))
-    judge("gaussian_filter", got, ndi.gaussian_filter(x, 1.5, axes=(0, 1)), x, {"sigma": 1.5, "axes": (0, 1)}, None)
