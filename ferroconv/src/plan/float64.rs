@@ -1,7 +1,7 @@
 //! [`Float64Plan`]: a filter of `f64` taps run on `f64` images in device memory, computed in
 //! `f64` on the GPU (the `conv_direct_f64` kernel), as scipy computes float64 arrays.
 
-use crate::engine::gpu::Gpu;
+use crate::engine::gpu::{DEFAULT_SHARED_LIMIT, Gpu};
 use crate::error::{check, cuda};
 use crate::plan::StreamRef;
 use crate::{Border, Error, Result};
@@ -11,9 +11,6 @@ use gpu_kernels::kernels::direct_f64::{self, BLOCK, Direct64, MAX_SIDE, TILE};
 use std::ffi::c_void;
 use std::mem::ManuallyDrop;
 use std::sync::atomic::{AtomicU32, Ordering};
-
-/// Dynamic shared memory a kernel may use without opting in.
-const DEFAULT_SHARED_LIMIT: u32 = 48 * 1024;
 
 /// A `ky × kx` filter of `f64` taps and a border, on one GPU, for packed `f64` device images of
 /// 1 to 4 interleaved channels (each filtered), in batches.

@@ -37,7 +37,7 @@ impl Kernel<'_> {
 }
 
 /// Dynamic shared memory a kernel may use without opting in (`cuFuncSetAttribute`).
-const DEFAULT_SHARED_LIMIT: u32 = 48 * 1024;
+pub(crate) const DEFAULT_SHARED_LIMIT: u32 = 48 * 1024;
 
 /// The last argument of a convolution kernel, as the kernel declares it.
 enum TapsParam<'a> {

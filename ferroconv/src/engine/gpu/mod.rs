@@ -15,6 +15,7 @@ pub mod variant;
 
 pub use crate::model::problem::Problem;
 pub use job::DeviceJob;
+pub(crate) use launch::DEFAULT_SHARED_LIMIT;
 pub use launch::Kernel;
 pub use select::GpuSelection;
 pub use variant::{LaunchConfig, Variant};
