@@ -1,0 +1,235 @@
+//! Running a [`Filter2D`]: host memory in and out ([`run`](Filter2D::run), one image or a
+//! batch, or owned [`Image`]s), or device memory on the caller's stream
+//! ([`run_device`](Filter2D::run_device), [`run_raw`](Filter2D::run_raw)); on the CPU through
+//! [`cpu_run`].
+
+use super::device::{DeviceImage, Place, RawImage, StreamRef, copy_2d};
+use super::host::{self, HostPath};
+use super::view::{ImageView, ImageViewMut, Layout, Pixel};
+use super::{Engine, Filter2D};
+use crate::engine::cpu;
+use crate::engine::gpu::Problem;
+use crate::model::image::{DType, Image, Samples};
+use crate::{Error, Result};
+
+impl Filter2D<'_> {
+    /// Filters `src` into `dst` (the result's size: see [`output_size`](Self::output_size)), both
+    /// in host memory; returns when `dst` holds the result. On a GPU the rows travel through the
+    /// plan's page-locked staging, the copies overlapping each other.
+    pub fn run<T: Pixel>(&mut self, src: &ImageView<'_, T>, dst: &mut ImageViewMut<'_, T>) -> Result<()> {
+        self.run_batch(1, src, dst)
+    }
+
+    /// Filters a batch of `images` images of one shape in host memory: `src` holds them one
+    /// below the other (image `i` is rows `i·h .. (i+1)·h`), `dst` their results likewise. On a
+    /// GPU the whole batch is copied in, filtered in one launch where the variant takes batches
+    /// (see [`Variant`](crate::engine::gpu::Variant)), and copied out, as [`run`](Self::run) does
+    /// for one image.
+    pub fn run_batch<T: Pixel>(
+        &mut self,
+        images: usize,
+        src: &ImageView<'_, T>,
+        dst: &mut ImageViewMut<'_, T>,
+    ) -> Result<()> {
+        let (s, d) = (src.layout(), dst.layout());
+        if images == 0 || !s.height.is_multiple_of(images) || !d.height.is_multiple_of(images) {
+            return Err(Error::InvalidRequest(format!(
+                "a batch of {images} images needs views whose heights are multiples of {images} \
+                 (the input has {} rows, the output {})",
+                s.height, d.height
+            )));
+        }
+        let (sh, dh) = (s.height / images, d.height / images);
+        let one = |l: Layout, height: usize| Layout { height, ..l };
+        self.check_output(one(s, sh), one(d, dh))?;
+        let problem = self.problem((s.width, sh, s.channels, T::DTYPE))?;
+        let plan = match &mut self.engine {
+            Engine::Cpu => {
+                for i in 0..images {
+                    let (a, b) = (
+                        src.band(i * sh..(i + 1) * sh),
+                        &mut dst.band_mut(i * dh..(i + 1) * dh),
+                    );
+                    cpu_run(&problem, &a, b)?;
+                }
+                return Ok(());
+            }
+            Engine::Gpu(plan) => plan,
+        };
+        let _current = plan.gpu.enter()?;
+        let size = size_of::<T>();
+        let (in_image, out_image) = (sh * s.row_len() * size, dh * d.row_len() * size);
+        if plan.host.is_none() {
+            plan.host = Some(HostPath::new()?);
+        }
+        plan.prepare(&problem, images)?;
+        let Some(host) = plan.host.as_mut() else {
+            return Err(Error::Mismatch("the plan lost its buffers".into()));
+        };
+        let (input, output) = host.reserve(
+            images * in_image,
+            images * out_image,
+            s.row_len().max(d.row_len()) * size,
+        )?;
+        host.mark(plan.timed, 0)?;
+        host.upload(src, input)?;
+        host.mark(plan.timed, 1)?;
+        let stream = host.stream().as_inner();
+        plan.launch_batch(&problem, stream, (input, in_image), (output, out_image), images)?;
+        let host = plan.host.as_mut().expect("created above");
+        host.mark(plan.timed, 2)?;
+        host.download(output, dst, plan.timed)
+    }
+
+    /// Filters an owned image into a new one: [`run`](Self::run) on its samples.
+    pub fn run_image(&mut self, image: &Image) -> Result<Image> {
+        let (ow, oh) = self.output_size(image.width(), image.height())?;
+        let ch = image.channels();
+        let mut out = Image::new(ow, oh, ch, Samples::filled(image.dtype(), ow * oh * ch))?;
+        self.run_image_into(image, &mut out)?;
+        Ok(out)
+    }
+
+    /// Filters an owned image into `out`, an image of the result's shape and sample type that
+    /// the caller keeps from call to call: [`run`](Self::run) on their samples.
+    pub fn run_image_into(&mut self, image: &Image, out: &mut Image) -> Result<()> {
+        match image.dtype() {
+            DType::U8 => self.run::<u8>(&image.view()?, &mut out.view_mut()?),
+            DType::U16 => self.run::<u16>(&image.view()?, &mut out.view_mut()?),
+            DType::F32 => self.run::<f32>(&image.view()?, &mut out.view_mut()?),
+        }
+    }
+
+    /// Queues the filter of `src` into `dst`, both on the plan's GPU, on `stream`; returns
+    /// without waiting (synchronize the stream, or queue more work after it).
+    pub fn run_device(
+        &mut self,
+        src: &DeviceImage<'_>,
+        dst: &mut DeviceImage<'_>,
+        stream: StreamRef,
+    ) -> Result<()> {
+        let gpu = self
+            .gpu()
+            .ok_or_else(|| Error::InvalidRequest("a CPU plan cannot run on device images".into()))?;
+        if !std::ptr::eq(src.gpu(), gpu) || !std::ptr::eq(dst.gpu(), gpu) {
+            return Err(Error::InvalidRequest(
+                "the device images belong to another GPU than the plan".into(),
+            ));
+        }
+        // SAFETY: both images are live allocations of the plan's GPU of the shapes they describe;
+        // the caller keeps them alive until the stream has run the work (as `DeviceImage`
+        // documents) and the stream satisfies `StreamRef::from_raw`.
+        unsafe { self.run_raw(src.raw(), dst.raw(), stream) }
+    }
+
+    /// Queues the filter of the caller's device image `src` into `dst` on `stream`, returning
+    /// without waiting: the entry for interop (DLPack, `__cuda_array_interface__`). Pitched
+    /// images (rows longer than their pixels) are copied to packed scratch on the device first
+    /// (and the result back), since the kernels read packed rows. A `dst` that overlaps `src`
+    /// (the same array, or a view of it) gets the exact result: the kernels then write scratch
+    /// on the device, copied into `dst` after them.
+    ///
+    /// # Safety
+    /// `src` and `dst` must describe device memory of the plan's GPU (allocated in its primary
+    /// context) that holds `images × height` rows at the given pitch, and both must stay
+    /// allocated, and `src` unchanged but for this call's own writes, until the work queued here
+    /// has run on `stream`. `stream` must be a stream of that context (see [`StreamRef::from_raw`]).
+    pub unsafe fn run_raw(&mut self, src: RawImage, dst: RawImage, stream: StreamRef) -> Result<()> {
+        src.check()?;
+        dst.check()?;
+        if src.dtype != dst.dtype {
+            return Err(Error::Mismatch(format!(
+                "a {} input and a {} output",
+                src.dtype.suffix(),
+                dst.dtype.suffix()
+            )));
+        }
+        if src.images != dst.images {
+            return Err(Error::Mismatch(format!(
+                "a batch of {} images into a batch of {}",
+                src.images, dst.images
+            )));
+        }
+        let layout = |r: &RawImage| Layout {
+            width: r.width,
+            height: r.height,
+            channels: r.channels,
+            stride: r.width * r.channels,
+        };
+        self.check_output(layout(&src), layout(&dst))?;
+        let problem = self.problem((src.width, src.height, src.channels, src.dtype))?;
+        let Engine::Gpu(plan) = &mut self.engine else {
+            return Err(Error::InvalidRequest(
+                "a CPU plan cannot run on device images".into(),
+            ));
+        };
+        let _current = plan.gpu.enter()?;
+        plan.prepare(&problem, src.images)?;
+        let s = stream.as_raw();
+        let [scratch_in, scratch_out] = &mut plan.repack;
+        let input = if src.is_packed() {
+            src.ptr
+        } else {
+            let packed = host::grow_device(scratch_in, src.row_bytes() * src.rows())?;
+            // SAFETY: the caller's contract covers `src`; `packed` holds the packed image.
+            unsafe {
+                copy_2d(
+                    Place::Device(src.ptr),
+                    src.pitch,
+                    Place::Device(packed),
+                    src.row_bytes(),
+                    src.row_bytes(),
+                    src.rows(),
+                    Some(s),
+                )?
+            };
+            packed
+        };
+        // The kernels never write memory they read: an output over the input goes to scratch.
+        let output = if dst.is_packed() && !(input == src.ptr && dst.overlaps(&src)) {
+            dst.ptr
+        } else {
+            host::grow_device(scratch_out, dst.row_bytes() * dst.rows())?
+        };
+        let (in_image, out_image) = (src.row_bytes() * src.height, dst.row_bytes() * dst.height);
+        plan.launch_batch(&problem, s, (input, in_image), (output, out_image), src.images)?;
+        if output != dst.ptr {
+            // SAFETY: as above, the other way.
+            unsafe {
+                copy_2d(
+                    Place::Device(output),
+                    dst.row_bytes(),
+                    Place::Device(dst.ptr),
+                    dst.pitch,
+                    dst.row_bytes(),
+                    dst.rows(),
+                    Some(s),
+                )?
+            };
+        }
+        Ok(())
+    }
+}
+
+/// The CPU engine on host views: packed views directly, others through packed copies.
+fn cpu_run<T: Pixel>(problem: &Problem, src: &ImageView<'_, T>, dst: &mut ImageViewMut<'_, T>) -> Result<()> {
+    let s = src.layout();
+    let dims = (s.width, s.height, s.channels);
+    let packed_src: std::borrow::Cow<'_, [T]> = match src.packed() {
+        Some(samples) => samples.into(),
+        None => (0..s.height)
+            .flat_map(|y| src.row(y).iter().copied())
+            .collect::<Vec<_>>()
+            .into(),
+    };
+    if let Some(out) = dst.packed_mut() {
+        return cpu::parallel_slices(&packed_src, dims, problem, out);
+    }
+    let d = dst.layout();
+    let mut out = vec![T::default(); d.height * d.row_len()];
+    cpu::parallel_slices(&packed_src, dims, problem, &mut out)?;
+    for (y, row) in out.chunks_exact(d.row_len()).enumerate() {
+        dst.row_mut(y).copy_from_slice(row);
+    }
+    Ok(())
+}
