@@ -3,13 +3,17 @@
 //! copies, the same kernel launched directly, the CPU engine into a preallocated output. Prints
 //! one table per goal, with each row's verdict.
 
+mod batch;
+mod cpu;
+
 use super::table;
 use anyhow::{Context as _, Result};
-use ferroconv::engine::cpu;
+use batch::batch;
+use cpu::cpu_plan;
 use ferroconv::engine::gpu::pipeline::Pipeline;
-use ferroconv::plan::{DeviceImage, Filter2D, ImageView, ImageViewMut, Pixel};
+use ferroconv::plan::{DeviceImage, Filter2D, ImageViewMut, Pixel};
 use ferroconv::stats::Timing;
-use ferroconv::{Border, Convolver, DType, Filter, Gpu, Image, Problem, Variant};
+use ferroconv::{Border, Convolver, DType, Filter, Gpu, Image, Problem};
 use std::time::Instant;
 
 #[derive(clap::Args, Debug)]
@@ -334,172 +338,4 @@ fn device_memory(gpu: &Gpu, args: &ApiBenchArgs) -> Result<()> {
         &rows,
     );
     Ok(())
-}
-
-/// Goal 3: batches.
-fn batch(gpu: &Gpu, args: &ApiBenchArgs) -> Result<()> {
-    println!(
-        "\nBatches: 64 images of one shape, synchronous (queued on the GPU's stream, then one synchronize)"
-    );
-    let (n, side) = (64, 224);
-    let filter = Case::new(side, 3, DType::U8, 5).filter()?;
-    let mut samples = Vec::with_capacity(n * side * side * 3);
-    for i in 0..n {
-        // 8-bit samples: the bytes are the samples.
-        samples.extend_from_slice(
-            Image::random(side, side, 3, DType::U8, i as u64)?
-                .samples()
-                .as_bytes(),
-        );
-    }
-    let input = DeviceImage::upload_batch(gpu, n, &ImageView::new(&samples, side, side * n, 3)?)?;
-    let mut output = DeviceImage::new_batch(gpu, n, side, side, 3, DType::U8)?;
-    let stream = gpu.stream();
-    let runs = args.runs.max(100);
-    // The same images as 64 separate device images, one call each.
-    let singles: Vec<DeviceImage<'_>> = samples
-        .chunks_exact(side * side * 3)
-        .map(|s| Ok(DeviceImage::upload(gpu, &ImageView::new(s, side, side, 3)?)?))
-        .collect::<Result<_>>()?;
-    let mut outs: Vec<DeviceImage<'_>> = (0..n)
-        .map(|_| Ok(DeviceImage::new(gpu, side, side, 3, DType::U8)?))
-        .collect::<Result<_>>()?;
-    let mut rows = Vec::new();
-    // The automatic choice, then every variant that filters a batch in one launch.
-    let fixed = Variant::ALL
-        .into_iter()
-        .filter(|v| v.spec().batched && v.supports(DType::U8, 2) && !v.spec().rank1_only);
-    for variant in std::iter::once(None).chain(fixed.map(Some)) {
-        let mut plan = Filter2D::new(gpu, &filter, BORDER)?;
-        if let Some(v) = variant {
-            plan = plan.with_variant(v)?;
-        }
-        let one_call = wall(10, runs, || {
-            plan.run_device(&input, &mut output, stream)?;
-            Ok(stream.synchronize(gpu)?)
-        })?;
-        let name = plan.variant().map_or("-", |v| v.name());
-        let per_image = wall(10, runs / 4, || {
-            for (i, o) in singles.iter().zip(outs.iter_mut()) {
-                plan.run_device(i, o, stream)?;
-            }
-            Ok(stream.synchronize(gpu)?)
-        })?;
-        rows.push(vec![
-            format!("{n} x {side}² RGB u8 5x5, device"),
-            if variant.is_some() {
-                name.to_string()
-            } else {
-                format!("auto: {name}")
-            },
-            format!("{:.1}", one_call * 1e3),
-            verdict(one_call * 1e3 <= 40.0),
-            format!("{:.1}", per_image * 1e3),
-        ]);
-    }
-    table::print(
-        &["batch", "variant", "one call us", "<= 40 us", "64 calls us"],
-        &rows,
-    );
-    drop((input, output, singles, outs));
-    host_batch(gpu)
-}
-
-/// Goal 3's host half: 64 × 2048² gray f32 5×5 from host memory in one `run_batch` call (2 GiB
-/// each way with the result), against plain pageable copies of the same bytes (goal 1's bar).
-fn host_batch(gpu: &Gpu) -> Result<()> {
-    let (n, side) = (64, 2048);
-    let filter = Case::new(side, 1, DType::F32, 5).filter()?;
-    let src: Vec<f32> = (0..n * side * side).map(|i| (i % 251) as f32 / 250.0).collect();
-    let mut out = vec![0.0f32; src.len()];
-    let (view, h) = (ImageView::new(&src, side, side * n, 1)?, side * n);
-    let mut plan = Filter2D::new(gpu, &filter, BORDER)?;
-    let plan_ms = wall(1, 3, || {
-        Ok(plan.run_batch(n, &view, &mut ImageViewMut::new(&mut out, side, h, 1)?)?)
-    })?;
-    let name = plan.variant().map_or("-", |v| v.name());
-    drop(plan);
-    let mut dev = DeviceImage::new(gpu, side, h, 1, DType::F32)?;
-    let pageable = wall(1, 3, || {
-        dev.copy_from(&view)?;
-        Ok(dev.copy_to(&mut ImageViewMut::new(&mut out, side, h, 1)?)?)
-    })?;
-    println!();
-    table::print(
-        &[
-            "batch",
-            "variant",
-            "one call ms",
-            "pageable in+out ms",
-            "<= pageable",
-            "per image ms",
-        ],
-        &[vec![
-            format!("{n} x {side}² gray f32 5x5, host"),
-            format!("auto: {name}"),
-            ms(plan_ms),
-            ms(pageable),
-            verdict(plan_ms <= pageable),
-            ms(plan_ms / n as f64),
-        ]],
-    );
-    Ok(())
-}
-
-/// Goal 5: the CPU engine through a plan into the caller's buffer, against `cpu::parallel_into`
-/// (what `host cpu-time` times).
-fn cpu_plan(args: &ApiBenchArgs) -> Result<()> {
-    println!(
-        "\nCPU ({} threads): Filter2D::cpu into the caller's buffer against cpu::parallel_into",
-        rayon::current_num_threads()
-    );
-    let mut rows = Vec::new();
-    for case in [
-        Case::new(4096, 1, DType::F32, 5),
-        Case::new(2048, 3, DType::U8, 5),
-    ] {
-        let image = case.image()?;
-        let filter = case.filter()?;
-        let mut out = cpu::parallel(&image, &filter, BORDER, false)?;
-        let mut plan = Filter2D::cpu(&filter, BORDER);
-        let mut dst = out.clone();
-        // The two alternate call by call, so a drift of the machine weighs on both alike.
-        let (mut direct, mut planned) = (Vec::new(), Vec::new());
-        for run in 0..3 + args.runs {
-            let d = wall(0, 1, || {
-                Ok(cpu::parallel_into(&image, &filter, BORDER, false, &mut out)?)
-            })?;
-            let p = match case.dtype {
-                DType::U8 => cpu_case::<u8>(&mut plan, &image, &mut dst)?,
-                DType::U16 => cpu_case::<u16>(&mut plan, &image, &mut dst)?,
-                DType::F32 => cpu_case::<f32>(&mut plan, &image, &mut dst)?,
-            };
-            if run >= 3 {
-                direct.push(d);
-                planned.push(p);
-            }
-        }
-        let median = |v: &[f64]| Timing::of(v).map_or(f64::NAN, |t| t.median);
-        let (direct, planned) = (median(&direct), median(&planned));
-        anyhow::ensure!(
-            dst == out,
-            "{}: the plan's result differs from cpu::parallel_into",
-            case.name()
-        );
-        let ratio = planned / direct;
-        rows.push(vec![
-            case.name(),
-            ms(planned),
-            ms(direct),
-            format!("{ratio:.3} {}", verdict(ratio <= 1.05)),
-        ]);
-    }
-    table::print(&["case", "plan ms", "parallel_into ms", "ratio (<= 1.05)"], &rows);
-    Ok(())
-}
-
-/// One timed call of the CPU plan, in ms.
-fn cpu_case<T: Pixel>(plan: &mut Filter2D<'_>, image: &Image, dst: &mut Image) -> Result<f64> {
-    let src: ImageView<'_, T> = image.view()?;
-    wall(0, 1, || Ok(plan.run(&src, &mut dst.view_mut::<T>()?)?))
 }
