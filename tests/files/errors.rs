@@ -4,7 +4,7 @@
 use crate::common::{TempDir, host, run_ok, s, text};
 use crate::{assert_fails, png_header_only, save_with_image_crate};
 use ferroconv::{DType, Image};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[test]
 fn info_works_without_a_gpu() {
@@ -50,64 +50,72 @@ fn bad_input_gets_a_one_line_error_and_no_output() {
     let good = dir.path("good.png");
     save_with_image_crate(&Image::random(6, 6, 1, DType::U8, 1).unwrap(), &good);
     let out = dir.path("out.png");
-    let g = s(&good);
-    let o = s(&out);
+    let truncated = bad_inputs(&dir, &good, &out);
+    bad_filters(&dir, &good, &out);
+    bad_outputs(&dir, &good, &out, &truncated);
+}
+
+/// Missing, unreadable, corrupt and unsupported inputs of `good`'s run into `out`; returns the
+/// truncated PNG made of `good`.
+fn bad_inputs(dir: &TempDir, good: &Path, out: &Path) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt as _;
+    let g = s(good);
+    let o = s(out);
 
     assert_fails(
         &["-i", s(&dir.path("missing.png")), "-o", o],
         "does not exist",
-        &out,
+        out,
     );
     assert_fails(
         &["-i", s(&dir.path("nothing-*.png")), "-o", o],
         "no file matches",
-        &out,
+        out,
     );
-    assert_fails(&["-i", g], "--input needs --output", &out);
+    assert_fails(&["-i", g], "--input needs --output", out);
 
     // Unreadable: a file without read permission (or, for root, a file the kernel refuses to read).
     let locked = dir.path("locked.png");
-    std::fs::copy(&good, &locked).unwrap();
-    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::copy(good, &locked).unwrap();
     std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
     let unreadable = if std::fs::read(&locked).is_err() {
         locked.clone()
     } else {
         PathBuf::from("/proc/self/mem")
     };
-    assert_fails(&["-i", s(&unreadable), "-o", o], "cannot read", &out);
+    assert_fails(&["-i", s(&unreadable), "-o", o], "cannot read", out);
 
     // Corrupt or unsupported images.
-    let png = std::fs::read(&good).unwrap();
+    let png = std::fs::read(good).unwrap();
     let truncated = dir.path("truncated.png");
     std::fs::write(&truncated, &png[..png.len() / 2]).unwrap();
     assert_fails(
         &["-i", s(&truncated), "-o", o],
         "truncated.png: the file is truncated",
-        &out,
+        out,
     );
     let wide = dir.path("wide.pgm");
     std::fs::write(&wide, b"P5\n300000 4\n255\n0000").unwrap();
     assert_fails(
         &["-i", s(&wide), "-o", o],
         "exceeds limit (at most 262144 pixels per side",
-        &out,
+        out,
     );
     let magic = dir.path("magic.png");
     std::fs::write(&magic, b"just some text, no image magic").unwrap();
-    assert_fails(&["-i", s(&magic), "-o", o], "Invalid PNG signature", &out);
+    assert_fails(&["-i", s(&magic), "-o", o], "Invalid PNG signature", out);
     let unknown = dir.path("mystery.dat");
     std::fs::write(&unknown, b"just some text, no image magic").unwrap();
-    assert_fails(&["-i", s(&unknown), "-o", o], "not a supported image", &out);
+    assert_fails(&["-i", s(&unknown), "-o", o], "not a supported image", out);
     let pgm = dir.path("header.pgm");
     std::fs::write(&pgm, b"P5\nabc 4\n255\n0000").unwrap();
-    assert_fails(&["-i", s(&pgm), "-o", o], "header.pgm", &out);
+    assert_fails(&["-i", s(&pgm), "-o", o], "header.pgm", out);
     let bomb = dir.path("bomb.png");
     std::fs::write(&bomb, png_header_only(100_000, 100_000)).unwrap();
     assert_fails(
         &["-i", s(&bomb), "-o", o, "--max-image-mem", "1G"],
         "more than the limit",
-        &out,
+        out,
     );
     assert_fails(
         &["-i", g, "-o", s(&dir.path("out.gif"))],
@@ -120,12 +128,12 @@ fn bad_input_gets_a_one_line_error_and_no_output() {
         "PNG cannot store f32",
         &f32_png,
     );
-    assert_fails(&["-i", s(&dir.path("x.raw")), "-o", o], "does not exist", &out);
+    assert_fails(&["-i", s(&dir.path("x.raw")), "-o", o], "does not exist", out);
     std::fs::write(dir.path("x.raw"), [0u8; 12]).unwrap();
     assert_fails(
         &["-i", s(&dir.path("x.raw")), "-o", o],
         "needs --width and --height",
-        &out,
+        out,
     );
     assert_fails(
         &[
@@ -139,9 +147,15 @@ fn bad_input_gets_a_one_line_error_and_no_output() {
             "2",
         ],
         "has 12 bytes",
-        &out,
+        out,
     );
+    truncated
+}
 
+/// Bad filters: sizes and filter files.
+fn bad_filters(dir: &TempDir, good: &Path, out: &Path) {
+    let g = s(good);
+    let o = s(out);
     // Filters.
     for (args, needle) in [
         (
@@ -154,7 +168,7 @@ fn bad_input_gets_a_one_line_error_and_no_output() {
             "size 129 is not supported",
         ),
     ] {
-        assert_fails(&[&["-i", g, "-o", o][..], args].concat(), needle, &out);
+        assert_fails(&[&["-i", g, "-o", o][..], args].concat(), needle, out);
     }
     for (name, content, needle) in [
         (
@@ -176,16 +190,23 @@ fn bad_input_gets_a_one_line_error_and_no_output() {
     ] {
         let f = dir.path(name);
         std::fs::write(&f, content).unwrap();
-        assert_fails(&["-i", g, "-o", o, "--filter-file", s(&f)], needle, &out);
+        assert_fails(&["-i", g, "-o", o, "--filter-file", s(&f)], needle, out);
     }
+}
 
+/// Outputs that cannot be written (and the result's shape refused) for `good`, `out` and
+/// `truncated` (an input that fails).
+fn bad_outputs(dir: &TempDir, good: &Path, out: &Path, truncated: &Path) {
+    use std::os::unix::fs::PermissionsExt as _;
+    let g = s(good);
+    let o = s(out);
     // Outputs.
     let nowhere = dir.path("no-such-folder/out.png");
     assert_fails(&["-i", g, "-o", s(&nowhere)], "does not exist", &nowhere);
     let slash = format!("{}/", s(&dir.path("no-such-folder")));
     assert_fails(&["-i", g, "-o", &slash], "output folder", &nowhere);
     assert_fails(
-        &["-i", g, "-i", s(&truncated), "-o", s(&dir.path("no-such-folder"))],
+        &["-i", g, "-i", s(truncated), "-o", s(&dir.path("no-such-folder"))],
         "does not exist",
         &nowhere,
     );
@@ -202,26 +223,26 @@ fn bad_input_gets_a_one_line_error_and_no_output() {
     assert_fails(
         &["-i", g, "-o", g, "--force"],
         "refusing to overwrite the input",
-        &out,
+        out,
     );
-    std::fs::write(&out, b"keep me").unwrap();
+    std::fs::write(out, b"keep me").unwrap();
     let o2 = host(&["-i", g, "-o", o]);
     assert_eq!(o2.status.code(), Some(1));
     assert!(text(&o2).1.contains("already exists (use --force"));
-    assert_eq!(std::fs::read(&out).unwrap(), b"keep me");
-    std::fs::remove_file(&out).unwrap();
+    assert_eq!(std::fs::read(out).unwrap(), b"keep me");
+    std::fs::remove_file(out).unwrap();
 
     // The valid border with a filter larger than the image.
     assert_fails(
         &["-i", g, "-o", o, "--border", "valid", "--mask", "7"],
         "at least as large as the 7x7 filter",
-        &out,
+        out,
     );
     // The separable variant with a filter that is not rank-1.
     assert_fails(
         &["-i", g, "-o", o, "--variant", "separable", "--filter", "sharpen"],
         "rank-1",
-        &out,
+        out,
     );
 }
 

@@ -331,6 +331,38 @@ pub fn run(mut args: Args) -> Result<()> {
         rows.push((case, host, cv));
     }
 
+    let measured = Measured {
+        rows,
+        host_threads,
+        opencv_note: opencv.is_some().then_some(opencv_note),
+        load_before,
+    };
+    let md = report(&o, &given, &measured)?;
+    println!("\n{md}");
+    // Under target/, which git ignores: a report worth keeping is copied into bench/results/.
+    let dir = ws.join("target/cpu-bench").join(today());
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let path = dir.join("cpu-bench.md");
+    std::fs::write(&path, format!("# CPU engine vs OpenCV\n\n{md}"))
+        .with_context(|| format!("writing {}", path.display()))?;
+    println!("wrote {}", path.display());
+    Ok(())
+}
+
+/// What a run of `cpu-bench` measured, for [`report`].
+struct Measured {
+    /// Each case with the host's and OpenCV's median ms (`None`: OpenCV skipped).
+    rows: Vec<(Case, f64, Option<f64>)>,
+    /// The rayon threads the host said it ran on.
+    host_threads: String,
+    /// What OpenCV said about itself (`None`: OpenCV skipped).
+    opencv_note: Option<String>,
+    /// The 1-minute load average before the timing.
+    load_before: String,
+}
+
+/// The markdown report of what `m` measured, run as `cargo xtask cpu-bench {given}` with `o`.
+fn report(o: &Options, given: &str, m: &Measured) -> Result<String> {
     let mut md = String::new();
     let runs = o.rounds * o.runs;
     writeln!(
@@ -344,7 +376,7 @@ pub fn run(mut args: Args) -> Result<()> {
     )?;
     let rev = Command::new("git")
         .args(["describe", "--always", "--dirty", "--abbrev=12"])
-        .current_dir(&ws)
+        .current_dir(workspace())
         .output()
         .ok()
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
@@ -353,27 +385,30 @@ pub fn run(mut args: Args) -> Result<()> {
     writeln!(md, "Command: `{}`, revision {rev}.\n", command.trim())?;
     writeln!(
         md,
-        "Machine: {}. Host: `host cpu-time` (`ferroconv::engine::cpu::parallel_into`, {host_threads} rayon \
+        "Machine: {}. Host: `host cpu-time` (`ferroconv::engine::cpu::parallel_into`, {} rayon \
          thread(s), {} warm-up(s) per process).",
         machine(),
+        m.host_threads,
         WARMUPS
     )?;
     writeln!(
         md,
-        "Load average (1 min) before and after the timing: {load_before} and {} (other work on the \
+        "Load average (1 min) before and after the timing: {} and {} (other work on the \
          machine slows both sides; the interleaved rounds share it out).",
+        m.load_before,
         load_average()
     )?;
-    if opencv.is_some() {
-        writeln!(md, "OpenCV: {opencv_note} (opencv-python-headless from PyPI).")?;
+    if let Some(note) = &m.opencv_note {
+        writeln!(md, "OpenCV: {note} (opencv-python-headless from PyPI).")?;
     }
     writeln!(
         md,
         "\n| case | host ms | OpenCV ms | ratio | host per sample vs gray |"
     )?;
     writeln!(md, "|---|---|---|---|---|")?;
-    for (case, host, cv) in &rows {
-        let gray = rows
+    for (case, host, cv) in &m.rows {
+        let gray = m
+            .rows
             .iter()
             .find(|(g, ..)| {
                 g.channels == 1 && g.filter == case.filter && g.k == case.k && g.dtype == case.dtype
@@ -393,13 +428,5 @@ pub fn run(mut args: Args) -> Result<()> {
             case.label()
         )?;
     }
-    println!("\n{md}");
-    // Under target/, which git ignores: a report worth keeping is copied into bench/results/.
-    let dir = ws.join("target/cpu-bench").join(today());
-    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-    let path = dir.join("cpu-bench.md");
-    std::fs::write(&path, format!("# CPU engine vs OpenCV\n\n{md}"))
-        .with_context(|| format!("writing {}", path.display()))?;
-    println!("wrote {}", path.display());
-    Ok(())
+    Ok(md)
 }

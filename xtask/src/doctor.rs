@@ -31,7 +31,31 @@ enum Check {
 /// but the GPU is missing.
 pub fn run(args: Args) -> Result<()> {
     args.finish()?;
-    let mut checks: Vec<(&str, Check)> = Vec::new();
+    let mut checks: Vec<(&'static str, Check)> = Vec::new();
+    toolchain_checks(&mut checks)?;
+    tool_checks(&mut checks);
+    build_checks(&mut checks)?;
+    let mut failed = 0;
+    for (name, check) in &checks {
+        let (mark, text) = match check {
+            Check::Ok(t) => ("ok  ", t),
+            Check::Warn(t) => ("warn", t),
+            Check::Fail(t) => {
+                failed += 1;
+                ("FAIL", t)
+            }
+        };
+        println!("[{mark}] {name}: {text}");
+    }
+    if failed > 0 {
+        bail!("{failed} check(s) failed: see the fixes above");
+    }
+    println!("doctor: everything needed is in place");
+    Ok(())
+}
+
+/// The pinned toolchain, its components and aarch64 target, and the stable toolchain.
+fn toolchain_checks(checks: &mut Vec<(&'static str, Check)>) -> Result<()> {
     let channel = pinned_channel()?;
     let has_pinned = stdout_of("rustup", &["toolchain", "list"])
         .lines()
@@ -91,6 +115,11 @@ pub fn run(args: Args) -> Result<()> {
             )),
         },
     ));
+    Ok(())
+}
+
+/// The tools beyond the toolchains: a C compiler, ptxas, cargo-fuzz.
+fn tool_checks(checks: &mut Vec<(&'static str, Check)>) {
     checks.push((
         "cc",
         match first_line("cc", &["--version"]) {
@@ -135,6 +164,10 @@ pub fn run(args: Args) -> Result<()> {
             )),
         },
     ));
+}
+
+/// The PTX build, and the GPU with the driver loading that PTX (`host info`).
+fn build_checks(checks: &mut Vec<(&'static str, Check)>) -> Result<()> {
     let ws = workspace();
     let ptx_path = ws.join("target/ptx/kernels.ptx");
     std::fs::create_dir_all(ws.join("target/ptx"))?;
@@ -174,21 +207,5 @@ pub fn run(args: Args) -> Result<()> {
             Err(e) => Check::Fail(format!("`host info` failed: {e}")),
         },
     ));
-    let mut failed = 0;
-    for (name, check) in &checks {
-        let (mark, text) = match check {
-            Check::Ok(t) => ("ok  ", t),
-            Check::Warn(t) => ("warn", t),
-            Check::Fail(t) => {
-                failed += 1;
-                ("FAIL", t)
-            }
-        };
-        println!("[{mark}] {name}: {text}");
-    }
-    if failed > 0 {
-        bail!("{failed} check(s) failed: see the fixes above");
-    }
-    println!("doctor: everything needed is in place");
     Ok(())
 }

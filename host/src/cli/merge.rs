@@ -60,35 +60,7 @@ pub fn run(args: &ReportArgs) -> Result<()> {
 /// input twice.
 pub fn merge(docs: &[(String, Value)]) -> Result<(Value, Vec<String>)> {
     let mut problems = Vec::new();
-    let field = |doc: &Value, key: &str| doc.get(key).cloned().unwrap_or(Value::Null);
-    for (name, doc) in docs {
-        let schema = doc.get("schema").and_then(Value::as_u64);
-        if schema != Some(u64::from(JSON_SCHEMA)) {
-            bail!(
-                "{name}: not a --json document of schema {JSON_SCHEMA} (schema {})",
-                schema.map_or("missing".to_string(), |s| s.to_string())
-            );
-        }
-    }
-    // Documents of runs that failed before processing have no settings: they agree.
-    for (key, what) in [
-        ("filter", "filters"),
-        ("border", "borders"),
-        ("settings", "settings"),
-    ] {
-        let values: Vec<(&String, Value)> = docs
-            .iter()
-            .map(|(n, d)| (n, field(d, key)))
-            .filter(|(_, v)| !v.is_null())
-            .collect();
-        if let Some((other, _)) = values.iter().find(|(_, v)| *v != values[0].1) {
-            bail!(
-                "{} and {other} were made with different {what}: not one batch",
-                values[0].0
-            );
-        }
-    }
-
+    check_one_batch(docs)?;
     let shards: Vec<Option<(u64, u64)>> = docs
         .iter()
         .map(|(_, d)| {
@@ -96,36 +68,7 @@ pub fn merge(docs: &[(String, Value)]) -> Result<(Value, Vec<String>)> {
             Some((s.get("index")?.as_u64()?, s.get("count")?.as_u64()?))
         })
         .collect();
-    let count = match shards
-        .iter()
-        .flatten()
-        .map(|&(_, c)| c)
-        .collect::<BTreeSet<_>>()
-        .len()
-    {
-        0 => None,
-        1 => shards.iter().flatten().next().map(|&(_, c)| c),
-        _ => bail!("the documents are shards of different counts: not one batch"),
-    };
-    if let Some(n) = count {
-        if let Some(lone) = shards.iter().position(Option::is_none) {
-            bail!("{} is not a shard, the others are: not one batch", docs[lone].0);
-        }
-        let mut seen = std::collections::HashMap::new();
-        for ((name, _), s) in docs.iter().zip(&shards) {
-            let (i, _) = s.expect("all are shards");
-            if let Some(first) = seen.insert(i, name) {
-                bail!("{first} and {name} are both shard {i}/{n}");
-            }
-        }
-        let missing: Vec<String> = (0..n)
-            .filter(|i| !seen.contains_key(i))
-            .map(|i| i.to_string())
-            .collect();
-        if !missing.is_empty() {
-            problems.push(format!("shard(s) {} of {n} missing", missing.join(", ")));
-        }
-    }
+    let count = shard_count(docs, &shards, &mut problems)?;
 
     let mut images: Vec<Value> = Vec::new();
     let mut inputs = HashSet::new();
@@ -261,6 +204,85 @@ pub fn merge(docs: &[(String, Value)]) -> Result<(Value, Vec<String>)> {
     );
     doc.insert("shards".into(), Value::Array(accounts));
     Ok((Value::Object(doc), problems))
+}
+
+/// `doc`'s `key`, or null.
+fn field(doc: &Value, key: &str) -> Value {
+    doc.get(key).cloned().unwrap_or(Value::Null)
+}
+
+/// Refuses documents of another schema, or of different settings (filter, border, sample type,
+/// clamping, format, encoder choices, variant asked for): not one batch.
+fn check_one_batch(docs: &[(String, Value)]) -> Result<()> {
+    for (name, doc) in docs {
+        let schema = doc.get("schema").and_then(Value::as_u64);
+        if schema != Some(u64::from(JSON_SCHEMA)) {
+            bail!(
+                "{name}: not a --json document of schema {JSON_SCHEMA} (schema {})",
+                schema.map_or("missing".to_string(), |s| s.to_string())
+            );
+        }
+    }
+    // Documents of runs that failed before processing have no settings: they agree.
+    for (key, what) in [
+        ("filter", "filters"),
+        ("border", "borders"),
+        ("settings", "settings"),
+    ] {
+        let values: Vec<(&String, Value)> = docs
+            .iter()
+            .map(|(n, d)| (n, field(d, key)))
+            .filter(|(_, v)| !v.is_null())
+            .collect();
+        if let Some((other, _)) = values.iter().find(|(_, v)| *v != values[0].1) {
+            bail!(
+                "{} and {other} were made with different {what}: not one batch",
+                values[0].0
+            );
+        }
+    }
+    Ok(())
+}
+
+/// The shard count of `docs`, whose `shards` are each one's (index, count) where it is a shard
+/// (`None`: none is); refuses a mix of shards and others, shards of different counts, or the
+/// same shard twice, and adds the shards missing to `problems`.
+fn shard_count(
+    docs: &[(String, Value)],
+    shards: &[Option<(u64, u64)>],
+    problems: &mut Vec<String>,
+) -> Result<Option<u64>> {
+    let count = match shards
+        .iter()
+        .flatten()
+        .map(|&(_, c)| c)
+        .collect::<BTreeSet<_>>()
+        .len()
+    {
+        0 => None,
+        1 => shards.iter().flatten().next().map(|&(_, c)| c),
+        _ => bail!("the documents are shards of different counts: not one batch"),
+    };
+    if let Some(n) = count {
+        if let Some(lone) = shards.iter().position(Option::is_none) {
+            bail!("{} is not a shard, the others are: not one batch", docs[lone].0);
+        }
+        let mut seen = std::collections::HashMap::new();
+        for ((name, _), s) in docs.iter().zip(shards) {
+            let (i, _) = s.expect("all are shards");
+            if let Some(first) = seen.insert(i, name) {
+                bail!("{first} and {name} are both shard {i}/{n}");
+            }
+        }
+        let missing: Vec<String> = (0..n)
+            .filter(|i| !seen.contains_key(i))
+            .map(|i| i.to_string())
+            .collect();
+        if !missing.is_empty() {
+            problems.push(format!("shard(s) {} of {n} missing", missing.join(", ")));
+        }
+    }
+    Ok(count)
 }
 
 #[cfg(test)]

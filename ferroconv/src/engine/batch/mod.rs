@@ -13,6 +13,7 @@ use crate::io::files::{self, FileError, shown};
 use crate::io::inputs::Item;
 use crate::{Image, Result, io::interrupt};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError, mpsc};
 use std::time::{Duration, Instant};
@@ -142,43 +143,8 @@ pub fn run(
                    convolve: &mut dyn FnMut(&Image, Option<Stage>) -> Result<Convolved>,
                    computed_tx: &mpsc::SyncSender<(Decoded, Computed)>|
      -> bool {
-        let mut computed = Computed::default();
-        let mut stop = false;
-        if let Ok(pages) = &decoded.image {
-            computed.input_bytes = pages.iter().map(Image::byte_len).sum();
-            let fault = settings.inject.and_then(|i| i.at(decoded.index + 1));
-            // Page by page; the times and strips add up, the variant is the first page's.
-            let mut results: Vec<Image> = Vec::with_capacity(pages.len());
-            let convolved = pages.iter().try_for_each(|page| {
-                let (mut out, strips, times) = convolve(page, fault)?;
-                if let Some(counts) = settings.counts {
-                    counts.apply(&mut out);
-                }
-                computed.strips += strips;
-                computed.times = if results.is_empty() {
-                    times
-                } else {
-                    computed.times.add(&times)
-                };
-                results.push(out);
-                Ok::<(), crate::Error>(())
-            });
-            decoded.image = match convolved {
-                Ok(()) => Ok(results),
-                Err(e) => {
-                    stop = e.is_device_fault();
-                    let error = FileError::Image {
-                        path: items[decoded.index].input.clone(),
-                        source: e,
-                    };
-                    Err(if stop {
-                        format!("{error}; the batch stops here")
-                    } else {
-                        error.to_string()
-                    })
-                }
-            };
-        }
+        let input = &items[decoded.index].input;
+        let (computed, stop) = convolve_pages(&mut decoded, input, settings, convolve);
         if stop {
             stopped_by_fault.store(true, Ordering::Relaxed);
         }
@@ -232,31 +198,8 @@ pub fn run(
                     let next = computed_rx.lock().expect("no encoder panics").recv();
                     let Ok((decoded, computed)) = next else { break };
                     let item = &items[decoded.index];
-                    let outcome = match decoded.image {
-                        Ok(pages) => {
-                            let t = Instant::now();
-                            match files::write_pages(
-                                &pages,
-                                &item.output,
-                                &settings.encoding,
-                                &decoded.metadata,
-                            ) {
-                                Ok(()) => {
-                                    let done = done_facts(&pages, &computed, decoded.decode_ms, t);
-                                    finish(decoded.index, Status::Written, Some(done), None)
-                                }
-                                Err(FileError::Interrupted { signal, .. }) => {
-                                    let why = format!(
-                                        "{}: discarded while being written: interrupted by {signal}",
-                                        shown(&item.input)
-                                    );
-                                    finish(decoded.index, Status::Discarded, None, Some(why))
-                                }
-                                Err(e) => finish(decoded.index, Status::Failed, None, Some(e.to_string())),
-                            }
-                        }
-                        Err(e) => finish(decoded.index, Status::Failed, None, Some(e)),
-                    };
+                    let (status, done, error) = write_result(&decoded, &computed, item, settings);
+                    let outcome = finish(decoded.index, status, done, error);
                     let _ = done_tx.send((decoded.index, outcome));
                 }
             });
@@ -312,31 +255,7 @@ pub fn run(
         drop(computed_tx);
         let _ = stop_tx.send(());
     });
-    let mut outcomes: Vec<Option<Outcome>> = vec![None; items.len()];
-    for (i, o) in done_rx {
-        outcomes[i] = Some(o);
-    }
-    let why_not = if stopped_by_fault.load(Ordering::Relaxed) {
-        "the batch stopped at a device fault".to_string()
-    } else {
-        match interrupt::signal() {
-            Some(s) => format!("interrupted by {}", interrupt::name(s)),
-            None => "the batch stopped".to_string(),
-        }
-    };
-    outcomes
-        .into_iter()
-        .zip(items)
-        .map(|(o, item)| {
-            o.unwrap_or_else(|| Outcome {
-                input: item.input.clone(),
-                output: item.output.clone(),
-                status: Status::NotProcessed,
-                done: None,
-                error: Some(format!("{}: not processed: {why_not}", shown(&item.input))),
-            })
-        })
-        .collect()
+    outcomes_by_item(items, done_rx, stopped_by_fault.load(Ordering::Relaxed))
 }
 
 /// What the engine reports about one image.
@@ -366,4 +285,117 @@ fn done_facts(pages: &[Image], c: &Computed, decode_ms: f64, encode: Instant) ->
         encode_ms: ms_since(encode),
         gb_per_s: (c.input_bytes + output_bytes) as f64 / seconds / 1e9,
     }
+}
+
+/// Convolves `decoded`'s pages with `convolve`, page by page (the times and strips add up, the
+/// variant is the first page's); a failure becomes the image's error, naming `input`. Returns
+/// what the engine reported, and whether the batch must stop (a device fault).
+fn convolve_pages(
+    decoded: &mut Decoded,
+    input: &Path,
+    settings: &Settings,
+    convolve: &mut dyn FnMut(&Image, Option<Stage>) -> Result<Convolved>,
+) -> (Computed, bool) {
+    let mut computed = Computed::default();
+    let mut stop = false;
+    if let Ok(pages) = &decoded.image {
+        computed.input_bytes = pages.iter().map(Image::byte_len).sum();
+        let fault = settings.inject.and_then(|i| i.at(decoded.index + 1));
+        // Page by page; the times and strips add up, the variant is the first page's.
+        let mut results: Vec<Image> = Vec::with_capacity(pages.len());
+        let convolved = pages.iter().try_for_each(|page| {
+            let (mut out, strips, times) = convolve(page, fault)?;
+            if let Some(counts) = settings.counts {
+                counts.apply(&mut out);
+            }
+            computed.strips += strips;
+            computed.times = if results.is_empty() {
+                times
+            } else {
+                computed.times.add(&times)
+            };
+            results.push(out);
+            Ok::<(), crate::Error>(())
+        });
+        decoded.image = match convolved {
+            Ok(()) => Ok(results),
+            Err(e) => {
+                stop = e.is_device_fault();
+                let error = FileError::Image {
+                    path: input.to_path_buf(),
+                    source: e,
+                };
+                Err(if stop {
+                    format!("{error}; the batch stops here")
+                } else {
+                    error.to_string()
+                })
+            }
+        };
+    }
+    (computed, stop)
+}
+
+/// Writes `decoded`'s results to `item`'s output (or reports why there are none): the image's
+/// status, its facts when written, and the error otherwise.
+fn write_result(
+    decoded: &Decoded,
+    computed: &Computed,
+    item: &Item,
+    settings: &Settings,
+) -> (Status, Option<Done>, Option<String>) {
+    match &decoded.image {
+        Ok(pages) => {
+            let t = Instant::now();
+            match files::write_pages(pages, &item.output, &settings.encoding, &decoded.metadata) {
+                Ok(()) => {
+                    let done = done_facts(pages, computed, decoded.decode_ms, t);
+                    (Status::Written, Some(done), None)
+                }
+                Err(FileError::Interrupted { signal, .. }) => {
+                    let why = format!(
+                        "{}: discarded while being written: interrupted by {signal}",
+                        shown(&item.input)
+                    );
+                    (Status::Discarded, None, Some(why))
+                }
+                Err(e) => (Status::Failed, None, Some(e.to_string())),
+            }
+        }
+        Err(e) => (Status::Failed, None, Some(e.clone())),
+    }
+}
+
+/// The outcomes `done` reported, in the items' order; an item without one was not processed
+/// (because of a device fault where `stopped_by_fault`, else a signal, or the batch's stop).
+fn outcomes_by_item(
+    items: &[Item],
+    done: mpsc::Receiver<(usize, Outcome)>,
+    stopped_by_fault: bool,
+) -> Vec<Outcome> {
+    let mut outcomes: Vec<Option<Outcome>> = vec![None; items.len()];
+    for (i, o) in done {
+        outcomes[i] = Some(o);
+    }
+    let why_not = if stopped_by_fault {
+        "the batch stopped at a device fault".to_string()
+    } else {
+        match interrupt::signal() {
+            Some(s) => format!("interrupted by {}", interrupt::name(s)),
+            None => "the batch stopped".to_string(),
+        }
+    };
+    outcomes
+        .into_iter()
+        .zip(items)
+        .map(|(o, item)| {
+            o.unwrap_or_else(|| Outcome {
+                input: item.input.clone(),
+                output: item.output.clone(),
+                status: Status::NotProcessed,
+                done: None,
+                error: Some(format!("{}: not processed: {why_not}", shown(&item.input))),
+            })
+        })
+        .collect()
 }
