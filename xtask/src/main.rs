@@ -15,6 +15,7 @@ mod python;
 mod sass;
 mod sass_diff;
 mod shell;
+mod size;
 mod tools;
 
 use anyhow::{Result, bail};
@@ -49,9 +50,13 @@ tasks:
                              seeds; a crashing input lands in fuzz/artifacts/<target>/ and belongs
                              in fuzz/seeds/<target>/ and a test once fixed
   fuzz --ci                  only the deterministic fuzzing pass of `ci`
-  ci                         everything CI checks: formatting, clippy (host and nvptx), `cargo
-                             check` of the host for aarch64-unknown-linux-gnu, tests,
-                             PTX build + ptxas check, the main job on the CPU (its binary must
+  size                       the size rules (fails listing each breach): no tracked Rust or Python
+                             file over 500 lines (but those xtask/src/oversized.txt allows), no
+                             Python function over 150 lines; Rust functions are held to 150
+                             lines by clippy's too_many_lines (clippy.toml) in `ci`
+  ci                         everything CI checks: formatting, the size rules (`size`), clippy
+                             (host, with too_many_lines; nvptx), `cargo check` of the host for
+                             aarch64-unknown-linux-gnu, tests, PTX build + ptxas check, the main job on the CPU (its binary must
                              not link libcuda), tests/outside built from a copy outside the
                              checkout on Rust {STABLE} with a cleared environment, the Python
                              package built, installed and tested (see `python`), and
@@ -100,6 +105,7 @@ fn run() -> Result<()> {
         "ci" => ci::run(args),
         "outside" => args.finish().and_then(|()| outside::run()),
         "python" => args.finish().and_then(|()| python::run_all()),
+        "size" => size::run(args),
         "doctor" => doctor::run(args),
         "sass-diff" => sass_diff::run(args),
         "help" | "--help" | "-h" => {
