@@ -69,7 +69,9 @@ impl<'g> Float64Plan<'g> {
                 100,
             )
         })?;
-        let taps = ManuallyDrop::new(DeviceBuffer::from_slice(taps).map_err(cuda("upload the taps"))?);
+        // The kernel reads the taps column by column.
+        let columns: Vec<f64> = (0..ky * kx).map(|n| taps[(n % ky) * kx + n / ky]).collect();
+        let taps = ManuallyDrop::new(DeviceBuffer::from_slice(&columns).map_err(cuda("upload the taps"))?);
         let params = Direct64 {
             cval: if matches!(border, Border::Zero) { 0.0 } else { cval },
             ky: ky as u32,
@@ -88,12 +90,15 @@ impl<'g> Float64Plan<'g> {
         })
     }
 
-    /// The taps, as uploaded (a check for tests).
+    /// The taps, row by row, as read back from the GPU (a check for tests).
     pub fn taps(&self) -> Result<Vec<f64>> {
         let _current = self.gpu.enter()?;
-        let mut host = vec![0.0; self.taps.len()];
-        self.taps.copy_to(&mut host).map_err(cuda("download the taps"))?;
-        Ok(host)
+        let mut columns = vec![0.0; self.taps.len()];
+        self.taps
+            .copy_to(&mut columns)
+            .map_err(cuda("download the taps"))?;
+        let (ky, kx) = (self.params.ky as usize, self.params.kx as usize);
+        Ok((0..ky * kx).map(|n| columns[(n % kx) * ky + n / kx]).collect())
     }
 
     /// Filters `images` packed `width × height × channels` `f64` images of host memory `src`
