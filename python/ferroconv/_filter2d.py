@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import sys
 
 import numpy as np
@@ -29,7 +30,7 @@ class Filter2D:
         self._mode = _params.mode(mode)
         self._cval = _params.cval(cval)
         self._weights = w
-        centre = tuple(k // 2 + o for k, o in zip(w.shape, self._origin))
+        centre = self._centre = tuple(k // 2 + o for k, o in zip(w.shape, self._origin))
         self._radius = max(max(c, k - 1 - c) for k, c in zip(w.shape, centre))
         # The float32 plan of unfolded weights (None where the kernels do not take them as they are).
         self._plan = _engine.plan(w, centre, self._mode, self._cval)
@@ -95,6 +96,24 @@ class Filter2D:
             self._weights, name
         )
 
+    def _run64(self, key, shape, channel_axis, device):
+        """The float64 kernel's launch of a packed float64 CUDA array (``key``) on its last two
+        axes (or the two before channels last), kept; None where the call takes the general way
+        (weights longer than the image, or longer than the kernel takes)."""
+        nd, (ky, kx) = len(shape), self._weights.shape
+        if channel_axis is None and nd >= 2:
+            (h, w), c, lead = shape[-2:], 1, shape[:-2]
+        elif channel_axis in (-1, nd - 1) and nd >= 3 and shape[-1] in (1, 3, 4):
+            (h, w, c), lead = shape[-3:], shape[:-3]
+        else:
+            return None
+        n = math.prod(lead)
+        if max(ky, kx) > _engine._MAX_SIDE_64 or h < ky or w < kx or h > 65535 * 32 or n * c > 65535 or n == 0:
+            return None
+        plan = _engine._plan64(self._weights, self._centre, self._mode, self._cval, device)
+        run = self._runs[key] = (_Launch64(plan), 0, w, h, c, "float64", n)
+        return run
+
     def _view_for(self, key, name, shape, channel_axis):
         """The view of a packed array (``key``: its type, shape, dtype, device and channel
         axis), made once."""
@@ -115,6 +134,8 @@ class Filter2D:
                 key = (t, input.shape, input.dtype, device, channel_axis)
                 # The plan's launch of this shape, once it ran it: straight on the tensor.
                 run = self._runs.get(key)
+                if run is None and input.dtype is torch.float64 and input.is_contiguous():
+                    run = self._run64(key, input.shape, channel_axis, device)
                 if run is not None and input.is_contiguous():
                     plan, pitch, w, h, c, name, n = run
                     result = torch.empty_like(input)
@@ -130,6 +151,8 @@ class Filter2D:
                 device = input.device.id
                 key = (t, input.shape, input.dtype, device, channel_axis)
                 run = self._runs.get(key)
+                if run is None and input.dtype == np.float64:
+                    run = self._run64(key, input.shape, channel_axis, device)
                 if run is not None:
                     plan, pitch, w, h, c, name, n = run
                     result = t(input.shape, input.dtype)
@@ -141,11 +164,29 @@ class Filter2D:
                     result = self._plan(input.reshape(view)).reshape(input.shape)
                     self._keep_run(key, view, input.dtype, device)
                     return result
-            elif t is np.ndarray and input.flags.c_contiguous and input.dtype.isnative:
-                key = (t, input.shape, input.dtype, None, channel_axis)
-                view = self._view_for(key, input.dtype.name, input.shape, channel_axis)
-                if view is not None:
+        if (
+            stream is None
+            and axes is None
+            and type(input) is np.ndarray
+            and input.flags.c_contiguous
+            and input.dtype.isnative
+            # A packed output of the input's shape and dtype is written in place (the plan
+            # checks it for overlap); any other takes the general way.
+            and (
+                output is None
+                or type(output) is np.ndarray
+                and output.shape == input.shape
+                and output.dtype == input.dtype
+                and output.flags.c_contiguous
+            )
+        ):
+            key = (np.ndarray, input.shape, input.dtype, None, channel_axis)
+            view = self._view_for(key, input.dtype.name, input.shape, channel_axis)
+            if view is not None:
+                if output is None:
                     return self._plan(input.reshape(view)).reshape(input.shape)
+                self._plan(input.reshape(view), output=output.reshape(view))
+                return output
         nd = len(getattr(input, "shape", np.shape(input)))
         if axes is None:
             axes = [a for a in range(nd) if a != (None if channel_axis is None else channel_axis % max(nd, 1))][-2:]
@@ -156,3 +197,15 @@ class Filter2D:
             stream=stream,
         )
 
+
+class _Launch64:
+    """A float64 plan behind the float32 plans' ``run_device`` arguments (pitch and dtype name
+    unused: packed float64 samples)."""
+
+    __slots__ = ("plan",)
+
+    def __init__(self, plan):
+        self.plan = plan
+
+    def run_device(self, src, _pitch, dst, _pitch_out, w, h, c, _name, n, stream):
+        self.plan.run_device(src, dst, w, h, c, n, stream)

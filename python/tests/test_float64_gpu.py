@@ -62,3 +62,25 @@ def test_float64_runs_on_its_kernel_in_float64(framework):
             assert type(got) is type(to_device(framework, data[:1]))
             assert_close(to_numpy(got), ref(mode), taps, f"case {i} {mode}")
     assert _engine._plans64, "no float64 plan was made: the calls ran element-wise"
+
+
+@pytest.mark.parametrize("framework", FRAMEWORKS)
+def test_a_kept_filter2d_runs_float64_on_its_kernel(framework):
+    """A kept ``Filter2D`` on float64 CUDA arrays launches the float64 kernel straight (the same
+    plans as ``correlate``'s), again and again, each result within float64's bound of scipy's:
+    gray, a batch, channels last, and weights longer than the image (the general way)."""
+    _engine._plans64.clear()
+    rng = np.random.default_rng(22)
+    w = rng.random((5, 3)) - 0.5
+    for mode in MODES:
+        f = ferroconv.Filter2D(w, mode=mode, cval=0.7, origin=(1, 0))
+        for shape, kw in (((67, 130), {}), ((3, 29, 31), {}), ((2, 17, 19, 3), {"channel_axis": -1}), ((4, 2), {})):
+            x = rng.random(shape) * 4 - 2
+            full = w.reshape((1,) * (len(shape) - 2 - bool(kw)) + w.shape + (1,) * bool(kw))
+            want = ndi.correlate(x, full, mode=mode, cval=0.7, origin=(0,) * (len(shape) - 2 - bool(kw)) + (1, 0) + (0,) * bool(kw))
+            a = to_device(framework, x)
+            for call in range(3):
+                assert_close(to_numpy(f(a, **kw)), want, w, f"{framework} {mode} {shape} call {call}")
+        key_shapes = {k[1] for k in f._runs}
+        assert tuple(to_device(framework, np.zeros((67, 130))).shape) in key_shapes, "the launch kept"
+    assert _engine._plans64, "the float64 kernel ran"
