@@ -55,19 +55,7 @@ from ._params import MODES
 __version__ = "0.2.0"
 
 __all__ = [
-    "correlate",
-    "convolve",
-    "correlate1d",
-    "convolve1d",
-    "gaussian_filter",
-    "gaussian_filter1d",
-    "uniform_filter",
-    "uniform_filter1d",
-    "sobel",
-    "prewitt",
-    "laplace",
-    "gaussian_laplace",
-    "gaussian_gradient_magnitude",
+    *_params.FUNCTIONS,
     "Filter2D",
     "gpu_available",
     "set_result_pool",

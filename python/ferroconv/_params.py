@@ -14,6 +14,23 @@ from typing import Any, Optional, Sequence, Union
 
 import numpy as np
 
+# scipy.ndimage's thirteen linear filters, each a function of the package (and of its dask module).
+FUNCTIONS = (
+    "correlate",
+    "convolve",
+    "correlate1d",
+    "convolve1d",
+    "gaussian_filter",
+    "gaussian_filter1d",
+    "uniform_filter",
+    "uniform_filter1d",
+    "sobel",
+    "prewitt",
+    "laplace",
+    "gaussian_laplace",
+    "gaussian_gradient_magnitude",
+)
+
 # Annotations of the public functions: an array (numpy, torch, CuPy, or anything numpy takes),
 # weights, an output (an array or a dtype), a mode or one per axis, axes, a value or one per axis.
 Array = Any

@@ -44,21 +44,7 @@ from . import _fold, _params
 from ._front import axis_index, check_axes, seq
 from ._params import Array, ArrayLike, Axes, Mode, Output, PerAxis
 
-__all__ = [
-    "correlate",
-    "convolve",
-    "correlate1d",
-    "convolve1d",
-    "gaussian_filter",
-    "gaussian_filter1d",
-    "uniform_filter",
-    "uniform_filter1d",
-    "sobel",
-    "prewitt",
-    "laplace",
-    "gaussian_laplace",
-    "gaussian_gradient_magnitude",
-]
+__all__ = list(_params.FUNCTIONS)
 
 
 def _block(x, name, args, kwargs):
