@@ -66,27 +66,16 @@ class Filter2D:
             self._runs[key] = run
 
     def _view(self, name, shape, channel_axis):
-        """The ``(images, height, width, channels)`` view of a packed array of dtype ``name`` and
-        ``shape`` filtered on its last two axes (with ``channel_axis`` None) or on the two before
-        its last (with ``channel_axis`` the last, of 1, 3 or 4 entries), or None where the call
-        takes the general way (the filter folded on a smaller image, weights the kernels do not
-        take as they are, or 8- and 16-bit samples whose results the kernels do not give as
-        scipy does)."""
+        """The view (:func:`_images`) the plan runs a packed array of dtype ``name`` and ``shape``
+        as, or None where the call takes the general way (other channel axes, the filter folded
+        on a smaller image, weights the kernels do not take as they are, or 8- and 16-bit samples
+        whose results the kernels do not give as scipy does)."""
         if self._plan is None or not self._runs_dtype(name):
             return None
-        nd = len(shape)
-        if channel_axis is None and nd >= 2:
-            (h, w), c, lead = shape[-2:], 1, shape[:-2]
-        elif channel_axis in (-1, nd - 1) and nd >= 3 and shape[-1] in (1, 3, 4):
-            (h, w, c), lead = shape[-3:], shape[:-3]
-        else:
+        view = _images(shape, channel_axis)
+        if view is None or view[1] * view[2] == 0 or self._plan._fit(view[1], view[2])[0] is not None:
             return None
-        if h * w == 0 or self._plan._fit(h, w)[0] is not None:
-            return None
-        n = 1
-        for s in lead:
-            n *= s
-        return (n, h, w, c)
+        return view
 
     def _runs_dtype(self, name):
         """Whether the plan's kernels give this call's results for samples of dtype ``name``."""
@@ -100,14 +89,10 @@ class Filter2D:
         """The float64 kernel's launch of a packed float64 CUDA array (``key``) on its last two
         axes (or the two before channels last), kept; None where the call takes the general way
         (weights longer than the image, or longer than the kernel takes)."""
-        nd, (ky, kx) = len(shape), self._weights.shape
-        if channel_axis is None and nd >= 2:
-            (h, w), c, lead = shape[-2:], 1, shape[:-2]
-        elif channel_axis in (-1, nd - 1) and nd >= 3 and shape[-1] in (1, 3, 4):
-            (h, w, c), lead = shape[-3:], shape[:-3]
-        else:
+        view, (ky, kx) = _images(shape, channel_axis), self._weights.shape
+        if view is None:
             return None
-        n = math.prod(lead)
+        n, h, w, c = view
         if max(ky, kx) > _engine._MAX_SIDE_64 or h < ky or w < kx or h > 65535 * 32 or n * c > 65535 or n == 0:
             return None
         plan = _engine._plan64(self._weights, self._centre, self._mode, self._cval, device)
@@ -196,6 +181,20 @@ class Filter2D:
             input, self._weights, output, self._mode, self._cval, self._origin, axes=axes, channel_axis=channel_axis,
             stream=stream,
         )
+
+
+def _images(shape, channel_axis):
+    """The ``(images, height, width, channels)`` view of a packed array of ``shape`` filtered on
+    its last two axes (``channel_axis`` None) or on the two before its last (``channel_axis`` the
+    last, of 1, 3 or 4 entries), or None for other channel axes."""
+    nd = len(shape)
+    if channel_axis is None and nd >= 2:
+        (h, w), c, lead = shape[-2:], 1, shape[:-2]
+    elif channel_axis in (-1, nd - 1) and nd >= 3 and shape[-1] in (1, 3, 4):
+        (h, w, c), lead = shape[-3:], shape[:-3]
+    else:
+        return None
+    return (math.prod(lead), h, w, c)
 
 
 class _Launch64:
