@@ -51,3 +51,8 @@ fn pool() -> &'static ThreadPool {
 pub(crate) fn install<R: Send>(op: impl FnOnce() -> R + Send) -> R {
     pool().install(op)
 }
+
+/// The threads of the library's pool.
+pub(crate) fn threads() -> usize {
+    pool().current_num_threads()
+}
