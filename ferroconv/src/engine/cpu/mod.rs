@@ -26,6 +26,9 @@ pub(crate) use simd::Sample;
 use simd::{BLOCK, Vector, correlate, correlate_pair, store_fence};
 use std::cell::RefCell;
 
+/// Multiply-adds below which a call runs on the calling thread.
+const PARALLEL_MIN: usize = 1 << 18;
+
 /// Whether sample `c` of a `channels`-channel image is RGBA's alpha, which is copied unfiltered.
 pub fn is_alpha(channels: usize, c: usize) -> bool {
     channels == 4 && c == 3
@@ -298,9 +301,14 @@ fn convolve<T: Sample>(
         work,
         stride: work + (k - 1) * ch,
     };
+    // Small images run on the calling thread: waking the pool costs more than their work.
+    let taps = match plan.method {
+        Method::Direct(_) => k * k,
+        Method::Separable(_) => 2 * k,
+    };
+    let parallel = parallel && ow * oh * ch * taps >= PARALLEL_MIN;
     let rows = if parallel {
-        oh.div_ceil(pool::install(rayon::current_num_threads) * 8)
-            .clamp(16, 256)
+        oh.div_ceil(pool::threads() * 8).clamp(16, 256)
     } else {
         oh
     };
