@@ -7,8 +7,9 @@ A pass along axis ``a`` of shape ``S``, with ``inner = prod(S[a+1:])`` entries a
 (taps ``k x 1``) over ``prod(S[:a])`` images of ``S[a]`` rows of ``inner`` samples. A 2D filter on
 axes ``(a, a + 1)`` takes ``prod(S[a+2:])`` (1, 3 or 4) as channels. Weights of more axes run as a
 sum of 2D filters of shifted slabs. The kernels compute float32, and float64 on CUDA arrays (a
-filter of one or two neighbouring axes, each side to 127 taps); other float64 results (numpy
-arrays) and filters the kernels do not take are computed element-wise in the array's own
+filter of one or two neighbouring axes, each side to 127 taps); float64 numpy arrays run on the
+library's float64 CPU plan (a filter of one or two neighbouring axes, any length); other float64
+results and filters the kernels do not take are computed element-wise in the array's own
 framework, in its dtype.
 
 Every filter arrives here as taps folded for the axis they run on (``_fold``), so any filter
@@ -22,7 +23,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from . import _cuda, _native, _xp
+from . import _cuda, _native, _numpy, _xp
 from ._kernel2d import _NATIVE, MAX_SIDE, Kernel2D
 
 # The library's largest side of a filter that is not rank 1.
@@ -132,26 +133,52 @@ def _plan64(w, centre, mode, cval, device):
 
 
 def _f64_step(weights, centre, mode, cval, view, fallback):
-    """A step running float64 CUDA arrays viewed as ``view`` (images, height, width, channels)
-    on the float64 kernel with 2D ``weights`` centred on ``centre``, and other arrays (numpy)
-    by ``fallback``; ``fallback`` itself where the kernel does not take the filter or view."""
+    """A step correlating float64 arrays viewed as ``view`` (images, height, width, channels)
+    with 2D ``weights`` centred on ``centre``: numpy arrays on the library's float64 CPU plan,
+    CUDA arrays on the float64 kernel, or by ``fallback`` where the kernel does not take the
+    filter or view. It writes into a given float64 array of its input's shape (``out``)."""
     n, h, w, c = view
-    if max(weights.shape) > _MAX_SIDE_64 or c not in (1, 3, 4) or h > 65535 * 32 or n * c > 65535:
-        return fallback
     weights = np.ascontiguousarray(weights, dtype=np.float64)
     centre = tuple(int(i) for i in centre)
+    host = _native.Host64(weights.ravel().tolist(), weights.shape, centre, _NATIVE[mode], float(cval))
+    kernel = max(weights.shape) <= _MAX_SIDE_64 and c in (1, 3, 4) and h <= 65535 * 32 and n * c <= 65535
 
-    def step(kind, x):
+    def step(kind, x, out=None):
         if kind.name == "numpy":
-            return fallback(kind, x)
-        x = kind.contiguous(x)
-        p = _plan64(weights, centre, mode, cval, _cuda._device_of(kind.name, x))
-        result = kind.empty(x.shape, "float64", x)
-        stream = _cuda._current_stream(kind.name, kind.xp, x)
-        p.run_device(_cuda._cuda_info(x)[0], _cuda._cuda_info(result)[0], w, h, c, n, int(stream))
-        return result
+            return _host64(host, view, x, out)
+        if not kernel:
+            result = fallback(kind, x)
+        else:
+            x = kind.contiguous(x)
+            p = _plan64(weights, centre, mode, cval, _cuda._device_of(kind.name, x))
+            result = kind.empty(x.shape, "float64", x)
+            stream = _cuda._current_stream(kind.name, kind.xp, x)
+            p.run_device(_cuda._cuda_info(x)[0], _cuda._cuda_info(result)[0], w, h, c, n, int(stream))
+        return result if out is None else kind.copy_into(out, result)
 
+    step.into = True
     return step
+
+
+_F64 = np.dtype(np.float64)
+
+
+def _host64(host, view, x, out):
+    """numpy ``x`` (float64, of ``view``'s size) filtered by the float64 CPU plan ``host``: into
+    ``out`` where given (through a new array where ``out`` is not a packed native float64 array
+    apart from ``x``), else into a new array."""
+    n, h, w, c = view
+    if x.dtype != _F64 or not x.flags.c_contiguous:
+        x = np.ascontiguousarray(x, dtype=_F64)
+    if out is not None and out.dtype == _F64 and out.flags.c_contiguous and not np.may_share_memory(x, out):
+        host.run(x.ctypes.data, out.ctypes.data, w, h, c, n)
+        return out
+    result = _numpy._host_empty(x.shape, _F64)
+    host.run(x.ctypes.data, result.ctypes.data, w, h, c, n)
+    if out is None:
+        return result
+    out[...] = result
+    return out
 
 
 def line_step(shape, comp, axis, taps, centre, mode, cval):

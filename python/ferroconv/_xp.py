@@ -9,7 +9,8 @@ import numpy as np
 
 from ._params import type_name
 
-# Dtype names the package computes: in float32 (the kernels) or in float64 (element-wise).
+# Dtype names the package computes: in float32 (the kernels) or in float64 (the float64 kernel
+# and CPU plan, else element-wise).
 F32_NAMES = frozenset({"float32", "float16", "bfloat16", "uint8", "uint16", "int8", "int16"})
 F64_NAMES = frozenset({"float64", "uint32", "uint64", "int32", "int64"})
 COMPLEX_PARTS = {"complex64": "float32", "complex128": "float64"}
