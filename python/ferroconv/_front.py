@@ -92,13 +92,18 @@ def typed(value):
     """``value`` as part of a key: each number with its type (1, 1.0 and True are equal keys, but
     not equal arguments: scipy takes some and refuses others), sequences as tuples."""
     if isinstance(value, (tuple, list)):
-        return (type(value), tuple(typed(v) for v in value))
+        return (type(value), tuple([typed(v) for v in value]))
     return (type(value), value)
+
+
+def _key(prepare, shape, in_name, out_name, args, params):
+    """The key of a kept program: the arguments and keyword parameters each typed."""
+    return (prepare, shape, in_name, out_name, typed(args), tuple([(k, typed(v)) for k, v in params.items()]))
 
 
 def _program(prepare, shape, in_name, out_name, args, params):
     """``prepare``'s program for these arguments, kept where they can be a key."""
-    key = (prepare, shape, in_name, out_name, typed(args), typed(tuple(params.items())))
+    key = _key(prepare, shape, in_name, out_name, args, params)
     try:
         prog = _programs.get(key)
     except TypeError:  # an argument that cannot be a key (large weights are not)
@@ -129,7 +134,7 @@ def front(prepare):
             if kind is not None:
                 name = kind.name_of(x)
                 try:
-                    prog = _programs.get((prepare, x.shape, name, name, typed(args), typed(tuple(params.items()))))
+                    prog = _programs.get(_key(prepare, x.shape, name, name, args, params))
                 except TypeError:
                     prog = None
                 if prog is not None:
@@ -211,6 +216,8 @@ def _parts(kind, x, name, part, prepare, args, params):
 
 def real_cval(value, complex_input: bool):
     """``cval``: a real number, or a complex one for complex input (checked per part)."""
+    if type(value) is float and abs(value) <= _params.F32_MAX:
+        return value
     if complex_input and isinstance(value, (complex, np.complexfloating)):
         _params.cval(value.real)
         _params.cval(value.imag)

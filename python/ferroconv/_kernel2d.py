@@ -52,6 +52,9 @@ class Kernel2D:
         # Per (shape, dtype, device, axes) of a packed torch tensor or CuPy array that runs as it
         # is: (native plan, row pitch in bytes, width, height, channels, sample type, images).
         self._direct = {}
+        # Per (shape, dtype) of a packed numpy array that runs as it is: (native plan, sample
+        # type, (images, height, width, channels)).
+        self._hosts = {}
 
     weights = property(lambda self: self._weights.view(), doc="The weights (a read-only float64 copy).")
     mode = property(lambda self: self._mode, doc="The mode's name (scipy's).")
