@@ -19,7 +19,7 @@ const TILE: usize = 16 << 10;
 /// Outputs accumulated together in registers (4 AVX2 vectors).
 const BLOCK: usize = 16;
 /// Multiply-adds below which a call runs on the calling thread (waking the pool costs more).
-const PARALLEL_MIN: usize = 1 << 18;
+const PARALLEL_MIN: usize = 1 << 20;
 
 /// A `ky × kx` filter of `f64` taps with tap `(cy, cx)` over the output sample and a border, for
 /// packed `f64` host images of interleaved channels (each filtered), in batches.
@@ -364,9 +364,9 @@ mod tests {
             (3, 5, 3, 2, 1, 7),
             (17, 9, 4, 1, 5, 5),
             (37, 11, 1, 3, 1, 31),
-            (300, 130, 1, 1, 9, 1),
+            (300, 400, 1, 1, 9, 1),
             (40, 30, 2, 1, 61, 1),
-            (290, 40, 3, 2, 3, 5),
+            (290, 60, 3, 2, 3, 5),
         ];
         for &(w, h, c, n, ky, kx) in &cases {
             for border in borders {

@@ -27,7 +27,7 @@ use simd::{BLOCK, Vector, correlate, correlate_pair, store_fence};
 use std::cell::RefCell;
 
 /// Multiply-adds below which a call runs on the calling thread.
-const PARALLEL_MIN: usize = 1 << 18;
+const PARALLEL_MIN: usize = 1 << 20;
 
 /// Whether sample `c` of a `channels`-channel image is RGBA's alpha, which is copied unfiltered.
 pub fn is_alpha(channels: usize, c: usize) -> bool {
