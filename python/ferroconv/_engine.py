@@ -8,9 +8,10 @@ A pass along axis ``a`` of shape ``S``, with ``inner = prod(S[a+1:])`` entries a
 axes ``(a, a + 1)`` takes ``prod(S[a+2:])`` (1, 3 or 4) as channels. Weights of more axes run as a
 sum of 2D filters of shifted slabs. The kernels compute float32, and float64 on CUDA arrays (a
 filter of one or two neighbouring axes, each side to 127 taps); float64 numpy arrays run on the
-library's float64 CPU plan (a filter of one or two neighbouring axes, any length); other float64
-results and filters the kernels do not take are computed element-wise in the array's own
-framework, in its dtype.
+library's CPU plan in float64 (a filter of one or two neighbouring axes, any length), and so do
+float32 numpy arrays' 1D passes, in float32, where there is no GPU; other float64 results and
+filters the kernels do not take are computed element-wise in the array's own framework, in its
+dtype.
 
 Every filter arrives here as taps folded for the axis they run on (``_fold``), so any filter
 runs in at most ``2n + 1`` taps on an axis of ``n`` samples."""
@@ -140,12 +141,12 @@ def _f64_step(weights, centre, mode, cval, view, fallback):
     n, h, w, c = view
     weights = np.ascontiguousarray(weights, dtype=np.float64)
     centre = tuple(int(i) for i in centre)
-    host = _native.Host64(weights.ravel().tolist(), weights.shape, centre, _NATIVE[mode], float(cval))
+    host = _native.CpuPlan(weights.ravel().tolist(), weights.shape, centre, _NATIVE[mode], float(cval))
     kernel = max(weights.shape) <= _MAX_SIDE_64 and c in (1, 3, 4) and h <= 65535 * 32 and n * c <= 65535
 
     def step(kind, x, out=None):
         if kind.name == "numpy":
-            return _host64(host, view, x, out)
+            return _host_run(host.run_f64, _F64, view, x, out)
         if not kernel:
             result = fallback(kind, x)
         else:
@@ -161,47 +162,67 @@ def _f64_step(weights, centre, mode, cval, view, fallback):
 
 
 _F64 = np.dtype(np.float64)
+_F32 = np.dtype(np.float32)
 
 
-def _host64(host, view, x, out):
-    """numpy ``x`` (float64, of ``view``'s size) filtered by the float64 CPU plan ``host``: into
-    ``out`` where given (through a new array where ``out`` is not a packed native float64 array
-    apart from ``x``), else into a new array."""
+def _host_run(run, dtype, view, x, out):
+    """numpy ``x`` (of ``view``'s size) filtered by ``run`` (a CPU plan's run of ``dtype``
+    samples) in ``dtype``: into ``out`` where given (through a new array where ``out`` is not a
+    packed native array of ``dtype`` apart from ``x``), else into a new array."""
     n, h, w, c = view
-    if x.dtype != _F64 or not x.flags.c_contiguous:
-        x = np.ascontiguousarray(x, dtype=_F64)
-    if out is not None and out.dtype == _F64 and out.flags.c_contiguous and not np.may_share_memory(x, out):
-        host.run(x.ctypes.data, out.ctypes.data, w, h, c, n)
+    if x.dtype != dtype or not x.flags.c_contiguous:
+        x = np.ascontiguousarray(x, dtype=dtype)
+    if out is not None and out.dtype == dtype and out.flags.c_contiguous and not np.may_share_memory(x, out):
+        run(x.ctypes.data, out.ctypes.data, w, h, c, n)
         return out
-    result = _numpy._host_empty(x.shape, _F64)
-    host.run(x.ctypes.data, result.ctypes.data, w, h, c, n)
+    result = _numpy._host_empty(x.shape, dtype)
+    run(x.ctypes.data, result.ctypes.data, w, h, c, n)
     if out is None:
         return result
     out[...] = result
     return out
 
 
+def _cpu32_step(weights, centre, mode, cval, view, other):
+    """A step correlating float32 numpy arrays viewed as ``view`` with 2D ``weights`` on the
+    library's CPU plan (in float32), and other arrays by ``other``."""
+    weights = np.ascontiguousarray(weights, dtype=np.float64)
+    host = _native.CpuPlan(weights.ravel().tolist(), weights.shape, tuple(int(i) for i in centre), _NATIVE[mode], float(cval))
+
+    def step(kind, x, out=None):
+        if kind.name == "numpy":
+            return _host_run(host.run_f32, _F32, view, x, out)
+        if out is None:
+            return other(kind, x)
+        if getattr(other, "into", False):
+            return other(kind, x, out)
+        return kind.copy_into(out, other(kind, x))
+
+    step.into = True
+    return step
+
+
 def line_step(shape, comp, axis, taps, centre, mode, cval):
     """A step correlating arrays of ``shape`` (contiguous, of dtype ``comp``) along ``axis``
     with 1D ``taps`` centred on tap ``centre`` (folded for the axis), in their dtype; for 8- and
-    16-bit samples on the kernels only (None where they do not take the taps)."""
+    16-bit samples on the kernels only (None where they do not take the taps). Without a GPU,
+    float32 numpy arrays run on the library's CPU plan."""
     taps = np.asarray(taps, dtype=np.float64)
+    k = len(taps)
+    inner, outer = _prod(shape[axis + 1 :]), _prod(shape[:axis])
+    if inner in (1, 3, 4):
+        w, at, view = taps.reshape(1, k), (0, centre), (1, outer, shape[axis], inner)
+    else:
+        w, at, view = taps.reshape(k, 1), (centre, 0), (outer, shape[axis], inner, 1)
+    dense = lambda kind, x: _dense(kind, x, (axis,), taps, (centre,), mode, cval)  # noqa: E731
     if comp in KERNEL_DTYPES:
-        k = len(taps)
-        inner, outer = _prod(shape[axis + 1 :]), _prod(shape[:axis])
-        if inner in (1, 3, 4):
-            step = _kernel_step(shape, comp, taps.reshape(1, k), (0, centre), mode, cval, (1, outer, shape[axis], inner))
-        else:
-            step = _kernel_step(shape, comp, taps.reshape(k, 1), (centre, 0), mode, cval, (outer, shape[axis], inner, 1))
+        step = _kernel_step(shape, comp, w, at, mode, cval, view)
+        if comp == "float32" and not _native.gpu_available():
+            return _cpu32_step(w, at, mode, cval, view, step or dense)
         if step is not None or comp != "float32":
             return step
-    dense = lambda kind, x: _dense(kind, x, (axis,), taps, (centre,), mode, cval)  # noqa: E731
     if comp == "float64":
-        k = len(taps)
-        inner, outer = _prod(shape[axis + 1 :]), _prod(shape[:axis])
-        if inner in (1, 3, 4):
-            return _f64_step(taps.reshape(1, k), (0, centre), mode, cval, (1, outer, shape[axis], inner), dense)
-        return _f64_step(taps.reshape(k, 1), (centre, 0), mode, cval, (outer, shape[axis], inner, 1), dense)
+        return _f64_step(w, at, mode, cval, view, dense)
     return dense
 
 

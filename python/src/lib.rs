@@ -11,7 +11,7 @@ use pyo3::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, OnceLock, PoisonError};
 
-mod cpu64;
+mod cpu;
 
 /// The library's error as a Python exception: faults of the GPU or its driver are
 /// `RuntimeError`, everything the caller asked wrongly `ValueError`.
@@ -425,7 +425,7 @@ impl Plan64 {
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Plan>()?;
     m.add_class::<Plan64>()?;
-    m.add_class::<cpu64::Host64>()?;
+    m.add_class::<cpu::CpuPlan>()?;
     m.add_function(wrap_pyfunction!(gpu_available, m)?)?;
     m.add_function(wrap_pyfunction!(check_filter, m)?)?;
     Ok(())

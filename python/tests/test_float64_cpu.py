@@ -30,7 +30,7 @@ def sizes():
 
 
 def test_the_float64_cpu_plan_runs_numpy_arrays(monkeypatch):
-    """float64 numpy arrays run on ``Host64`` (never element-wise): the element-wise fallback
+    """float64 numpy arrays run on the CPU plan (never element-wise): the element-wise fallback
     raises here."""
     monkeypatch.setattr(_engine, "_dense", lambda *a: pytest.fail("element-wise float64"))
     x = np.random.default_rng(1).random((41, 53))

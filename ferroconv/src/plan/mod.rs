@@ -32,7 +32,7 @@
 //! per plan, or the caller orders the streams), because they share the plan's taps and scratch
 //! buffers.
 
-mod cpu64;
+mod cpu;
 mod device;
 mod float64;
 mod gpu_plan;
@@ -40,7 +40,7 @@ mod host;
 mod run;
 mod view;
 
-pub use cpu64::CpuFloat64Plan;
+pub use cpu::{CpuPlan, Real};
 pub use device::{DeviceImage, RawImage, StreamRef};
 pub use float64::Float64Plan;
 pub use view::{ImageView, ImageViewMut, Layout, Pixel};

@@ -1,5 +1,5 @@
-//! [`CpuFloat64Plan`]: a filter of `f64` taps run on `f64` images in host memory, computed in
-//! `f64` on the CPU, as scipy computes float64 arrays.
+//! [`CpuPlan`]: a filter of `f64` taps run on `f64` or `f32` images in host memory on the CPU,
+//! computed in the images' own type (`f64` as scipy computes float64 arrays).
 //!
 //! Each output row is the sum over the filter's rows of its taps times a padded input row (the
 //! image row the border gives, extended by it along the row); a `k × 1` filter (a column pass)
@@ -16,16 +16,21 @@ use std::cell::RefCell;
 
 /// Bytes of the filter's rows a tile reads (half of a 32 KiB L1 data cache).
 const TILE: usize = 16 << 10;
-/// Outputs accumulated together in registers (4 AVX2 vectors).
-const BLOCK: usize = 16;
+/// Outputs accumulated together in registers (8 AVX2 vectors of `f64`, 4 of `f32`: enough
+/// independent multiply-adds in flight to hide their latency), then [`SHORT`] at a time.
+const BLOCK: usize = 32;
+/// Outputs accumulated together past the last whole [`BLOCK`].
+const SHORT: usize = 8;
 /// Multiply-adds below which a call runs on the calling thread (waking the pool costs more).
 const PARALLEL_MIN: usize = 1 << 20;
 
 /// A `ky × kx` filter of `f64` taps with tap `(cy, cx)` over the output sample and a border, for
-/// packed `f64` host images of interleaved channels (each filtered), in batches.
-pub struct CpuFloat64Plan {
+/// packed `f64` or `f32` host images of interleaved channels (each filtered), in batches.
+pub struct CpuPlan {
     /// Row-major taps.
     taps: Vec<f64>,
+    /// The taps rounded to `f32`, for `f32` images.
+    taps32: Vec<f32>,
     ky: usize,
     kx: usize,
     cy: usize,
@@ -35,19 +40,67 @@ pub struct CpuFloat64Plan {
     cval: f64,
 }
 
-/// Each thread's padded rows, reused band after band and call after call.
+/// Each thread's padded rows (as 8-byte words, viewed as the samples' type), reused band after
+/// band and call after call.
 #[derive(Default)]
 struct Scratch {
-    padded: Vec<f64>,
+    padded: Vec<u64>,
     /// A column pass's tiles of its rows, packed (see [`Run::band`]).
-    packed: Vec<f64>,
+    packed: Vec<u64>,
 }
 
 thread_local! {
     static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
 }
 
-impl CpuFloat64Plan {
+/// `len` samples of `T` in `buf`, grown as needed (their values left as they were).
+fn samples<T: Real>(buf: &mut Vec<u64>, len: usize) -> &mut [T] {
+    let words = (len * size_of::<T>()).div_ceil(size_of::<u64>());
+    if buf.len() < words {
+        buf.resize(words, 0);
+    }
+    &mut bytemuck::cast_slice_mut::<u64, T>(&mut buf[..words])[..len]
+}
+
+/// The sample types a [`CpuPlan`] runs, each computed in itself: `f64` and `f32`.
+pub trait Real:
+    bytemuck::Pod + Send + Sync + Default + std::ops::Mul<Output = Self> + std::ops::Add<Output = Self>
+{
+    /// The plan's taps in this type.
+    fn taps(plan: &CpuPlan) -> &[Self];
+    /// `v` rounded to this type.
+    fn of(v: f64) -> Self;
+    /// `a · b + c`, rounded once.
+    fn mul_add(a: Self, b: Self, c: Self) -> Self;
+}
+
+impl Real for f64 {
+    fn taps(plan: &CpuPlan) -> &[Self] {
+        &plan.taps
+    }
+    fn of(v: f64) -> Self {
+        v
+    }
+    #[inline(always)]
+    fn mul_add(a: Self, b: Self, c: Self) -> Self {
+        a.mul_add(b, c)
+    }
+}
+
+impl Real for f32 {
+    fn taps(plan: &CpuPlan) -> &[Self] {
+        &plan.taps32
+    }
+    fn of(v: f64) -> Self {
+        v as f32
+    }
+    #[inline(always)]
+    fn mul_add(a: Self, b: Self, c: Self) -> Self {
+        a.mul_add(b, c)
+    }
+}
+
+impl CpuPlan {
     /// The plan of `taps` (`ky × kx`, row-major, each side at least 1) with the tap `(cy, cx)`
     /// over the output sample and `border` (not [`Border::Valid`]); `cval` is the constant
     /// border's value (the others ignore it).
@@ -84,6 +137,7 @@ impl CpuFloat64Plan {
         };
         Ok(Self {
             taps: taps.to_vec(),
+            taps32: taps.iter().map(|&t| t as f32).collect(),
             ky,
             kx,
             cy,
@@ -94,11 +148,11 @@ impl CpuFloat64Plan {
     }
 
     /// Filters `images` packed `width × height × channels` images `src` into `dst` (the same
-    /// shape, another array).
-    pub fn run(
+    /// shape, another array), computed in their type.
+    pub fn run<T: Real>(
         &self,
-        src: &[f64],
-        dst: &mut [f64],
+        src: &[T],
+        dst: &mut [T],
         (width, height, channels, images): (usize, usize, usize, usize),
     ) -> Result<()> {
         let row_len = width * channels;
@@ -148,24 +202,22 @@ impl CpuFloat64Plan {
 }
 
 /// One call: the plan, the images and the source of each padded column.
-struct Run<'a> {
-    plan: &'a CpuFloat64Plan,
-    src: &'a [f64],
+struct Run<'a, T> {
+    plan: &'a CpuPlan,
+    src: &'a [T],
+    /// The constant border's value in `T`.
+    cval: T,
     width: usize,
     height: usize,
     channels: usize,
     /// Image column of each padded column (`None`: outside, reads `cval`); empty for `kx == 1`.
     columns: Vec<Option<usize>>,
     /// A row of `cval` (the rows outside the image of a `k × 1` filter).
-    outside: Vec<f64>,
+    outside: Vec<T>,
 }
 
-impl<'a> Run<'a> {
-    fn new(
-        plan: &'a CpuFloat64Plan,
-        src: &'a [f64],
-        (width, height, channels): (usize, usize, usize),
-    ) -> Self {
+impl<'a, T: Real> Run<'a, T> {
+    fn new(plan: &'a CpuPlan, src: &'a [T], (width, height, channels): (usize, usize, usize)) -> Self {
         let columns = if plan.kx == 1 {
             Vec::new()
         } else {
@@ -174,13 +226,14 @@ impl<'a> Run<'a> {
                 .collect()
         };
         let outside = if plan.kx == 1 && matches!(plan.border, Border::Constant(_) | Border::Zero) {
-            vec![plan.cval; width * channels]
+            vec![T::of(plan.cval); width * channels]
         } else {
             Vec::new()
         };
         Self {
             plan,
             src,
+            cval: T::of(plan.cval),
             width,
             height,
             channels,
@@ -190,16 +243,16 @@ impl<'a> Run<'a> {
     }
 
     /// Image row `y` of image `i`, or `None` outside.
-    fn image_row(&self, i: usize, y: isize) -> Option<&'a [f64]> {
+    fn image_row(&self, i: usize, y: isize) -> Option<&'a [T]> {
         let row_len = self.width * self.channels;
         let yy = self.plan.border.source(y, self.height)?;
         Some(&self.src[(i * self.height + yy) * row_len..][..row_len])
     }
 
     /// Padded row of image row `y` of image `i` into `dst` (`(width + kx - 1) · channels`).
-    fn pad(&self, i: usize, y: isize, dst: &mut [f64]) {
+    fn pad(&self, i: usize, y: isize, dst: &mut [T]) {
         let Some(row) = self.image_row(i, y) else {
-            dst.fill(self.plan.cval);
+            dst.fill(self.cval);
             return;
         };
         let (c, first) = (self.channels, self.plan.cx);
@@ -209,20 +262,21 @@ impl<'a> Run<'a> {
             let to = &mut dst[px * c..(px + 1) * c];
             match self.columns[px] {
                 Some(sx) => to.copy_from_slice(&row[sx * c..(sx + 1) * c]),
-                None => to.fill(self.plan.cval),
+                None => to.fill(self.cval),
             }
         }
     }
 
     /// Output rows `y0 ..` of image `i` into `out` (whole rows).
-    fn band(&self, i: usize, y0: usize, out: &mut [f64], s: &mut Scratch) {
+    fn band(&self, i: usize, y0: usize, out: &mut [T], s: &mut Scratch) {
         let p = self.plan;
         let (c, row_len) = (self.channels, self.width * self.channels);
         let count = out.len() / row_len;
         // Padded rows `y0 - cy .. y0 + count + ky - 1 - cy`, in order.
         let first = y0 as isize - p.cy as isize;
         let needed = count + p.ky - 1;
-        let rows: Vec<&[f64]> = if p.kx == 1 {
+        let taps = T::taps(p);
+        let rows: Vec<&[T]> = if p.kx == 1 {
             (0..needed)
                 .map(|r| {
                     self.image_row(i, first + r as isize)
@@ -231,58 +285,54 @@ impl<'a> Run<'a> {
                 .collect()
         } else {
             let padded_len = self.columns.len() * c;
-            s.padded.resize(needed * padded_len, 0.0);
-            for (r, dst) in s.padded.chunks_exact_mut(padded_len).enumerate() {
+            let padded = samples::<T>(&mut s.padded, needed * padded_len);
+            for (r, dst) in padded.chunks_exact_mut(padded_len).enumerate() {
                 self.pad(i, first + r as isize, dst);
             }
-            s.padded.chunks_exact(padded_len).collect()
+            let padded: &[T] = padded;
+            padded.chunks_exact(padded_len).collect()
         };
-        let tile = (TILE / (p.ky * size_of::<f64>()) / BLOCK * BLOCK).clamp(BLOCK, 256);
+        let tile = (TILE / (p.ky * size_of::<T>()) / BLOCK * BLOCK).clamp(BLOCK, 256);
         for x0 in (0..row_len).step_by(tile) {
             let n = tile.min(row_len - x0);
             if p.kx == 1 && p.ky > 1 {
                 // A column pass: the rows' tiles packed (at a stride that is no multiple of 4 KiB,
                 // where image rows often are: their lines would share a few L1 sets), then read.
                 let stride = n + 8;
-                s.packed.resize(needed * stride, 0.0);
-                for (row, dst) in rows.iter().zip(s.packed.chunks_exact_mut(stride)) {
+                let packed = samples::<T>(&mut s.packed, needed * stride);
+                for (row, dst) in rows.iter().zip(packed.chunks_exact_mut(stride)) {
                     dst[..n].copy_from_slice(&row[x0..x0 + n]);
                 }
-                let packed: Vec<&[f64]> = s.packed.chunks_exact(stride).collect();
+                let packed: &[T] = packed;
+                let packed: Vec<&[T]> = packed.chunks_exact(stride).collect();
                 for (r, row) in out.chunks_exact_mut(row_len).enumerate() {
-                    tile_best(&packed[r..r + p.ky], &p.taps, 1, c, 0, &mut row[x0..x0 + n]);
+                    tile_best(&packed[r..r + p.ky], taps, 1, c, 0, &mut row[x0..x0 + n]);
                 }
                 continue;
             }
             for (r, row) in out.chunks_exact_mut(row_len).enumerate() {
-                tile_best(&rows[r..r + p.ky], &p.taps, p.kx, c, x0, &mut row[x0..x0 + n]);
+                tile_best(&rows[r..r + p.ky], taps, p.kx, c, x0, &mut row[x0..x0 + n]);
             }
         }
     }
 }
 
 /// `out[l] = Σ_{i,j} rows[i][x0 + l + j·step] · taps[i·kx + j]` for every `l` of `out`, the terms
-/// summed in the taps' order; [`BLOCK`] outputs at a time in registers, then one at a time.
+/// summed in the taps' order: [`BLOCK`] outputs at a time in registers, then [`SHORT`], then one.
 #[inline(always)]
-fn tile<const FMA: bool>(rows: &[&[f64]], taps: &[f64], kx: usize, step: usize, x0: usize, out: &mut [f64]) {
-    let madd = |a: f64, b: f64, c: f64| if FMA { a.mul_add(b, c) } else { a * b + c };
-    let blocks = out.len() / BLOCK;
-    for (b, block) in out[..blocks * BLOCK].chunks_exact_mut(BLOCK).enumerate() {
-        let x = x0 + b * BLOCK;
-        let mut acc = [0.0f64; BLOCK];
-        for (row, row_taps) in rows.iter().zip(taps.chunks_exact(kx)) {
-            for (j, &t) in row_taps.iter().enumerate() {
-                let at = x + j * step;
-                let src: &[f64; BLOCK] = row[at..at + BLOCK].try_into().expect("BLOCK samples");
-                for (a, &v) in acc.iter_mut().zip(src) {
-                    *a = madd(v, t, *a);
-                }
-            }
-        }
-        block.copy_from_slice(&acc);
-    }
-    for (l, o) in out.iter_mut().enumerate().skip(blocks * BLOCK) {
-        let mut acc = 0.0;
+fn tile<T: Real, const FMA: bool>(
+    rows: &[&[T]],
+    taps: &[T],
+    kx: usize,
+    step: usize,
+    x0: usize,
+    out: &mut [T],
+) {
+    let done = blocks::<T, BLOCK, FMA>(rows, taps, kx, step, x0, out);
+    let done = done + blocks::<T, SHORT, FMA>(rows, taps, kx, step, x0 + done, &mut out[done..]);
+    let madd = |a: T, b: T, c: T| if FMA { T::mul_add(a, b, c) } else { a * b + c };
+    for (l, o) in out.iter_mut().enumerate().skip(done) {
+        let mut acc = T::default();
         for (row, row_taps) in rows.iter().zip(taps.chunks_exact(kx)) {
             for (j, &t) in row_taps.iter().enumerate() {
                 acc = madd(row[x0 + l + j * step], t, acc);
@@ -292,114 +342,54 @@ fn tile<const FMA: bool>(rows: &[&[f64]], taps: &[f64], kx: usize, step: usize, 
     }
 }
 
+/// [`tile`]'s whole blocks of `B` outputs; returns how many outputs they hold.
+#[inline(always)]
+fn blocks<T: Real, const B: usize, const FMA: bool>(
+    rows: &[&[T]],
+    taps: &[T],
+    kx: usize,
+    step: usize,
+    x0: usize,
+    out: &mut [T],
+) -> usize {
+    let madd = |a: T, b: T, c: T| if FMA { T::mul_add(a, b, c) } else { a * b + c };
+    let (blocks, _) = out.as_chunks_mut::<B>();
+    for (b, block) in blocks.iter_mut().enumerate() {
+        let x = x0 + b * B;
+        let mut acc = [T::default(); B];
+        for (row, row_taps) in rows.iter().zip(taps.chunks_exact(kx)) {
+            for (j, &t) in row_taps.iter().enumerate() {
+                let at = x + j * step;
+                let src: &[T; B] = row[at..at + B].try_into().expect("B samples");
+                for (a, &v) in acc.iter_mut().zip(src) {
+                    *a = madd(v, t, *a);
+                }
+            }
+        }
+        *block = acc;
+    }
+    blocks.len() * B
+}
+
 /// [`tile`] compiled for AVX2 + FMA.
 ///
 /// # Safety
 /// The CPU must support AVX2 and FMA.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-unsafe fn tile_avx2(rows: &[&[f64]], taps: &[f64], kx: usize, step: usize, x0: usize, out: &mut [f64]) {
-    tile::<true>(rows, taps, kx, step, x0, out)
+unsafe fn tile_avx2<T: Real>(rows: &[&[T]], taps: &[T], kx: usize, step: usize, x0: usize, out: &mut [T]) {
+    tile::<T, true>(rows, taps, kx, step, x0, out)
 }
 
 /// [`tile`] with the best instructions the CPU has (AVX2 + FMA where detected on x86-64).
-fn tile_best(rows: &[&[f64]], taps: &[f64], kx: usize, step: usize, x0: usize, out: &mut [f64]) {
+fn tile_best<T: Real>(rows: &[&[T]], taps: &[T], kx: usize, step: usize, x0: usize, out: &mut [T]) {
     #[cfg(target_arch = "x86_64")]
     if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
         // SAFETY: the CPU supports AVX2 and FMA, checked just above.
         return unsafe { tile_avx2(rows, taps, kx, step, x0, out) };
     }
-    tile::<{ cfg!(target_arch = "aarch64") }>(rows, taps, kx, step, x0, out)
+    tile::<T, { cfg!(target_arch = "aarch64") }>(rows, taps, kx, step, x0, out)
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use rand::{Rng, SeedableRng, rngs::StdRng};
-
-    /// The textbook sum over every tap, each sample read through [`Border::source`].
-    fn naive(src: &[f64], (w, h, c, n): (usize, usize, usize, usize), p: &CpuFloat64Plan) -> Vec<f64> {
-        let mut out = vec![0.0; src.len()];
-        for i in 0..n {
-            for y in 0..h {
-                for x in 0..w {
-                    for ch in 0..c {
-                        let mut acc = 0.0;
-                        for a in 0..p.ky {
-                            for b in 0..p.kx {
-                                let sy = p.border.source(y as isize + a as isize - p.cy as isize, h);
-                                let sx = p.border.source(x as isize + b as isize - p.cx as isize, w);
-                                let v = match (sy, sx) {
-                                    (Some(sy), Some(sx)) => src[((i * h + sy) * w + sx) * c + ch],
-                                    _ => p.cval,
-                                };
-                                acc += v * p.taps[a * p.kx + b];
-                            }
-                        }
-                        out[((i * h + y) * w + x) * c + ch] = acc;
-                    }
-                }
-            }
-        }
-        out
-    }
-
-    #[test]
-    fn matches_the_textbook_sum_on_every_border_and_shape() {
-        let mut rng = StdRng::seed_from_u64(7);
-        let borders = [
-            Border::Zero,
-            Border::Replicate,
-            Border::Reflect,
-            Border::Symmetric,
-            Border::Wrap,
-            Border::Constant(0.75),
-        ];
-        // (width, height, channels, images, ky, kx): tiny, odd, longer than the image, and large
-        // enough to run on the pool (more than a tile per row).
-        let cases = [
-            (1, 1, 1, 1, 1, 1),
-            (1, 1, 1, 2, 3, 3),
-            (5, 3, 1, 1, 7, 1),
-            (3, 5, 3, 2, 1, 7),
-            (17, 9, 4, 1, 5, 5),
-            (37, 11, 1, 3, 1, 31),
-            (300, 400, 1, 1, 9, 1),
-            (40, 30, 2, 1, 61, 1),
-            (290, 60, 3, 2, 3, 5),
-        ];
-        for &(w, h, c, n, ky, kx) in &cases {
-            for border in borders {
-                let taps: Vec<f64> = (0..ky * kx).map(|_| rng.random_range(-1.0..1.0)).collect();
-                let centre = (rng.random_range(0..ky), rng.random_range(0..kx));
-                let plan = CpuFloat64Plan::new(&taps, (ky, kx), centre, border, 0.75).unwrap();
-                let src: Vec<f64> = (0..w * h * c * n).map(|_| rng.random_range(-2.0..2.0)).collect();
-                let mut dst = vec![f64::NAN; src.len()];
-                plan.run(&src, &mut dst, (w, h, c, n)).unwrap();
-                let want = naive(&src, (w, h, c, n), &plan);
-                let bound =
-                    2.0 * (ky * kx) as f64 * f64::EPSILON * taps.iter().map(|t| t.abs()).sum::<f64>() * 2.0;
-                for (k, (a, b)) in dst.iter().zip(&want).enumerate() {
-                    assert!(
-                        (a - b).abs() <= bound,
-                        "{border:?} {w}x{h}x{c}x{n} {ky}x{kx} at {k}: {a} vs {b}"
-                    );
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn refuses_what_it_cannot_run() {
-        let plan =
-            |taps: &[f64], shape, centre, border| CpuFloat64Plan::new(taps, shape, centre, border, 0.0);
-        assert!(plan(&[1.0; 4], (2, 3), (0, 0), Border::Wrap).is_err());
-        assert!(plan(&[1.0; 3], (1, 3), (0, 3), Border::Wrap).is_err());
-        assert!(plan(&[1.0; 3], (1, 3), (0, 1), Border::Valid).is_err());
-        assert!(plan(&[f64::NAN; 3], (1, 3), (0, 1), Border::Wrap).is_err());
-        let p = plan(&[1.0; 3], (1, 3), (0, 1), Border::Wrap).unwrap();
-        let mut dst = vec![0.0; 5];
-        assert!(p.run(&[1.0; 6], &mut dst, (3, 2, 1, 1)).is_err());
-        assert!(p.run(&[], &mut [], (0, 2, 1, 1)).is_err());
-    }
-}
+mod tests;
