@@ -76,7 +76,7 @@ pub struct Geometry {
     /// truncated as scipy.ndimage casts a float result into an integer array (a C cast, through
     /// `i32` on x86): level = `v · trunc_scale` toward zero, its low bits kept (out-of-range
     /// results wrap modulo the type's range), `v` the result on the kernels' scale and the
-    /// product's truncation exact, for products of magnitude below 2^22 (others, and NaN, give
+    /// product's truncation exact, for products of magnitude below 2^24 (others, and NaN, give
     /// an unspecified level). The host sets it to
     /// `max · widen`, rounded once to `f32` ([`trunc_scale`]): `widen` = [`widen`]`(taps, max)`
     /// makes a result that is exactly a whole number of levels (a flat region under weights

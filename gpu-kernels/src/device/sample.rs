@@ -329,27 +329,23 @@ pub fn level_bits_as(v: f32, levels: f32, trunc_scale: f32) -> u32 {
 /// `v · trunc_scale` truncated toward zero, as scipy.ndimage's C cast of a result into an
 /// integer array ([`Geometry::trunc_scale`]), as a word whose low 8 or 16 bits are the level
 /// (out-of-range results wrapped modulo the type's range), for products of magnitude below
-/// 2^22 (others, and NaN, give an unspecified level): ±1.5 · 2^23 (`v`'s sign) + the product, rounded once
-/// toward zero, keeps ⌊|product|⌋ in its low bits, exactly, and `v`'s sign in its top bit, which
-/// negates those bits (two's complement: the bias's low 16 bits are 0). Five full-rate
-/// instructions with one value live, where the `F2I` conversion runs at a fraction of the rate.
+/// 2^24 (others, and NaN, give an unspecified level). The product rounded toward zero
+/// (`mul.rz`) keeps its integer part (every integer below 2^24 is an `f32`), which `cvt.rzi`
+/// (one `F2I.TRUNC`) returns: two issue slots, where a conversion-free sequence (a sign-chosen
+/// bias, `fma.rz` and a two's complement negation) took five.
 #[inline(always)]
 fn trunc_bits(v: f32, trunc_scale: f32) -> u32 {
-    let bias = f32::from_bits((v.to_bits() & 0x8000_0000) | 0x4B40_0000);
-    let bits = fma_rz(v, trunc_scale, bias).to_bits();
-    let sign = ((bits as i32) >> 31) as u32;
-    (bits ^ sign).wrapping_sub(sign)
-}
-
-/// `a * b + c` rounded once toward zero (`fma.rz.f32`).
-#[inline(always)]
-fn fma_rz(a: f32, b: f32, c: f32) -> f32 {
-    let d: f32;
-    // SAFETY: a register-only instruction.
+    let level: i32;
+    // SAFETY: register-only instructions.
     unsafe {
-        core::arch::asm!("fma.rz.f32 {d}, {a}, {b}, {c};", d = out(reg32) d, a = in(reg32) a, b = in(reg32) b, c = in(reg32) c, options(pure, nomem, nostack))
+        core::arch::asm!(
+            "{{ .reg .f32 p;",
+            "mul.rz.f32 p, {v}, {s};",
+            "cvt.rzi.s32.f32 {l}, p; }}",
+            l = out(reg32) level, v = in(reg32) v, s = in(reg32) trunc_scale, options(pure, nomem, nostack)
+        )
     };
-    d
+    level as u32
 }
 
 /// Byte `i` of `word` as an `f32` integer 0-255: the byte goes into the low byte of 2^23's bit
