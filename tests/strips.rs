@@ -2,7 +2,7 @@
 //! on the CPU gives exactly the whole-image result for every border, channel count and sample type.
 
 use ferroconv::engine::strips;
-use ferroconv::{Border, DType, Filter, Image, Problem};
+use ferroconv::{Border, DType, Filter, Filter2D, Image, Problem};
 
 fn problem(image: &Image, filter: &Filter, border: Border) -> Problem {
     Problem::of(image, filter, border, false)
@@ -105,47 +105,52 @@ fn planned_strips_match_the_whole_image_for_a_tall_image() {
     }
 }
 
-/// Strips dealt to several workers (as to several GPUs) on their own threads give the whole-image
-/// result bit for bit, each worker gets the same strips image after image, and a failing strip
-/// fails the image.
+/// Strips dealt to several workers (as to several GPUs) on their own threads, each reading its
+/// rows of the image in place and writing its rows of the output, give the whole-image result
+/// bit for bit; each worker gets the same strips image after image, and a failing strip fails
+/// the image.
 #[test]
 fn strips_spread_over_workers_give_the_whole_image_result() {
-    let image = Image::random(45, 61, 3, DType::F32, 5).unwrap();
-    let filter = Filter::random(5, 9).unwrap();
-    for border in Border::CHECKED {
-        let whole = ferroconv::engine::cpu::sequential(&image, &filter, border, false).unwrap();
-        let oh = whole.height();
-        for (count, workers) in [(1, 2), (2, 2), (7, 2), (7, 3), (oh, 4)] {
-            let plan = strips::split(oh, count, 2, border);
-            let mut seen: Vec<Vec<usize>> = vec![Vec::new(); workers];
-            for _ in 0..2 {
-                let mut ws: Vec<(usize, Vec<usize>)> = (0..workers).map(|w| (w, Vec::new())).collect();
-                let got = strips::run_spread(&image, 2, border, &plan, &mut ws, |(_, log), strip| {
-                    log.push(strip.height());
-                    ferroconv::engine::cpu::sequential(strip, &filter, border, false)
-                })
-                .unwrap();
-                assert_eq!(got, whole, "{border:?} {count} strips over {workers}");
-                for (w, log) in ws {
-                    let expected = (w..plan.len()).step_by(workers).count();
-                    assert_eq!(log.len(), expected, "worker {w}");
-                    if !seen[w].is_empty() {
-                        assert_eq!(seen[w], log, "worker {w} got other strips the second time");
+    for (dtype, channels) in [(DType::F32, 3), (DType::U8, 1), (DType::U16, 4)] {
+        let image = Image::random(45, 61, channels, dtype, 5).unwrap();
+        let filter = Filter::random(5, 9).unwrap();
+        for border in Border::checked(dtype) {
+            let whole = ferroconv::engine::cpu::sequential(&image, &filter, border, false).unwrap();
+            let oh = whole.height();
+            for (count, workers) in [(1, 2), (2, 2), (7, 2), (7, 3), (oh, 4)] {
+                let plan = strips::split(oh, count, 2, border);
+                let mut seen: Vec<Vec<usize>> = vec![Vec::new(); workers];
+                for _ in 0..2 {
+                    let mut ws: Vec<(Filter2D<'_>, Vec<usize>)> = (0..workers)
+                        .map(|_| (Filter2D::cpu(&filter, border), Vec::new()))
+                        .collect();
+                    let got = strips::run_spread(&image, 2, border, &plan, &mut ws, |(plan, log), band| {
+                        log.push(band.rows().start);
+                        band.run(&image, plan)
+                    })
+                    .unwrap();
+                    assert_eq!(got, whole, "{border:?} {count} strips over {workers}");
+                    for (w, (_, log)) in ws.into_iter().enumerate() {
+                        let expected = (w..plan.len()).step_by(workers).count();
+                        assert_eq!(log.len(), expected, "worker {w}");
+                        if !seen[w].is_empty() {
+                            assert_eq!(seen[w], log, "worker {w} got other strips the second time");
+                        }
+                        seen[w] = log;
                     }
-                    seen[w] = log;
                 }
             }
+            let plan = strips::split(oh, 4, 2, border);
+            let mut ws: Vec<_> = (0..2).map(|_| Filter2D::cpu(&filter, border)).collect();
+            let e = strips::run_spread(&image, 2, border, &plan, &mut ws, |plan, band| {
+                if band.rows().start > 0 {
+                    Err(ferroconv::Error::InvalidRequest("a GPU failed".into()))
+                } else {
+                    band.run(&image, plan)
+                }
+            })
+            .unwrap_err();
+            assert!(e.to_string().contains("a GPU failed"), "{e}");
         }
-        let plan = strips::split(oh, 4, 2, border);
-        let mut ws = vec![(); 2];
-        let e = strips::run_spread(&image, 2, border, &plan, &mut ws, |_, strip| {
-            if strip.height() > 0 {
-                Err(ferroconv::Error::InvalidRequest("a GPU failed".into()))
-            } else {
-                ferroconv::engine::cpu::sequential(strip, &filter, border, false)
-            }
-        })
-        .unwrap_err();
-        assert!(e.to_string().contains("a GPU failed"), "{e}");
     }
 }

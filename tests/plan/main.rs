@@ -8,7 +8,8 @@
 //!
 //! [`paths`]: the poisoned outputs and the ways a plan takes its images; [`alpha`]: RGBA with its
 //! alpha filtered; [`batch`]: batches of images in one call; [`truncate`]: integer results
-//! truncated (scipy's cast); [`float64`]: the float64 plan.
+//! truncated (scipy's cast); [`float64`]: the float64 plan; [`spread`]: one image over several
+//! engines.
 
 mod alpha;
 mod batch;
@@ -16,6 +17,7 @@ mod float64;
 #[path = "../common/gpu_trials.rs"]
 mod gpu_trials;
 mod paths;
+mod spread;
 mod truncate;
 
 use ferroconv::engine::cpu::reference_parallel;
@@ -213,6 +215,10 @@ fn main() {
     harness.gpu(
         "gpu_float64_plans_refuse_bad_requests",
         float64::gpu_float64_plans_refuse_bad_requests,
+    );
+    harness.gpu(
+        "gpu_spread_strips_match_one_engine",
+        spread::gpu_spread_strips_match_one_engine,
     );
     harness.run()
 }

@@ -219,7 +219,8 @@ impl<'g> Engine<'g> {
     /// Convolves `image` on every engine of `engines` (one per GPU) at once: its strips (at
     /// least one per GPU, more where the memory budget of the smallest asks for them) are dealt
     /// to the GPUs, strip `i` to GPU `i mod n`, each GPU on its own thread with its own context,
-    /// buffers and stream, and the result is assembled. The variant is chosen once, by the first
+    /// buffers and stream, reading its rows of the image in place and writing its rows of the
+    /// one output ([`strips::run_spread`]). The variant is chosen once, by the first
     /// engine, for the whole image, and runs on every strip, so the result is the one GPU's bit
     /// for bit. `kernel_ms`, `h2d_ms` and `d2h_ms` are the busiest GPU's. With one engine (or
     /// the CPU), [`Engine::convolve`].
@@ -267,11 +268,15 @@ impl<'g> Engine<'g> {
         let plan = strips::split(oh, planned.div_ceil(n) * n, r, border);
         let mut workers: Vec<(&mut Engine<'_>, CopyTimes)> =
             engines.iter_mut().map(|e| (e, CopyTimes::default())).collect();
-        let out = strips::run_spread(image, r, border, &plan, &mut workers, |(engine, copy), strip| {
+        let out = strips::run_spread(image, r, border, &plan, &mut workers, |(engine, copy), band| {
             let Engine::Gpu { gpu, plan, .. } = &mut **engine else {
                 unreachable!("only GPU engines are spread")
             };
-            gpu_strip(ready_plan(gpu, plan, variant, s)?, strip, fault, copy)
+            let plan = ready_plan(gpu, plan, variant, s)?;
+            strike_gpu_stages(fault)?;
+            band.run(image, plan)?;
+            copy.add(plan);
+            Ok(())
         })?;
         let busiest = workers
             .iter()
@@ -314,6 +319,14 @@ impl CopyTimes {
         }
     }
 
+    /// Adds the stage times of `plan`'s last (timed) run.
+    fn add(&mut self, plan: &Filter2D<'_>) {
+        let t = plan.stage_times().unwrap_or_default();
+        self.h2d += t.upload_ms;
+        self.kernel += t.kernel_ms;
+        self.d2h += t.download_ms;
+    }
+
     fn report(self, times: &mut ComputeTimes) {
         times.kernel_ms = Some(self.kernel);
         times.h2d_ms = Some(self.h2d);
@@ -343,6 +356,13 @@ fn ready_plan<'p, 'g>(
     Ok(plan)
 }
 
+/// Fails as the upload, launch or download would when `fault` names that stage.
+fn strike_gpu_stages(fault: Option<Stage>) -> Result<()> {
+    fault::strike(fault, Stage::Upload)?;
+    fault::strike(fault, Stage::Launch)?;
+    fault::strike(fault, Stage::Download)
+}
+
 /// One strip image through `plan` (which keeps its buffers while strips keep their shape); its
 /// upload, kernel and download times are added to `copy`.
 fn gpu_strip(
@@ -351,13 +371,8 @@ fn gpu_strip(
     fault: Option<Stage>,
     copy: &mut CopyTimes,
 ) -> Result<Image> {
-    fault::strike(fault, Stage::Upload)?;
-    fault::strike(fault, Stage::Launch)?;
-    fault::strike(fault, Stage::Download)?;
+    strike_gpu_stages(fault)?;
     let result = plan.run_image(strip)?;
-    let t = plan.stage_times().unwrap_or_default();
-    copy.h2d += t.upload_ms;
-    copy.kernel += t.kernel_ms;
-    copy.d2h += t.download_ms;
+    copy.add(plan);
     Ok(result)
 }

@@ -87,6 +87,17 @@ impl Samples {
         }
     }
 
+    /// `n` zero samples whose pages are not touched yet (the allocator's zeroed pages): for a
+    /// result that is written whole, whose writers fault its pages in (on many threads, where
+    /// they are many) instead of one thread filling it first.
+    pub fn zeroed(dtype: DType, n: usize) -> Self {
+        match dtype {
+            DType::U8 => Samples::U8(vec![0; n]),
+            DType::U16 => Samples::U16(vec![0; n]),
+            DType::F32 => Samples::F32(vec![0.0; n]),
+        }
+    }
+
     /// Their sample type.
     pub fn dtype(&self) -> DType {
         match self {

@@ -42,6 +42,45 @@ impl Filter2D<'_> {
         let (sh, dh) = (s.height / images, d.height / images);
         let one = |l: Layout, height: usize| Layout { height, ..l };
         self.check_output(one(s, sh), one(d, dh))?;
+        self.run_kept(images, src, dst, 0)
+    }
+
+    /// Filters `src` as one image but keeps only rows `skip .. skip + h` of its result, written
+    /// into `dst` (`h` rows of the result's width): a strip of a larger image whose halo rows
+    /// `src` holds, read in place, with no copy of the strip or of its whole result in host
+    /// memory (see [`strips`](crate::engine::strips)).
+    pub(crate) fn run_rows<T: Pixel>(
+        &mut self,
+        src: &ImageView<'_, T>,
+        dst: &mut ImageViewMut<'_, T>,
+        skip: usize,
+    ) -> Result<()> {
+        let (s, d) = (src.layout(), dst.layout());
+        let (ow, oh) = self.output_size(s.width, s.height)?;
+        if (d.width, d.channels) != (ow, s.channels) || skip + d.height > oh {
+            return Err(Error::Mismatch(format!(
+                "rows {skip}..{} of a {ow}x{oh}x{} result do not fit an output band of {}x{}x{}",
+                skip + d.height,
+                s.channels,
+                d.width,
+                d.height,
+                d.channels
+            )));
+        }
+        self.run_kept(1, src, dst, skip)
+    }
+
+    /// [`run_batch`](Self::run_batch) with shapes checked, each result's first `skip` rows left
+    /// out (and any past `dst`'s height: see [`run_rows`](Self::run_rows)).
+    fn run_kept<T: Pixel>(
+        &mut self,
+        images: usize,
+        src: &ImageView<'_, T>,
+        dst: &mut ImageViewMut<'_, T>,
+        skip: usize,
+    ) -> Result<()> {
+        let (s, d) = (src.layout(), dst.layout());
+        let (sh, dh) = (s.height / images, d.height / images);
         let problem = self.problem((s.width, sh, s.channels, T::DTYPE))?;
         let plan = match &mut self.engine {
             Engine::Cpu => {
@@ -50,7 +89,7 @@ impl Filter2D<'_> {
                         src.band(i * sh..(i + 1) * sh),
                         &mut dst.band_mut(i * dh..(i + 1) * dh),
                     );
-                    cpu_run(&problem, &a, b)?;
+                    cpu_rows(&problem, &a, b, skip)?;
                 }
                 return Ok(());
             }
@@ -58,7 +97,8 @@ impl Filter2D<'_> {
         };
         let _current = plan.gpu.enter()?;
         let size = size_of::<T>();
-        let (in_image, out_image) = (sh * s.row_len() * size, dh * d.row_len() * size);
+        let oh = problem.output_size()?.1;
+        let (in_image, out_image) = (sh * s.row_len() * size, oh * d.row_len() * size);
         if plan.host.is_none() {
             plan.host = Some(HostPath::new()?);
         }
@@ -78,14 +118,15 @@ impl Filter2D<'_> {
         plan.launch_batch(&problem, stream, (input, in_image), (output, out_image), images)?;
         let host = plan.host.as_mut().expect("created above");
         host.mark(plan.timed, 2)?;
-        host.download(output, dst, plan.timed)
+        let kept = output + (skip * d.row_len() * size) as u64;
+        host.download(kept, dst, plan.timed)
     }
 
     /// Filters an owned image into a new one: [`run`](Self::run) on its samples.
     pub fn run_image(&mut self, image: &Image) -> Result<Image> {
         let (ow, oh) = self.output_size(image.width(), image.height())?;
         let ch = image.channels();
-        let mut out = Image::new(ow, oh, ch, Samples::filled(image.dtype(), ow * oh * ch))?;
+        let mut out = Image::new(ow, oh, ch, Samples::zeroed(image.dtype(), ow * oh * ch))?;
         self.run_image_into(image, &mut out)?;
         Ok(out)
     }
@@ -229,6 +270,36 @@ fn cpu_run<T: Pixel>(problem: &Problem, src: &ImageView<'_, T>, dst: &mut ImageV
     let mut out = vec![T::default(); d.height * d.row_len()];
     cpu::parallel_slices(&packed_src, dims, problem, &mut out)?;
     for (y, row) in out.chunks_exact(d.row_len()).enumerate() {
+        dst.row_mut(y).copy_from_slice(row);
+    }
+    Ok(())
+}
+
+/// [`cpu_run`] keeping rows `skip .. skip + dst.height` of the result (through a temporary
+/// unless those are all of it).
+fn cpu_rows<T: Pixel>(
+    problem: &Problem,
+    src: &ImageView<'_, T>,
+    dst: &mut ImageViewMut<'_, T>,
+    skip: usize,
+) -> Result<()> {
+    let (ow, oh) = problem.output_size()?;
+    let d = dst.layout();
+    if (skip, d.height) == (0, oh) {
+        return cpu_run(problem, src, dst);
+    }
+    let mut whole = vec![T::default(); ow * oh * d.channels];
+    cpu_run(
+        problem,
+        src,
+        &mut ImageViewMut::new(&mut whole, ow, oh, d.channels)?,
+    )?;
+    for (y, row) in whole
+        .chunks_exact(d.row_len())
+        .skip(skip)
+        .take(d.height)
+        .enumerate()
+    {
         dst.row_mut(y).copy_from_slice(row);
     }
     Ok(())

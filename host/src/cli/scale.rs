@@ -1,6 +1,8 @@
 //! `host scale`: the GPU stage (copy in, kernel, copy out; images already in host memory, no
 //! file I/O) on 1, 2, ... GPUs, for a batch of images and for one large image in strips over the
-//! GPUs: throughput, the speed-up over one GPU, and whether the results are bit-identical.
+//! GPUs: throughput, the speed-up over one GPU, the share of the case's ceiling reached (its
+//! page-locked copies on every GPU at once, or an all-core memcpy of its bytes, whichever is
+//! slower), and whether the results are bit-identical.
 
 use super::names;
 use super::values::{parse_count, parse_variant};
@@ -47,6 +49,9 @@ struct Row {
     stages: (f64, f64, f64),
     /// FNV-1a of the result's bytes (the large image only).
     hash: Option<u64>,
+    /// The case's ceiling in seconds: its page-locked copies on every GPU at once, or an all-core
+    /// memcpy of its bytes in and out, whichever takes longer ([`ceiling`]).
+    ceiling: f64,
 }
 
 pub fn run(args: &ScaleArgs) -> Result<()> {
@@ -70,6 +75,9 @@ pub fn run(args: &ScaleArgs) -> Result<()> {
         args.mask,
         visible
     );
+    let memcpy = memcpy_gbps();
+    println!("host all-core memcpy: {memcpy:.1} GB/s");
+    let image_bytes = |side: usize| side * side * args.dtype.size();
     let mut rows = Vec::new();
     for &n in &args.gpus {
         let gpus = (0..n).map(Gpu::open).collect::<ferroconv::Result<Vec<_>>>()?;
@@ -79,7 +87,11 @@ pub fn run(args: &ScaleArgs) -> Result<()> {
             .map(|gpu| Engine::gpu(gpu, Choice::Fixed(args.variant)))
             .collect();
         if args.images > 0 {
-            rows.push(time_batch(&mut engines, &batch, args.images, &settings)?);
+            let mut row = time_batch(&mut engines, &batch, args.images, &settings)?;
+            let per_gpu = args.images.div_ceil(n) as f64;
+            let total = args.images * image_bytes(args.size);
+            row.ceiling = ceiling(&gpus, (image_bytes(args.size), per_gpu), total, memcpy)?;
+            rows.push(row);
         }
         if let Some(big) = &big {
             // Once to allocate and pin every GPU's strip buffers, then timed.
@@ -93,6 +105,12 @@ pub fn run(args: &ScaleArgs) -> Result<()> {
                 megapixels: (big.width() * big.height()) as f64 / 1e6,
                 stages: stages(&times),
                 hash: Some(fnv1a(out.samples().as_bytes())),
+                ceiling: ceiling(
+                    &gpus,
+                    (image_bytes(args.big).div_ceil(n), 1.0),
+                    image_bytes(args.big),
+                    memcpy,
+                )?,
             });
         }
     }
@@ -159,7 +177,46 @@ fn time_batch(engines: &mut [Engine<'_>], batch: &[Image], images: usize, s: &Se
             busiest.2 / per_image,
         ),
         hash: None,
+        ceiling: f64::NAN,
     })
+}
+
+/// The ceiling of a case in seconds: each GPU copying `share` bytes in and out `times` times
+/// from page-locked memory, every GPU at once (the slowest GPU's time), or the host copying the
+/// case's `total` bytes in and out on all cores at `memcpy` GB/s, whichever is longer.
+fn ceiling(gpus: &[Gpu], (share, times): (usize, f64), total: usize, memcpy: f64) -> Result<f64> {
+    let copies = std::thread::scope(|scope| {
+        let handles: Vec<_> = gpus
+            .iter()
+            .map(|gpu| scope.spawn(move || gpu.pinned_copy_ms(share, 5)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect::<ferroconv::Result<Vec<_>>>()
+    })?;
+    let pinned = copies.iter().map(|(i, o)| i + o).fold(0.0, f64::max) * times / 1e3;
+    Ok(pinned.max(2.0 * total as f64 / (memcpy * 1e9)))
+}
+
+/// The host's all-core copy rate in GB/s (bytes copied, each read once and written once): 1 GiB
+/// between two buffers already faulted in, on every core, the median of five.
+fn memcpy_gbps() -> f64 {
+    use rayon::prelude::*;
+    const BYTES: usize = 1 << 30;
+    let src = vec![1u8; BYTES];
+    let mut dst = vec![2u8; BYTES];
+    let mut times: Vec<f64> = (0..5)
+        .map(|_| {
+            let start = Instant::now();
+            dst.par_chunks_mut(1 << 20)
+                .zip(src.par_chunks(1 << 20))
+                .for_each(|(d, s)| d.copy_from_slice(s));
+            start.elapsed().as_secs_f64()
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    BYTES as f64 / times[2] / 1e9
 }
 
 /// Copy-in, kernel and copy-out ms of a convolution.
@@ -173,9 +230,9 @@ fn stages(t: &ComputeTimes) -> (f64, f64, f64) {
 
 fn print_table(rows: &[Row], args: &ScaleArgs) {
     println!(
-        "| case | GPUs | seconds | megapixels/s | vs 1 GPU | copy in / kernel / copy out ms (busiest GPU, per image) | result |"
+        "| case | GPUs | seconds | megapixels/s | vs 1 GPU | ceiling s | of ceiling | copy in / kernel / copy out ms (busiest GPU, per image) | result |"
     );
-    println!("|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|");
     for row in rows {
         let one = rows.iter().find(|r| r.case == row.case && r.gpus == 1);
         let speedup = one.map_or("-".to_string(), |o| format!("{:.2}x", o.seconds / row.seconds));
@@ -194,10 +251,12 @@ fn print_table(rows: &[Row], args: &ScaleArgs) {
             _ => format!("one {}x{}", args.big, args.big),
         };
         println!(
-            "| {case} | {} | {:.3} | {:.0} | {speedup} | {:.2} / {:.2} / {:.2} | {result} |",
+            "| {case} | {} | {:.3} | {:.0} | {speedup} | {:.3} | {:.0}% | {:.2} / {:.2} / {:.2} | {result} |",
             row.gpus,
             row.seconds,
             row.megapixels / row.seconds,
+            row.ceiling,
+            100.0 * row.ceiling / row.seconds,
             row.stages.0,
             row.stages.1,
             row.stages.2

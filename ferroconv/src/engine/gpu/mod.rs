@@ -321,6 +321,34 @@ impl Gpu {
     }
 
     #[doc(hidden)]
+    /// One copy of `bytes` bytes from page-locked host memory to this GPU and one back, in ms
+    /// (CUDA events, each the median of `runs` after a warm-up): what copies of a host image of
+    /// that size cost at best.
+    pub fn pinned_copy_ms(&self, bytes: usize, runs: usize) -> Result<(f64, f64)> {
+        let _current = self.enter()?;
+        // SAFETY: both buffers are written by the copies below before anything reads them.
+        let mut host = unsafe { cust::memory::LockedBuffer::<u8>::uninitialized(bytes) }
+            .map_err(cuda("allocate the copy probe"))?;
+        // SAFETY: as above.
+        let mut device =
+            unsafe { DeviceBuffer::<u8>::uninitialized(bytes) }.map_err(cuda("allocate the copy probe"))?;
+        let median = |copy: &mut dyn FnMut(&Self) -> Result<()>| -> Result<f64> {
+            self.time(&mut *copy)?;
+            Ok(stats::repeat(runs, || self.time(&mut *copy))?.map_or(f64::NAN, |t| t.median))
+        };
+        let h2d = median(&mut |gpu| {
+            // SAFETY: page-locked host memory and device memory of `bytes` bytes each, both
+            // alive until `time` has waited for the copy.
+            unsafe { device.async_copy_from(&*host, &gpu.stream) }.map_err(cuda("copy to the GPU"))
+        })?;
+        let d2h = median(&mut |gpu| {
+            // SAFETY: as above.
+            unsafe { device.async_copy_to(&mut *host, &gpu.stream) }.map_err(cuda("copy from the GPU"))
+        })?;
+        Ok((h2d, d2h))
+    }
+
+    #[doc(hidden)]
     /// The FP32 fused multiply-add rate, in GFLOP/s, measured with the `fma_probe` kernel on
     /// enough blocks to fill every SM: the median of `runs` launches after a warm-up.
     pub fn fma_peak(&self, runs: usize) -> Result<f64> {
@@ -348,8 +376,10 @@ impl Gpu {
         Ok(2.0 * 8.0 * f64::from(iters) * threads as f64 / ms / 1e6)
     }
 
-    /// Free and total device memory in bytes.
+    /// Free and total device memory of this GPU in bytes, whichever context the calling thread
+    /// has current.
     pub fn memory(&self) -> Result<(usize, usize)> {
+        let _current = self.enter()?;
         cust::memory::mem_get_info().map_err(cuda("read the free memory"))
     }
 }

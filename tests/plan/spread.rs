@@ -1,0 +1,49 @@
+//! One image over several GPU engines (`Engine::convolve_spread`): strips read in place and
+//! written into one output give the one-engine result bit for bit.
+
+use crate::{SEED, gpu};
+use ferroconv::engine::batch::{Choice, Engine, Settings};
+use ferroconv::{Border, DType, Filter, Image, Variant};
+
+/// Two and three engines (on the first GPU, each with its own plan and stream), with strips from
+/// the fewest (one per engine) to many (a small memory budget), equal the whole image on one
+/// engine for every border, sample type, an odd size and RGB, through a one-pass and a
+/// two-pass variant; the poisoned output of the first run is overwritten by the second.
+pub fn gpu_spread_strips_match_one_engine() {
+    let gpu = gpu("gpu_spread_strips_match_one_engine");
+    let mut cases = 0;
+    for dtype in [DType::U8, DType::U16, DType::F32] {
+        for border in Border::checked(dtype) {
+            for (variant, k) in [(Variant::Blocked4x4, 7), (Variant::Separable, 9)] {
+                let filter = match variant {
+                    Variant::Separable => Filter::random_rank1(k, SEED + k as u64).unwrap(),
+                    _ => Filter::random(k, SEED + k as u64).unwrap(),
+                };
+                for (w, h, c) in [(253, 301, 1), (97, 61, 3)] {
+                    let image = Image::random(w, h, c, dtype, SEED + w as u64).unwrap();
+                    let mut s = Settings::in_memory(filter.clone(), border);
+                    let mut one = [Engine::gpu(gpu, Choice::Fixed(variant))];
+                    let (whole, _, _) = Engine::convolve_spread(&mut one, &image, &s, None).unwrap();
+                    for (engines, budget) in [(2, None), (3, None), (2, Some(w * c * dtype.size() * 40))] {
+                        s.max_mem = budget;
+                        let mut spread: Vec<Engine<'_>> = (0..engines)
+                            .map(|_| Engine::gpu(gpu, Choice::Fixed(variant)))
+                            .collect();
+                        let (got, strips, _) =
+                            Engine::convolve_spread(&mut spread, &image, &s, None).unwrap();
+                        let what = format!(
+                            "{} {} {w}x{h}x{c} {} over {engines} engines, {strips} strips",
+                            variant.name(),
+                            dtype.suffix(),
+                            border.name()
+                        );
+                        assert!(strips >= engines, "{what}");
+                        assert!(got == whole, "{what}: differs from one engine");
+                        cases += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(cases >= 100, "only {cases} cases ran");
+}
