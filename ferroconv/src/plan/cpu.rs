@@ -21,6 +21,8 @@ const TILE: usize = 16 << 10;
 const BLOCK: usize = 32;
 /// Outputs accumulated together past the last whole [`BLOCK`].
 const SHORT: usize = 8;
+/// Rows past which a column pass packs the tiles it reads (fewer share an L1 set's 8 ways).
+const PACK_ROWS: usize = 4;
 /// Multiply-adds below which a call runs on the calling thread (waking the pool costs more).
 const PARALLEL_MIN: usize = 1 << 20;
 
@@ -295,9 +297,10 @@ impl<'a, T: Real> Run<'a, T> {
         let tile = (TILE / (p.ky * size_of::<T>()) / BLOCK * BLOCK).clamp(BLOCK, 256);
         for x0 in (0..row_len).step_by(tile) {
             let n = tile.min(row_len - x0);
-            if p.kx == 1 && p.ky > 1 {
-                // A column pass: the rows' tiles packed (at a stride that is no multiple of 4 KiB,
-                // where image rows often are: their lines would share a few L1 sets), then read.
+            if p.kx == 1 && p.ky > PACK_ROWS {
+                // A column pass of many rows: their tiles packed (at a stride that is no multiple
+                // of 4 KiB, where image rows often are: their lines would share a few L1 sets),
+                // then read.
                 let stride = n + 8;
                 let packed = samples::<T>(&mut s.packed, needed * stride);
                 for (row, dst) in rows.iter().zip(packed.chunks_exact_mut(stride)) {

@@ -52,6 +52,7 @@ fn matches_the_textbook_sum_on_every_border_and_shape() {
         (37, 11, 1, 3, 1, 31),
         (300, 400, 1, 1, 9, 1),
         (40, 30, 2, 1, 61, 1),
+        (33, 21, 3, 2, 3, 1),
         (290, 60, 3, 2, 3, 5),
     ];
     for &(w, h, c, n, ky, kx) in &cases {
