@@ -9,7 +9,7 @@ function call against a kept ``Filter2D`` running the same filter.
 
 `--peers` first runs that external harness (torch conv2d, CuPy correlate, kornia filter2d,
 cv2.filter2D) in a process of its own, so both tables come from the same run on the same card.
-Also prints, for the overhead goal, the time of a one-element torch (and CuPy) operation timed the
+Also prints, as references for the per-call overhead, the time of a one-element torch (and CuPy) operation timed the
 same way and the plan's kernel alone (CUDA events on the same arrays)."""
 
 import statistics
@@ -86,7 +86,7 @@ def main():
     print(f"8192x8192 gray f32 k5, numpy into memory never used before (result pool off): "
           f"{t_ms(lambda: plan(x), lambda: None, 10):.3f} ms")
     pool._POOL_MAX = kept
-    # The overhead goal's references: a one-element operation timed the same way.
+    # References for the per-call overhead: a one-element operation timed the same way.
     one_t = torch.zeros(1, device="cuda")
     one_c = cp.zeros(1)
     print(f"one-element torch add: {t_ms(lambda: one_t.add_(1), tsync, 1000):.4f} ms; "

@@ -1,5 +1,5 @@
 """ferroconv as a drop-in for scipy.ndimage's 13 linear filters: same signatures, same results
-(within the issue's float bound, or scipy's integer levels), same refusals, on numpy arrays (on
+(within the verify bound for floats, or scipy's integer levels), same refusals, on numpy arrays (on
 torch / CuPy CUDA arrays: test_ndimage_gpu.py, with these helpers).
 
 FERROCONV_TEST_AGAINST_SCIPY=1 runs this file with scipy.ndimage in ferroconv's place: a
@@ -112,7 +112,7 @@ def eps_of(dtype):
 
 
 def bound(S, n, M, eps):
-    """The issue's verify bound: 2·n·eps·S·max|x| (4x slack in float64), plus a tiny floor."""
+    """The verify bound: 2·n·eps·S·max|x| (4x slack in float64), plus a tiny floor."""
     slack = 4 if eps < 2.0**-30 else 1
     return slack * 2 * n * eps * S * M + 4 * eps * M + 1e-300
 

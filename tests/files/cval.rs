@@ -92,7 +92,7 @@ fn constant_border_is_opencvs_copy_make_border_in_levels() {
     let (text, taps) = filter_file(rows, cols, 3);
     let filter_path = dir.path("f.txt");
     std::fs::write(&filter_path, text).unwrap();
-    // (image, extension, constants in its levels): the 128 of an 8-bit image, a
+    // (image, extension, constants in its levels): 128 of an 8-bit image, a
     // 16-bit constant past 255, an f32 constant below 0 and one past 1.
     let cases = [
         (

@@ -1,4 +1,4 @@
-//! `cargo xtask size`: the project's size rules (issue 50), which `ci` checks right after the
+//! `cargo xtask size`: the project's size rules, which `ci` checks right after the
 //! formatting.
 //!
 //! - No tracked Rust or Python file (`git ls-files`, without `vendor/` and files marked

@@ -425,7 +425,7 @@ pub enum Command {
     Scale(scale::ScaleArgs),
     /// Time the library's plan API against its references on this GPU: host memory in and out
     /// against pageable and pinned copies, device memory against direct launches, a batch, and
-    /// the CPU engine into the caller's buffer; one table per goal with each row's verdict.
+    /// the CPU engine into the caller's buffer; one table per question with each row's verdict.
     ApiBench(api_bench::ApiBenchArgs),
 }
 

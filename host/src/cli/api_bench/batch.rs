@@ -1,4 +1,4 @@
-//! `host api-bench`'s batch table (goal 3): a batch of device images in one call against one call
+//! `host api-bench`'s batch table: a batch of device images in one call against one call
 //! per image, for the automatic choice and each variant that takes batches, then a batch from
 //! host memory against plain pageable copies.
 
@@ -8,7 +8,7 @@ use anyhow::Result;
 use ferroconv::plan::{DeviceImage, Filter2D, ImageView, ImageViewMut};
 use ferroconv::{DType, Gpu, Image, Variant};
 
-/// Goal 3: batches.
+/// The batch table.
 pub(super) fn batch(gpu: &Gpu, args: &ApiBenchArgs) -> Result<()> {
     println!(
         "\nBatches: 64 images of one shape, synchronous (queued on the GPU's stream, then one synchronize)"
@@ -77,8 +77,8 @@ pub(super) fn batch(gpu: &Gpu, args: &ApiBenchArgs) -> Result<()> {
     host_batch(gpu)
 }
 
-/// Goal 3's host half: 64 × 2048² gray f32 5×5 from host memory in one `run_batch` call (2 GiB
-/// each way with the result), against plain pageable copies of the same bytes (goal 1's bar).
+/// The batch table's host half: 64 × 2048² gray f32 5×5 from host memory in one `run_batch` call (2 GiB
+/// each way with the result), against plain pageable copies of the same bytes (the bar of the host-memory table).
 fn host_batch(gpu: &Gpu) -> Result<()> {
     let (n, side) = (64, 2048);
     let filter = Case::new(side, 1, DType::F32, 5).filter()?;

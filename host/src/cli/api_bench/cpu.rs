@@ -1,4 +1,4 @@
-//! `host api-bench`'s CPU table (goal 5): the CPU engine through a plan into the caller's buffer,
+//! `host api-bench`'s CPU table: the CPU engine through a plan into the caller's buffer,
 //! against `cpu::parallel_into`, the two alternating call by call.
 
 use super::{ApiBenchArgs, BORDER, Case, ms, verdict, wall};
@@ -9,7 +9,7 @@ use ferroconv::plan::{Filter2D, ImageView, Pixel};
 use ferroconv::stats::Timing;
 use ferroconv::{DType, Image};
 
-/// Goal 5: the CPU engine through a plan into the caller's buffer, against `cpu::parallel_into`
+/// The CPU engine through a plan into the caller's buffer, against `cpu::parallel_into`
 /// (what `host cpu-time` times).
 pub(super) fn cpu_plan(args: &ApiBenchArgs) -> Result<()> {
     println!(

@@ -1,7 +1,7 @@
 //! `host api-bench`: times the library's plan API (`ferroconv::plan::Filter2D`) against what it
 //! must keep up with, each measured in the same run on the same GPU: plain pageable and pinned
 //! copies, the same kernel launched directly, the CPU engine into a preallocated output. Prints
-//! one table per goal, with each row's verdict.
+//! one table per question, with each row's verdict.
 
 mod batch;
 mod cpu;
@@ -142,7 +142,7 @@ pub fn run(args: &ApiBenchArgs) -> Result<()> {
     Ok(())
 }
 
-/// Goal 1 (and the choice of goal 4): host memory in and out.
+/// Host memory in and out (and the automatic choice's cost).
 fn host_memory(gpu: &Gpu, args: &ApiBenchArgs) -> Result<()> {
     println!(
         "\nHost memory in and out: one Filter2D::run per call (pageable Vec in, pageable Vec out), warm plan"
@@ -251,7 +251,7 @@ fn host_case<T: Pixel>(
     ])
 }
 
-/// Goal 2 (and the first run of goal 4): device memory in and out.
+/// Device memory in and out (and the first run's cost).
 fn device_memory(gpu: &Gpu, args: &ApiBenchArgs) -> Result<()> {
     println!(
         "\nDevice memory in and out, on the GPU's stream: a synchronous call (run_device + stream synchronize) against the \
