@@ -5,7 +5,7 @@
 //!   `@generated`) over [`MAX_FILE_LINES`] lines, but those `xtask/src/oversized.txt` lists, each
 //!   up to its figure.
 //! - No Python function over [`MAX_FUNCTION_LINES`] lines, from its `def` to its last line
-//!   (`python3`'s `ast`; skipped with a note where no `python3` is on `PATH`).
+//!   (`python3`'s `ast`; `python3` must be on `PATH`).
 //! - No Rust function over [`MAX_FUNCTION_LINES`] lines: clippy's `too_many_lines`, whose
 //!   threshold is in the workspace's `clippy.toml` (it counts lines of code, not comments or blank
 //!   lines), enabled in `ci`'s clippy run of the workspace for the host. The kernels' own clippy
@@ -148,26 +148,19 @@ fn oversized() -> Result<BTreeMap<&'static str, usize>> {
     Ok(allowed)
 }
 
-/// The Python functions of `files` over [`MAX_FUNCTION_LINES`], a line each; none, with a note,
-/// where `python3` cannot run.
+/// The Python functions of `files` over [`MAX_FUNCTION_LINES`], a line each (an error where
+/// `python3` cannot run: the rule is never skipped).
 fn long_python_functions(ws: &Path, files: &[&str]) -> Result<Vec<String>> {
     if files.is_empty() {
         return Ok(Vec::new());
     }
     let limit = MAX_FUNCTION_LINES.to_string();
-    let out = match Command::new("python3")
+    let out = Command::new("python3")
         .args(["-c", PYTHON_FUNCTIONS, &limit])
         .args(files)
         .current_dir(ws)
         .output()
-    {
-        Ok(out) => out,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            println!("size: no python3 on PATH: Python functions not checked");
-            return Ok(Vec::new());
-        }
-        Err(e) => return Err(e).context("running python3"),
-    };
+        .context("running python3 (on PATH), which checks the Python functions' lengths")?;
     if !out.status.success() {
         bail!(
             "size: python3 could not parse the Python files:\n{}",
