@@ -23,13 +23,26 @@ pub fn open_selected(
         Ok(n) => n,
         Err(e) => return fallback(e).map(|()| Vec::new()),
     };
-    let ordinals = selection.resolve(count)?;
-    let gpus = ordinals
-        .iter()
-        .map(|&n| Gpu::open(n).with_context(|| format!("opening GPU {n}")))
-        .collect::<Result<Vec<_>>>()?;
-    // Each `Gpu::open` made its context current; the first GPU's is the calling thread's.
-    gpus[0].make_current()?;
+    open_all(&selection.resolve(count)?)
+}
+
+/// Opens the GPUs `ordinals` at once, each on a thread of its own (loading the kernels takes a
+/// few hundred milliseconds a GPU), in their order; the first one's context is made current on
+/// the calling thread. The first failure (in that order) is the error.
+pub fn open_all(ordinals: &[usize]) -> Result<Vec<Gpu>> {
+    let gpus = std::thread::scope(|scope| {
+        let handles: Vec<_> = ordinals
+            .iter()
+            .map(|&n| scope.spawn(move || Gpu::open(n).with_context(|| format!("opening GPU {n}"))))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect::<Result<Vec<_>>>()
+    })?;
+    if let Some(first) = gpus.first() {
+        first.make_current()?;
+    }
     Ok(gpus)
 }
 

@@ -80,8 +80,7 @@ pub fn run(args: &ScaleArgs) -> Result<()> {
     let image_bytes = |side: usize| side * side * args.dtype.size();
     let mut rows = Vec::new();
     for &n in &args.gpus {
-        let gpus = (0..n).map(Gpu::open).collect::<ferroconv::Result<Vec<_>>>()?;
-        gpus[0].make_current()?;
+        let gpus = super::gpu::open_all(&(0..n).collect::<Vec<_>>())?;
         let mut engines: Vec<Engine> = gpus
             .iter()
             .map(|gpu| Engine::gpu(gpu, Choice::Fixed(args.variant)))
