@@ -34,7 +34,7 @@ impl CpuPlan {
                 "the output overlaps the input".into(),
             )));
         }
-        if src % align_of::<T>() != 0 || dst % align_of::<T>() != 0 {
+        if !src.is_multiple_of(align_of::<T>()) || !dst.is_multiple_of(align_of::<T>()) {
             return Err(to_py(Error::InvalidRequest("unaligned arrays".into())));
         }
         // SAFETY: the package passes the data addresses of live, packed, aligned (checked above)

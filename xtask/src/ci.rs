@@ -49,6 +49,20 @@ pub fn run(args: Args) -> Result<()> {
         "-D",
         "warnings",
     ])?;
+    // The Python extension's crate, outside the workspace: the same lints, its own build directory.
+    cargo(&[
+        "clippy",
+        "--manifest-path",
+        "python/Cargo.toml",
+        "--all-targets",
+        "--target-dir",
+        "target/python",
+        "--",
+        "-D",
+        "warnings",
+        "-W",
+        "clippy::too_many_lines",
+    ])?;
     // The host for aarch64: type-checked and compiled (no link, so no aarch64 C compiler needed).
     cargo(&["check", "--package", "host", "--target", AARCH64])?;
     cargo(&["test", "--workspace"])?;

@@ -182,8 +182,8 @@ pub unsafe fn conv_tensor_f32<T: Sample, const R: usize, const CH: usize>(
     // Channel `ch`'s largest finite magnitude in the tile (bits), from the warps' area once it is
     // written.
     let tile_top = |ch: usize| -> u32 {
-        // SAFETY: the warps' area, written before a barrier.
         (0..WARPS).fold(0, |m, w| {
+            // SAFETY: the warps' area, written before a barrier.
             m.max(unsafe { *maxima.add(ch * WARPS as usize + w as usize) })
         })
     };

@@ -249,12 +249,15 @@ impl Gpu {
             _ => bytes,
         };
         self.time(|gpu| match &mut job.input {
-            // SAFETY (both arms): `time` waits for an event recorded after this copy before it
-            // returns, so the source outlives the copy.
             Input::Linear(buf) => {
+                // SAFETY: `time` waits for an event recorded after this copy before it returns,
+                // so the source outlives the copy.
                 unsafe { buf.async_copy_from(source, &gpu.stream) }.map_err(cuda("copy the image to the GPU"))
             }
-            Input::Texture(tex) => unsafe { tex.queue_upload(image, &gpu.stream) },
+            Input::Texture(tex) => {
+                // SAFETY: as above.
+                unsafe { tex.queue_upload(image, &gpu.stream) }
+            }
         })
     }
 
