@@ -1,16 +1,9 @@
 //! Runs the real `host` binary: the main job, verification, GPU skipping and bad input.
 
 mod common;
-use common::{host, text};
-use ferroconv::DType;
+use common::{MAIN_JOB_CASES, host, host_without_gpu, row, text};
 use ferroconv::engine::gpu::Variant;
 use std::process::Command;
-
-fn row<'a>(out: &'a str, name: &str) -> &'a str {
-    out.lines()
-        .find(|l| l.split_whitespace().next() == Some(name))
-        .unwrap_or_else(|| panic!("no {name} row:\n{out}"))
-}
 
 #[test]
 fn main_job_prints_cpu_rows_and_says_why_gpu_rows_are_missing() {
@@ -37,85 +30,27 @@ fn main_job_prints_cpu_rows_and_says_why_gpu_rows_are_missing() {
 }
 
 #[test]
-fn main_job_runs_every_option_with_or_without_a_gpu() {
-    // Each case with whether its filter is rank-1 (box by default, gaussian; sharpen is not), which
-    // decides whether the separable variants run.
-    let cases: [(&[&str], bool); 3] = [
-        (&["--width", "33", "--height", "17", "--mask", "5"], true),
-        (
-            &[
-                "--size",
-                "40",
-                "--channels",
-                "4",
-                "--dtype",
-                "u8",
-                "--border",
-                "reflect",
-                "--filter",
-                "gaussian",
-                "--mask",
-                "7",
-            ],
-            true,
-        ),
-        (
-            &[
-                "--size",
-                "24",
-                "--channels",
-                "3",
-                "--dtype",
-                "u16",
-                "--border",
-                "valid",
-                "--filter",
-                "sharpen",
-                "--flip",
-            ],
-            false,
-        ),
-    ];
-    for (args, rank1) in cases {
-        let o = host(&[args, &["--runs", "2", "--cpu-runs", "1"][..]].concat());
+fn main_job_without_a_gpu_runs_every_option_on_the_cpu() {
+    // The GPU rows of the same options: `gpu`'s `main_job_gpu_rows_pass_for_every_option`.
+    for (args, _) in MAIN_JOB_CASES {
+        let o = host_without_gpu(&[args, &["--runs", "2", "--cpu-runs", "1"][..]].concat());
         let (out, err) = text(&o);
         assert!(o.status.success(), "{args:?}: {out}\n{err}");
-        if out.contains("GPU variants skipped") {
-            eprintln!("SKIPPED GPU rows for {args:?} (no usable GPU here)");
-        } else {
-            let after = |flag: &str| args.iter().position(|a| *a == flag).map(|i| args[i + 1]);
-            let dtype = after("--dtype").map_or(DType::F32, |d| {
-                *DType::ALL
-                    .iter()
-                    .find(|t| t.suffix() == d)
-                    .expect("a sample type")
-            });
-            let radius = after("--mask").map_or(1, |m| m.parse::<usize>().expect("a mask size") / 2);
-            for variant in Variant::ALL {
-                let name = variant.name();
-                if (variant.needs_rank1() && !rank1) || !variant.supports(dtype, radius) {
-                    let present = out.lines().any(|l| l.split_whitespace().next() == Some(name));
-                    assert!(
-                        !present,
-                        "{args:?}: {name} ran with a filter or sample type it does not take: {out}"
-                    );
-                } else {
-                    assert!(row(&out, name).ends_with("PASS"), "{args:?}: {out}");
-                }
-            }
+        assert!(out.contains("GPU variants skipped"), "{args:?}: {out}");
+        for name in ["cpu-naive", "cpu-seq", "cpu-par"] {
+            assert!(row(&out, name).ends_with("PASS"), "{args:?}: {out}");
         }
     }
 }
 
 #[test]
-fn verify_passes_on_a_small_ladder() {
-    let o = host(&["verify", "--sizes", "1x1,1x7,7x1,31x17", "--filters", "1,3,17"]);
+fn verify_without_a_gpu_passes_its_cpu_cases_on_a_small_ladder() {
+    // With a GPU: `gpu`'s `verify_passes_on_a_small_ladder_on_the_gpu`.
+    let o = host_without_gpu(&["verify", "--sizes", "1x1,1x7,7x1,31x17", "--filters", "1,3,17"]);
     let (out, err) = text(&o);
     assert!(o.status.success(), "{out}\n{err}");
     assert!(out.contains(" passed, 0 failed"), "{out}");
-    if out.contains("GPU variants were skipped") {
-        eprintln!("SKIPPED GPU verification (no usable GPU here); CPU cases ran");
-    }
+    assert!(out.contains("GPU variants were skipped"), "{out}");
 }
 
 #[test]
@@ -197,10 +132,7 @@ fn soak_on_the_cpu_engine_passes_and_reports_its_numbers() {
 
 #[test]
 fn soak_without_a_gpu_says_skipped() {
-    if ferroconv::engine::gpu::Gpu::new().is_ok() {
-        return;
-    }
-    let o = host(&["soak", "--small", "1", "--large", "0"]);
+    let o = host_without_gpu(&["soak", "--small", "1", "--large", "0"]);
     let (out, err) = text(&o);
     assert!(!o.status.success());
     assert!(out.contains("SKIPPED: the soak run needs a GPU"), "{out}\n{err}");

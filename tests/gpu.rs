@@ -13,6 +13,9 @@
 //! [`the_generated_tests_cover_every_variant_dtype_and_border`] fails when a variant, sample type
 //! or border has no tests.
 
+#[path = "gpu/cli.rs"]
+mod cli;
+mod common;
 #[path = "common/gpu_trials.rs"]
 mod gpu_trials;
 
@@ -290,8 +293,8 @@ macro_rules! testgen {
     };
 }
 
-/// The tests: the generated ones and [`tensor_f32_splits_tiles_of_any_magnitude`] need a GPU,
-/// the coverage check does not.
+/// The tests: the generated ones, [`tensor_f32_splits_tiles_of_any_magnitude`] and the CLI's GPU
+/// rows ([`cli`]) need a GPU, the coverage check does not.
 fn main() {
     let mut harness = gpu_trials::Harness::new();
     for &(test, variant, dtype, border) in GENERATED.iter().copied().flatten() {
@@ -300,6 +303,14 @@ fn main() {
     harness.gpu(
         "tensor_f32_splits_tiles_of_any_magnitude",
         tensor_f32_splits_tiles_of_any_magnitude,
+    );
+    harness.gpu(
+        "cli::main_job_gpu_rows_pass_for_every_option",
+        cli::main_job_gpu_rows_pass_for_every_option,
+    );
+    harness.gpu(
+        "cli::verify_passes_on_a_small_ladder_on_the_gpu",
+        cli::verify_passes_on_a_small_ladder_on_the_gpu,
     );
     harness.cpu(
         "the_generated_tests_cover_every_variant_dtype_and_border",

@@ -13,6 +13,7 @@ from . import _engine, _params
 from ._cuda import _torch_stream
 from ._front import check_axes, whole_level
 from ._ndimage import correlate
+from ._numpy import _run_numpy
 from ._params import Array, ArrayLike, Axes, Output, PerAxis
 
 
@@ -169,8 +170,8 @@ class Filter2D:
             view = self._view_for(key, input.dtype.name, input.shape, channel_axis)
             if view is not None:
                 if output is None:
-                    return self._plan(input.reshape(view)).reshape(input.shape)
-                self._plan(input.reshape(view), output=output.reshape(view))
+                    return _run_numpy(self._plan, input.reshape(view), None, None).reshape(input.shape)
+                _run_numpy(self._plan, input.reshape(view), output.reshape(view), None)
                 return output
         nd = len(getattr(input, "shape", np.shape(input)))
         if axes is None:

@@ -89,15 +89,32 @@ def _check_output(output, shape, dtype, name="output"):
 _HOSTS_KEPT = 16
 
 
+def _packed_apart(output, x):
+    """``output`` where a plan writes it as it is (a packed, writable numpy array of ``x``'s shape
+    and dtype that shares no memory with ``x``), else None."""
+    if (
+        type(output) is np.ndarray
+        and output.shape == x.shape
+        and output.dtype == x.dtype
+        and output.flags.c_contiguous
+        and output.flags.writeable
+        and not np.may_share_memory(x, output)
+    ):
+        return output
+    return None
+
+
 def _run_numpy(f, input, output, axes):
-    if output is None and axes is None and type(input) is np.ndarray:
-        # A packed array of a shape and dtype this plan ran as it is before: straight on it.
+    if axes is None and type(input) is np.ndarray and input.flags.c_contiguous:
+        # A packed array of a shape and dtype this plan ran as it is before: straight on it, into
+        # a new result or a packed output apart from it.
         known = f._hosts.get((input.shape, input.dtype))
-        if known is not None and input.flags.c_contiguous:
-            plan, name, (n, h, w, c) = known
-            result = _host_empty(input.shape, input.dtype)
-            plan.run_host(input.ctypes.data, w * c, result.ctypes.data, w * c, w, h, c, name, n)
-            return result
+        if known is not None:
+            result = _host_empty(input.shape, input.dtype) if output is None else _packed_apart(output, input)
+            if result is not None:
+                plan, name, (n, h, w, c) = known
+                plan.run_host(input.ctypes.data, w * c, result.ctypes.data, w * c, w, h, c, name, n)
+                return result
     x = _native_order(np.asarray(input))
     name, compute, cval = _compute(f, x.dtype)
     order, (n, h, w, c) = _layout(x.shape, axes)
@@ -124,14 +141,14 @@ def _run_numpy(f, input, output, axes):
     # The caller's packed output of the computed dtype is written in place.
     result = output.reshape(ni, h, w, ci) if direct else _host_empty((ni, h, w, ci), compute)
     plan.run_host(work.ctypes.data, w * ci, result.ctypes.data, w * ci, w, h, ci, name, ni)
-    if direct:
-        return output
     packed = x is input and x.flags.c_contiguous and compute == x.dtype and order == list(range(x.ndim))
-    if output is None and axes is None and packed and not planes:
+    if axes is None and packed and not planes:
         # Kept (for a bounded number of shapes) for the short way above.
         if len(f._hosts) >= _HOSTS_KEPT:
             f._hosts.clear()
         f._hosts[(x.shape, x.dtype)] = (plan, name, (ni, h, w, ci))
+    if direct:
+        return output
     if planes:
         result = np.moveaxis(result.reshape(n, c, h, w), 1, 3)
     inverse = np.argsort(order)

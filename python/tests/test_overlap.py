@@ -160,3 +160,28 @@ def test_the_repeated_call_without_output_is_unchanged():
     for name, args in (("gaussian_filter", (0,)), ("uniform_filter", (1,)), ("correlate", (np.ones((1, 1)),))):
         same = getattr(ferroconv, name)(x, *args)  # a filter that changes nothing: still a new array
         assert np.array_equal(same, x) and not np.may_share_memory(same, x)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.float32])
+def test_a_kept_plan_into_outputs_once_its_short_way_is_known(dtype):
+    # After calls without output= (the short way known for the shape), outputs of every kind: a
+    # packed one apart, the input itself, a view a row off, a strided one, one of another dtype.
+    f = ferroconv.Filter2D(weights(5, dtype, 11), mode="nearest")
+    x = random((61, 47, 3), dtype, 12)
+    want = f(x, channel_axis=-1)
+    assert np.array_equal(f(x, channel_axis=-1), want)
+    apart = np.full_like(x, 7)
+    assert f(x, apart, channel_axis=-1) is apart and np.array_equal(apart, want)
+    y = x.copy()
+    assert f(y, y, channel_axis=-1) is y and np.array_equal(y, want)
+    for axis, sign in ((0, 1), (0, -1), (1, 1)):
+        a, out = shifted(x.shape, dtype, 13, axis, sign)
+        expect = f(a.copy(), channel_axis=-1)
+        assert f(a, out, channel_axis=-1) is out and np.array_equal(out, expect)
+    strided = np.zeros((61, 94, 3), dtype)[:, ::2]
+    f(x, strided, channel_axis=-1)
+    assert np.array_equal(strided, want)
+    wide = np.zeros(x.shape, np.float64)
+    with pytest.raises(RuntimeError, match="output shape"):  # scipy's error
+        f(x, wide[..., :2], channel_axis=-1)
+    scipys(f(x, wide, channel_axis=-1), x.astype(np.float64), ndi.correlate, weights=f.weights[..., None], mode="nearest")

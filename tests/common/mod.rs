@@ -47,13 +47,25 @@ pub fn s(p: &Path) -> &str {
 /// Runs the `host` binary with a backtrace requested, to show that no error path panics, and
 /// outside any job array (whose variables would shard a batch), even when the tests run in one.
 pub fn host(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_host"))
-        .args(args)
-        .env("RUST_BACKTRACE", "1")
-        .env_remove("SLURM_ARRAY_TASK_ID")
-        .env_remove("JOB_COMPLETION_INDEX")
+    command(args).output().expect("run host")
+}
+
+/// [`host`] as on a machine without a GPU: the driver is shown none (`CUDA_VISIBLE_DEVICES`
+/// empty), so what a run without a GPU does is checked on every machine, GPU machines too.
+pub fn host_without_gpu(args: &[&str]) -> Output {
+    command(args)
+        .env("CUDA_VISIBLE_DEVICES", "")
         .output()
         .expect("run host")
+}
+
+fn command(args: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_host"));
+    c.args(args)
+        .env("RUST_BACKTRACE", "1")
+        .env_remove("SLURM_ARRAY_TASK_ID")
+        .env_remove("JOB_COMPLETION_INDEX");
+    c
 }
 
 /// A run's standard output and standard error, as text.
@@ -66,8 +78,62 @@ pub fn text(o: &Output) -> (String, String) {
 
 /// Runs `host`, requires success, and returns its standard output and standard error.
 pub fn run_ok(args: &[&str]) -> (String, String) {
-    let o = host(args);
-    let (out, err) = text(&o);
+    succeeded(args, &host(args))
+}
+
+/// [`run_ok`] through [`host_without_gpu`].
+pub fn run_ok_without_gpu(args: &[&str]) -> (String, String) {
+    succeeded(args, &host_without_gpu(args))
+}
+
+fn succeeded(args: &[&str], o: &Output) -> (String, String) {
+    let (out, err) = text(o);
     assert!(o.status.success(), "{args:?}\nstdout: {out}\nstderr: {err}");
     (out, err)
 }
+
+/// The row of the main job's table that `name` starts.
+pub fn row<'a>(out: &'a str, name: &str) -> &'a str {
+    out.lines()
+        .find(|l| l.split_whitespace().next() == Some(name))
+        .unwrap_or_else(|| panic!("no {name} row:\n{out}"))
+}
+
+/// Main-job options, each with whether its filter is rank-1 (box by default, gaussian; sharpen
+/// is not), which decides whether the separable variants run.
+pub const MAIN_JOB_CASES: [(&[&str], bool); 3] = [
+    (&["--width", "33", "--height", "17", "--mask", "5"], true),
+    (
+        &[
+            "--size",
+            "40",
+            "--channels",
+            "4",
+            "--dtype",
+            "u8",
+            "--border",
+            "reflect",
+            "--filter",
+            "gaussian",
+            "--mask",
+            "7",
+        ],
+        true,
+    ),
+    (
+        &[
+            "--size",
+            "24",
+            "--channels",
+            "3",
+            "--dtype",
+            "u16",
+            "--border",
+            "valid",
+            "--filter",
+            "sharpen",
+            "--flip",
+        ],
+        false,
+    ),
+];

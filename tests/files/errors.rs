@@ -1,8 +1,8 @@
 //! Bad input of every kind (missing, unreadable, corrupt, bad filters, unwritable outputs) gets a
 //! one-line error, exit code 1 and no output; and what `info` and `--variant` do without a GPU.
 
-use crate::common::{TempDir, host, run_ok, s, text};
-use crate::{assert_fails, png_header_only, save_with_image_crate};
+use crate::common::{TempDir, host, host_without_gpu, run_ok, run_ok_without_gpu, s, text};
+use crate::{assert_fails, failed, png_header_only, save_with_image_crate};
 use ferroconv::{DType, Image};
 use std::path::{Path, PathBuf};
 
@@ -248,23 +248,23 @@ fn bad_outputs(dir: &TempDir, good: &Path, out: &Path, truncated: &Path) {
 
 #[test]
 fn asking_for_a_gpu_variant_without_a_gpu_is_an_error() {
-    let (info, _) = run_ok(&["info"]);
-    if !info.starts_with("GPU: none") {
-        eprintln!("SKIPPED: a GPU is present, so --variant tiled runs instead of failing");
-        return;
-    }
+    // As on a machine without a GPU, on every machine.
+    let (info, _) = run_ok_without_gpu(&["info"]);
+    assert!(info.starts_with("GPU: none"), "{info}");
     let dir = TempDir::new("nogpu");
     let good = dir.path("good.png");
     save_with_image_crate(&Image::random(6, 6, 1, DType::U8, 1).unwrap(), &good);
     let out = dir.path("out.png");
-    assert_fails(
-        &["-i", s(&good), "-o", s(&out), "--variant", "tiled"],
+    let args = ["-i", s(&good), "-o", s(&out), "--variant", "tiled"];
+    failed(
+        &args,
+        &host_without_gpu(&args),
         "--variant tiled needs a usable GPU",
         &out,
     );
     // Without --variant, or with the default auto given, the CPU takes over with a one-line notice
     // (tests/usage/defaults.rs checks both).
-    let (_, err) = run_ok(&["-i", s(&good), "-o", s(&out)]);
+    let (_, err) = run_ok_without_gpu(&["-i", s(&good), "-o", s(&out)]);
     assert!(err.starts_with("note: no usable GPU"), "{err}");
 }
 

@@ -28,6 +28,7 @@ use ferroconv::model::filter::FilterKind;
 use ferroconv::{Border, DType, Filter, Image, engine::cpu};
 use host_tools::verify::check;
 use std::path::Path;
+use std::process::Output;
 
 /// Writes `image` with the `image` crate's own encoders (not the code under test).
 fn save_with_image_crate(image: &Image, path: &Path) {
@@ -100,8 +101,12 @@ fn png_header_only(width: u32, height: u32) -> Vec<u8> {
 /// Runs `host` expecting failure: exit code 1, exactly one `error: ` line on stderr (the last),
 /// containing `needle`, no panic, and no file named `output` left behind.
 fn assert_fails(args: &[&str], needle: &str, output: &Path) {
-    let o = host(args);
-    let (out, err) = text(&o);
+    failed(args, &host(args), needle, output);
+}
+
+/// [`assert_fails`] on the run `o` of `args`.
+fn failed(args: &[&str], o: &Output, needle: &str, output: &Path) {
+    let (out, err) = text(o);
     assert_eq!(o.status.code(), Some(1), "{args:?}\nstdout: {out}\nstderr: {err}");
     let errors: Vec<&str> = err.lines().filter(|l| l.starts_with("error: ")).collect();
     assert_eq!(errors.len(), 1, "{args:?}: {err}");
