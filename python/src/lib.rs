@@ -168,12 +168,18 @@ impl Plan {
     /// Whether the plan runs on a GPU.
     #[getter]
     fn on_gpu(&self) -> bool {
-        self.lock().gpu().is_some()
+        // In a forked child the parent's plan runs on the CPU (`run_host`), and its lock, which a
+        // thread that was not copied may hold, is never taken.
+        self.pid == fork::process_id() && self.lock().gpu().is_some()
     }
 
-    /// The GPU variant chosen for the last shape run (`None` on the CPU or before a run).
+    /// The GPU variant chosen for the last shape run (`None` on the CPU, before a run, and in a
+    /// forked child).
     #[getter]
     fn variant(&self) -> Option<&'static str> {
+        if self.pid != fork::process_id() {
+            return None;
+        }
         self.lock().variant().map(|v| v.name())
     }
 

@@ -115,3 +115,40 @@ def test_cuda_in_a_forked_child_raises_one_line_naming_spawn(forked_pool):
     assert not available
     for message in raised:
         assert message is not None and "spawn" in message and "\n" not in message, raised
+
+
+def test_a_child_forked_while_a_plan_runs_reads_its_properties():
+    # A thread of the parent is inside the plan's call (holding its lock) when the child is
+    # forked: the child, which has no copy of that thread, reads the plan's properties and runs
+    # it without waiting for the lock.
+    import os
+    import threading
+    import time
+
+    taps = np.random.default_rng(6).random(31 * 31) / 480  # not rank 1: a long dense run on the CPU
+    plan = ferroconv._native.Plan(taps.tolist(), (31, 31), (0, 0), "reflect")
+    x = np.random.default_rng(5).random((2048, 2048)).astype(np.float32)
+    out = np.empty_like(x)
+    small = np.ones((8, 8), np.float32)
+    small_out = np.empty_like(small)
+    busy = threading.Thread(target=plan.run_host, args=(x.ctypes.data, 2048, out.ctypes.data, 2048, 2048, 2048, 1, "f32", 1))
+    busy.start()
+    time.sleep(0.2)
+    pid = os.fork()
+    if pid == 0:  # the child: exit 0 only if nothing waited on the lock
+        try:
+            ok = plan.variant is None and plan.on_gpu is False
+            plan.run_host(small.ctypes.data, 8, small_out.ctypes.data, 8, 8, 8, 1, "f32", 1)
+            os._exit(0 if ok and np.allclose(small_out, taps.sum(), rtol=1e-5) else 1)
+        except BaseException:
+            os._exit(2)
+    deadline, status = time.monotonic() + 30, None
+    while status is None and time.monotonic() < deadline:
+        done, code = os.waitpid(pid, os.WNOHANG)
+        status = code if done else None
+        time.sleep(0.05)
+    if status is None:
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+    busy.join()
+    assert status is not None and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, "the child hung or failed"
