@@ -8,6 +8,10 @@
 //! rows are kept. For the `valid` border the strip image is input rows `y0 .. y1 + 2r`, whose
 //! valid output is exactly rows `y0..y1`. Every kept output sample reads the same input values in
 //! the same order as on the whole image, so the CPU result is bit for bit the same.
+//!
+//! [`run`] makes those strip images; [`run_spread`] (strips over several GPUs or workers) reads
+//! each strip's rows and halo where they lie in the image instead (only a wrapped border's edge
+//! strips are made as images) and writes each strip's kept rows straight into the output.
 
 use crate::Problem;
 use crate::model::image::{DType, Image, Samples};
