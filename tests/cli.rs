@@ -1,7 +1,7 @@
 //! Runs the real `host` binary: the main job, verification, GPU skipping and bad input.
 
 mod common;
-use common::{MAIN_JOB_CASES, host, host_without_gpu, row, text};
+use common::{MAIN_JOB_CASES, VERIFY_LADDER, host, host_without_gpu, row, text};
 use ferroconv::engine::gpu::Variant;
 use std::process::Command;
 
@@ -46,7 +46,7 @@ fn main_job_without_a_gpu_runs_every_option_on_the_cpu() {
 #[test]
 fn verify_without_a_gpu_passes_its_cpu_cases_on_a_small_ladder() {
     // With a GPU: `gpu`'s `verify_passes_on_a_small_ladder_on_the_gpu`.
-    let o = host_without_gpu(&["verify", "--sizes", "1x1,1x7,7x1,31x17", "--filters", "1,3,17"]);
+    let o = host_without_gpu(&VERIFY_LADDER);
     let (out, err) = text(&o);
     assert!(o.status.success(), "{out}\n{err}");
     assert!(out.contains(" passed, 0 failed"), "{out}");

@@ -94,10 +94,16 @@ fn succeeded(args: &[&str], o: &Output) -> (String, String) {
 
 /// The row of the main job's table that `name` starts.
 pub fn row<'a>(out: &'a str, name: &str) -> &'a str {
-    out.lines()
-        .find(|l| l.split_whitespace().next() == Some(name))
-        .unwrap_or_else(|| panic!("no {name} row:\n{out}"))
+    find_row(out, name).unwrap_or_else(|| panic!("no {name} row:\n{out}"))
 }
+
+/// The row of the main job's table that `name` starts, if there is one.
+pub fn find_row<'a>(out: &'a str, name: &str) -> Option<&'a str> {
+    out.lines().find(|l| l.split_whitespace().next() == Some(name))
+}
+
+/// `host verify` on a small ladder of sizes and filters.
+pub const VERIFY_LADDER: [&str; 5] = ["verify", "--sizes", "1x1,1x7,7x1,31x17", "--filters", "1,3,17"];
 
 /// Main-job options, each with whether its filter is rank-1 (box by default, gaussian; sharpen
 /// is not), which decides whether the separable variants run.

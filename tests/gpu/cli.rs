@@ -1,7 +1,7 @@
 //! The `host` binary's GPU rows: the main job's and `verify`'s, on the options whose CPU rows
 //! `tests/cli.rs` checks without a GPU.
 
-use crate::common::{MAIN_JOB_CASES, host, row, text};
+use crate::common::{MAIN_JOB_CASES, VERIFY_LADDER, find_row, host, row, text};
 use ferroconv::DType;
 use ferroconv::engine::gpu::Variant;
 
@@ -24,9 +24,8 @@ pub fn main_job_gpu_rows_pass_for_every_option() {
         for variant in Variant::ALL {
             let name = variant.name();
             if (variant.needs_rank1() && !rank1) || !variant.supports(dtype, radius) {
-                let present = out.lines().any(|l| l.split_whitespace().next() == Some(name));
                 assert!(
-                    !present,
+                    find_row(&out, name).is_none(),
                     "{args:?}: {name} ran with a filter or sample type it does not take: {out}"
                 );
             } else {
@@ -38,7 +37,7 @@ pub fn main_job_gpu_rows_pass_for_every_option() {
 
 /// `host verify` on a small ladder with its GPU variants.
 pub fn verify_passes_on_a_small_ladder_on_the_gpu() {
-    let o = host(&["verify", "--sizes", "1x1,1x7,7x1,31x17", "--filters", "1,3,17"]);
+    let o = host(&VERIFY_LADDER);
     let (out, err) = text(&o);
     assert!(o.status.success(), "{out}\n{err}");
     assert!(out.contains(" passed, 0 failed"), "{out}");
