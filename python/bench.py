@@ -5,7 +5,8 @@ border `mirror` (edge not repeated) and general random filters, the cases of the
     python3 python/bench.py [--peers PATH/py_peers.py]
 
 Then the scipy-named functions against cupyx.scipy.ndimage on the same CuPy arrays, and each
-function call against a kept ``Filter2D`` running the same filter.
+function call against a kept ``Filter2D`` running the same filter; then float16 and bfloat16
+torch tensors against float32 ones.
 
 `--peers` first runs that external harness (torch conv2d, CuPy correlate, kornia filter2d,
 cv2.filter2D) in a process of its own, so both tables come from the same run on the same card.
@@ -148,6 +149,28 @@ def ndimage_cases():
         del a
 
 
+def half_cases():
+    """float16 and bfloat16 torch tensors against float32 ones of the same values: 5 x 5
+    `correlate` and a kept `Filter2D`, and `gaussian_filter` (synchronized calls, median ms)."""
+    tsync = torch.cuda.synchronize
+    w5 = np.random.default_rng(2).uniform(-1, 1, (5, 5))
+    kept = ferroconv.Filter2D(w5)
+    x = torch.rand(8192, 8192, device="cuda")
+    print("\n== half floats on torch, 8192^2 (median ms; the ratio to float32)")
+    print("dtype | correlate 5x5 | kept Filter2D 5x5 | gaussian_filter s2")
+    base = None
+    for dt in (torch.float32, torch.float16, torch.bfloat16):
+        a = x.to(dt)
+        t = [
+            t_ms(lambda: ferroconv.correlate(a, w5), tsync, 20),
+            t_ms(lambda: kept(a), tsync, 20),
+            t_ms(lambda: ferroconv.gaussian_filter(a, 2.0), tsync, 20),
+        ]
+        base = base or t
+        print(f"{str(dt)[6:]} | " + " | ".join(f"{v:.4f} ({v / b:.2f}x)" for v, b in zip(t, base)), flush=True)
+
+
 if __name__ == "__main__":
     main()
     ndimage_cases()
+    half_cases()

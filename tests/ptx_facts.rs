@@ -5,7 +5,7 @@ use gpu_kernels::kernels::{
     self, blocked, constant, direct_f64, naive, probe, readonly, separable_cols, separable_fused,
     separable_rows, spin, tensor_f32, tensor_u8, texture, tiled, tiled_cache, tiled_output, warp_rows,
 };
-use gpu_kernels::launch::{DTYPES, INTERLEAVED_CHANNELS, MAX_RADIUS, MAX_TAPS};
+use gpu_kernels::launch::{DTYPES, HALF_DTYPES, INTERLEAVED_CHANNELS, MAX_RADIUS, MAX_TAPS};
 
 /// The body of kernel `name`: from its `.entry` line to the next one.
 fn kernel(name: &str) -> &'static str {
@@ -146,6 +146,14 @@ fn ptx_has_every_kernel_for_every_type_and_targets_sm_90() {
     expected.extend(tensor_u8_entries().map(|(name, _)| name));
     expected.extend(tensor_f32_entries().map(|(name, _)| name));
     expected.extend(warp_rows_entries().map(|(name, _)| name));
+    for t in HALF_DTYPES {
+        let per_radius = |base: &str| (0..=MAX_RADIUS).map(move |r| format!("{base}_{t}_r{r}"));
+        expected.extend([separable_rows::ENTRY, separable_cols::ENTRY].map(|n| format!("{n}_{t}")));
+        expected.extend(per_radius(blocked::ENTRY_4X2).chain(per_radius(separable_fused::ENTRY)));
+        let typed = vec![format!("_{t}")];
+        let interleaved = interleaved_entries(blocked::ENTRY_4X2, typed, blocked::INTERLEAVED_MAX_RADIUS);
+        expected.extend(interleaved.map(|(name, _)| name));
+    }
     expected.push(direct_f64::ENTRY.to_string());
     expected.push(probe::ENTRY.to_string());
     expected.push(spin::ENTRY.to_string());

@@ -132,6 +132,9 @@ pub struct ExactTaps<const N: usize>(pub [f32; N]);
 
 /// Sample types: the suffix of the entry-point names of kernels compiled for several of them.
 pub const DTYPES: [&str; 3] = ["u8", "u16", "f32"];
+/// The half floats (`f16`, `bf16`), which only `blocked-4x2` (gray, RGB, RGBA), the `separable`
+/// passes and `separable-fused` have entries for, named as the others'.
+pub const HALF_DTYPES: [&str; 2] = ["f16", "bf16"];
 
 /// Channel counts the `blocked`, `tensor-u8`, `tensor-f32` and `warp-rows` kernels have interleaved
 /// entries for, `<base>_c<channels>[_<type>]_r<r>`.

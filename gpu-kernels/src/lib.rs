@@ -17,6 +17,7 @@
     target_arch = "nvptx64",
     feature(
         abi_ptx,
+        f16,
         stdarch_nvptx,
         asm_experimental_arch,
         core_intrinsics,

@@ -13,7 +13,8 @@ through torch or CuPy) run where they are, queued on the framework's current str
 them: every axis, or ``axes``; ``channel_axis=`` names an axis of channels to leave out.
 
 Dtypes: the result has the output's dtype (the input's, or ``output=`` an array or a dtype).
-float32, float16, bfloat16 and (u)int8/16 results are computed in float32 on the kernels;
+float32, float16, bfloat16 and (u)int8/16 results are computed in float32 on the kernels (half
+floats read and written as they are where the filter runs in one pass);
 float64 and (u)int32/64 results in float64 (CUDA arrays on the float64 kernel, numpy arrays on
 the library's float64 CPU plan, other filters element-wise in the array's framework); complex
 arrays as their real and imaginary parts. Integer results are truncated as scipy casts them,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._numpy import _compute, _layout
+from ._numpy import BF16, _compute, _layout
 from ._params import type_name
 
 
@@ -74,7 +74,7 @@ def _cuda_info(a):
     if type(a).__module__.startswith("torch"):
         dt = _TORCH_DTYPES().get(a.dtype)
         if dt is None:
-            raise TypeError(f"unsupported dtype {a.dtype}: uint8, uint16, float32 or float64 (computed in float32)")
+            raise TypeError(f"unsupported dtype {a.dtype}: uint8, uint16, float16, bfloat16, float32 or float64")
         return a.data_ptr(), tuple(a.shape), dt, a.is_contiguous()
     return a.data.ptr, a.shape, a.dtype, a.flags.c_contiguous
 
@@ -130,6 +130,8 @@ def _TORCH_DTYPES():
             torch.uint8: np.dtype(np.uint8),
             torch.float32: np.dtype(np.float32),
             torch.float64: np.dtype(np.float64),
+            torch.float16: np.dtype(np.float16),
+            torch.bfloat16: BF16,
         }
         if hasattr(torch, "uint16"):
             _torch_dtypes[torch.uint16] = np.dtype(np.uint16)

@@ -57,12 +57,17 @@ def prewitt(
     return _prewitt(input, axis, mode, channel_axis, cval=real_cval(cval, True), output=output, stream=stream)
 
 
+def _term_name(out_name):
+    """The dtype each term of a sum is stored in: the output's, but float32 for float16 and
+    bfloat16 outputs (terms of opposite signs rounded to a half float would lose the sum)."""
+    return "float32" if out_name in ("float16", "bfloat16") else out_name
+
+
 def _summed(terms, out_name, square=False):
     """The program of scipy's sum of the programs ``terms`` (each result cast to the output's
     dtype first), squared first where ``square``, then its square root (computed in float, cast
     back)."""
-    # Each term stored as the output stores it (float16 and bfloat16 sums kept in float32).
-    store = "float32" if out_name in ("float16", "bfloat16") else out_name
+    store = _term_name(out_name)
 
     def prog(kind, x):
         total = None
@@ -86,7 +91,8 @@ def _laplace(shape, in_name, out_name, mode, axes, channel_axis, cval=0.0):
     if not axes:
         return lambda kind, x: x
     m = modes(mode, len(axes))
-    terms = [passes(shape, in_name, out_name, [(a, *folded(_SECOND, 1, shape[a], ma), ma, None)], cval) for a, ma in zip(axes, m)]
+    term = _term_name(out_name)
+    terms = [passes(shape, in_name, term, [(a, *folded(_SECOND, 1, shape[a], ma), ma, None)], cval) for a, ma in zip(axes, m)]
     return _summed(terms, out_name)
 
 
@@ -124,7 +130,7 @@ def _gaussian_terms(shape, in_name, out_name, sigma, order, mode, axes, channel_
     for a, ma in zip(axes, m):
         orders = [order if i == a else 0 for i in range(ndim)]
         steps = _gaussian_passes(shape, sigmas, orders, [ma] * ndim, radii, truncate, range(ndim))
-        terms.append(passes(shape, in_name, out_name, steps, cval))
+        terms.append(passes(shape, in_name, _term_name(out_name), steps, cval))
     return terms
 
 

@@ -95,7 +95,7 @@ def _kernel_step(shape, comp, weights, centre, mode, cval, view):
     viewed as ``view`` (images, height, width, channels), or None where the kernels do not take
     them."""
     weights = np.ascontiguousarray(weights, dtype=np.float64)
-    if (comp != "float32" and not _casts_as_scipy(weights, comp)) or plan(weights, centre, mode, cval) is None:
+    if (comp in ("uint8", "uint16") and not _casts_as_scipy(weights, comp)) or plan(weights, centre, mode, cval) is None:
         return None
     key = (weights.shape, weights.tobytes(), centre, mode, cval)
 
@@ -110,9 +110,12 @@ def _kernel_step(shape, comp, weights, centre, mode, cval, view):
     return step
 
 
-# The dtypes the kernels read and write: float32, and 8- and 16-bit samples (their results
-# truncated as scipy casts them, the plans' ``truncate``).
-KERNEL_DTYPES = ("float32", "uint8", "uint16")
+# The half floats, which the kernels read and write as they are (computed in float32) where
+# they take the filter (``Kernel2D._runs_half``), else in float32 through a copy.
+HALF_DTYPES = ("float16", "bfloat16")
+# The dtypes the kernels read and write: float32, the half floats, and 8- and 16-bit samples
+# (their results truncated as scipy casts them, the plans' ``truncate``).
+KERNEL_DTYPES = ("float32", "uint8", "uint16") + HALF_DTYPES
 
 
 # The float64 kernel's longest side, and the float64 plans kept (per filter and device).

@@ -82,6 +82,8 @@ class Filter2D:
         """Whether the plan's kernels give this call's results for samples of dtype ``name``."""
         if name == "float32":
             return True
+        if name in ("float16", "bfloat16"):
+            return self._plan._runs_half()
         return name in ("uint8", "uint16") and whole_level(name, self._mode, self._cval) and _engine._casts_as_scipy(
             self._weights, name
         )

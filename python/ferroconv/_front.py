@@ -264,6 +264,11 @@ def passes(shape, in_name, out_name, steps, cval):
         for p, q in zip(steps, steps[1:]):
             if q[0] == p[0] + 1 and p[3] == q[3] and _engine.fusable(shape, p[0]):
                 pair = (p, q)
+    if in_name == out_name and in_name in _engine.HALF_DTYPES and len(steps) == 1 + (pair is not None):
+        # Half floats in one run: the kernels read and write them as they are.
+        native = _half_run(shape, in_name, steps[0] if pair is None else pair, cval)
+        if native is not None:
+            return writes_into(lambda kind, x, out=None: native(kind, kind.contiguous(x), *([out] if out is not None else [])), native, in_name)
     runs = []
     for p in steps:
         if pair is not None and p is pair[1]:
@@ -283,6 +288,16 @@ def passes(shape, in_name, out_name, steps, cval):
         return runs[-1](kind, work) if out is None else runs[-1](kind, work, out)
 
     return writes_into(computed, runs[-1], comp)
+
+
+def _half_run(shape, name, run, cval):
+    """The kernels' step of one pass, or of a fused pair of passes ``(p, q)``, on half-float
+    samples ``name`` as they are; None where they do not take it."""
+    if isinstance(run[0], tuple):
+        (a, ta, ca, mode, _), (_, tb, cb, _, _) = run
+        return _engine.plane_step(shape, name, a, np.outer(ta, tb), (ca, cb), mode, cval, fallback=False)
+    a, t, c, mode, _ = run
+    return _engine.line_step(shape, name, a, t, c, mode, cval)
 
 
 def whole_level(name, mode, cval) -> bool:

@@ -80,6 +80,12 @@ class Kernel2D:
             return self._cval
         return None
 
+    def _runs_half(self):
+        """Whether the kernels read and write half-float samples (float16, bfloat16) of this
+        filter as they are: ``blocked-4x2`` to 31 x 31, the separable variants for 1D taps (to
+        1023); other filters compute them in float32."""
+        return max(self._weights.shape) <= 31 or min(self._weights.shape) == 1
+
     def _fit(self, h, w):
         """(fold key, taps, shape, origin) of the filter on ``h x w`` images: folded on each axis
         it overreaches (the key names the sizes it was folded for), else as it is."""

@@ -79,8 +79,9 @@ def _dense_program(shape, in_name, out_name, w, origins, mode, cval, convolution
         if _fold.folds(w.shape[axis], centre[axis], n, mode):
             w, centre[axis] = _fold._fold_axis(w, axis, centre[axis], n, mode)
     axes = [a for a in range(len(shape)) if w.shape[a] > 1]
-    if in_name == out_name and in_name in _engine.KERNEL_DTYPES and whole_level(in_name, mode, cval) and len(axes) <= 2:
-        # 8- and 16-bit samples into their own dtype, on the kernels as they are.
+    direct = in_name in _engine.HALF_DTYPES or in_name in _engine.KERNEL_DTYPES and whole_level(in_name, mode, cval)
+    if in_name == out_name and direct and len(axes) <= 2:
+        # Half floats, 8- and 16-bit samples into their own dtype, on the kernels as they are.
         step = _direct_dense(shape, in_name, w, centre, axes, mode, cval)
         if step is not None:
             return writes_into(lambda kind, x, out=None: step(kind, kind.contiguous(x), *([out] if out is not None else [])), step, in_name)

@@ -10,7 +10,23 @@ import numpy as np
 from . import _params
 from ._params import type_name
 
-_DTYPES = {np.dtype(np.uint8): "u8", np.dtype(np.uint16): "u16", np.dtype(np.float32): "f32"}
+_DTYPES = {
+    np.dtype(np.uint8): "u8",
+    np.dtype(np.uint16): "u16",
+    np.dtype(np.float32): "f32",
+    np.dtype(np.float16): "f16",
+}
+
+
+class _BFloat16:
+    """The stand-in numpy dtype of torch's bfloat16 tensors (numpy has none)."""
+
+    name = "bfloat16"
+    kind = "f"
+    itemsize = 2
+
+
+BF16 = _BFloat16()
 
 
 def _image_axes(shape, axes):
@@ -27,21 +43,23 @@ def _image_axes(shape, axes):
 
 
 def _dtype_name(dtype):
+    if dtype is BF16:
+        return "bf16", BF16
     dt = np.dtype(dtype)
     if dt in _DTYPES:
         return _DTYPES[dt], dt
     if dt == np.float64:
         return "f32", np.dtype(np.float32)
-    raise TypeError(f"unsupported dtype {dt}: uint8, uint16, float32 or float64 (computed in float32)")
+    raise TypeError(f"unsupported dtype {dt}: uint8, uint16, float16, float32 or float64 (computed in float32)")
 
 
 def _compute(f, dtype):
     """(sample type name, computed dtype, the library's constant) of a call on ``dtype``: an
     integer type whose range cannot hold the mode's ``cval`` is computed in float32 (and rounded
-    and clamped back)."""
+    and clamped back), and so are half floats where the kernels do not take the filter."""
     name, compute = _dtype_name(dtype)
     cval = f._level(name)
-    if cval is None:
+    if cval is None or name in ("f16", "bf16") and not f._runs_half():
         return "f32", np.dtype(np.float32), f.cval
     return name, compute, cval
 

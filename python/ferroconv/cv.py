@@ -73,7 +73,8 @@ def filter2d(src, ddepth, kernel, dst=None, anchor=None, delta=0, borderType=BOR
         dt = src.dtype
     else:
         dt = _cuda_info(src)[2]
-    _dtype_name(dt)
+    if _dtype_name(dt)[0] in ("f16", "bf16"):
+        raise TypeError(f"unsupported dtype {dt.name}: filter2d takes uint8, uint16, float32 or float64")
     target = dt if depth == -1 else np.dtype(_CV_DEPTHS[depth])
     if target == dt and delta == 0:
         return Kernel2D(k, mode, 0.0, origin)(src, output=dst)

@@ -38,7 +38,7 @@ fn border(name: &str, cval: f64) -> PyResult<Border> {
 }
 
 fn dtype(name: &str) -> PyResult<DType> {
-    DType::ALL
+    DType::EVERY
         .into_iter()
         .find(|d| d.suffix() == name)
         .ok_or_else(|| PyValueError::new_err(format!("unknown sample type '{name}'")))
@@ -308,6 +308,8 @@ impl Host {
             DType::U8 => self.run::<u8>(plan),
             DType::U16 => self.run::<u16>(plan),
             DType::F32 => self.run::<f32>(plan),
+            DType::F16 => self.run::<half::f16>(plan),
+            DType::BF16 => self.run::<half::bf16>(plan),
         }
     }
 

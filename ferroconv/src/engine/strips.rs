@@ -14,7 +14,7 @@
 //! strips are made as images) and writes each strip's kept rows straight into the output.
 
 use crate::Problem;
-use crate::model::image::{DType, Image, Samples};
+use crate::model::image::{DType, Image, Samples, for_dtype};
 use crate::plan::{Filter2D, ImageViewMut, Pixel};
 use crate::{Border, Error, Result};
 use std::ops::Range;
@@ -128,12 +128,15 @@ pub fn strip_input(image: &Image, border: Border, strip: &Strip) -> Result<Image
     let dtype = image.dtype();
     let mut samples = Samples::filled(dtype, w * ch * height);
     let src = image.samples().as_bytes();
-    // One sample of the constant border's value, as the image stores it.
+    // One sample of the constant border's value, as the image stores it (half floats rounded
+    // to the nearest).
     let v = border.outside_sample(dtype);
     let outside = match dtype {
         DType::U8 => vec![v as u8],
         DType::U16 => (v as u16).to_ne_bytes().to_vec(),
         DType::F32 => (v as f32).to_ne_bytes().to_vec(),
+        DType::F16 => half::f16::from_f64(v).to_ne_bytes().to_vec(),
+        DType::BF16 => half::bf16::from_f64(v).to_ne_bytes().to_vec(),
     };
     for (dst, y) in samples.as_bytes_mut().chunks_mut(row_bytes).zip(wanted) {
         match border.source(y, h) {
@@ -226,11 +229,7 @@ fn band_rows(
         let mut dst = ImageViewMut::new(out, ow, rows, ch)?;
         plan.run_rows(&image.view::<T>()?.band(input), &mut dst, skip)
     }
-    match image.dtype() {
-        DType::U8 => typed::<u8>(plan, image, input, skip, output),
-        DType::U16 => typed::<u16>(plan, image, input, skip, output),
-        DType::F32 => typed::<f32>(plan, image, input, skip, output),
-    }
+    for_dtype!(image.dtype(), T => typed::<T>(plan, image, input, skip, output))
 }
 
 /// Convolves `image` strip by strip on `workers`, each on its own thread: strip `i` goes to

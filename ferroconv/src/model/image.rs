@@ -1,7 +1,8 @@
-//! Interleaved images of 1, 3 or 4 channels with `u8`, `u16` or `f32` samples.
+//! Interleaved images of 1, 3 or 4 channels with `u8`, `u16`, `f32`, `f16` or `bf16` samples.
 
 use crate::named::{Named, impl_from_str};
 use crate::{Error, Result};
+use half::{bf16, f16};
 use rand::{Rng, SeedableRng, rngs::StdRng};
 
 /// Largest width or height accepted.
@@ -20,17 +21,28 @@ pub enum DType {
     U16,
     /// 32-bit float, used as is.
     F32,
+    /// IEEE half float, used as is (computed in `f32`, rounded to the nearest when stored).
+    F16,
+    /// bfloat16 (the high half of an `f32`), used as is like [`DType::F16`].
+    BF16,
 }
 
 impl DType {
-    /// Every sample type.
+    /// The sample types of image files, the command line and every GPU variant.
     pub const ALL: [DType; 3] = [DType::U8, DType::U16, DType::F32];
+    /// The half floats: device and host images of the library (the CPU engine, and on the GPU
+    /// the variants that have kernels for them, [`Variant::supports_dtype`]), not of files.
+    ///
+    /// [`Variant::supports_dtype`]: crate::Variant::supports_dtype
+    pub const HALF: [DType; 2] = [DType::F16, DType::BF16];
+    /// Every sample type.
+    pub const EVERY: [DType; 5] = [DType::U8, DType::U16, DType::F32, DType::F16, DType::BF16];
 
     /// Bytes per sample.
     pub fn size(self) -> usize {
         match self {
             DType::U8 => 1,
-            DType::U16 => 2,
+            DType::U16 | DType::F16 | DType::BF16 => 2,
             DType::F32 => 4,
         }
     }
@@ -41,15 +53,17 @@ impl DType {
             DType::U8 => "u8",
             DType::U16 => "u16",
             DType::F32 => "f32",
+            DType::F16 => "f16",
+            DType::BF16 => "bf16",
         }
     }
 
-    /// The largest integer level (255, 65535), or `None` for `f32`.
+    /// The largest integer level (255, 65535), or `None` for the floats.
     pub fn levels(self) -> Option<f64> {
         match self {
             DType::U8 => Some(255.0),
             DType::U16 => Some(65535.0),
-            DType::F32 => None,
+            DType::F32 | DType::F16 | DType::BF16 => None,
         }
     }
 }
@@ -65,6 +79,36 @@ impl Named for DType {
 
 impl_from_str!(DType);
 
+/// `$body` with `$t` the Rust type of the sample type `$dtype` (`u8`, `u16`, `f32`,
+/// `half::f16`, `half::bf16`): one generic call per sample type.
+macro_rules! for_dtype {
+    ($dtype:expr, $t:ident => $body:expr) => {
+        match $dtype {
+            $crate::DType::U8 => {
+                type $t = u8;
+                $body
+            }
+            $crate::DType::U16 => {
+                type $t = u16;
+                $body
+            }
+            $crate::DType::F32 => {
+                type $t = f32;
+                $body
+            }
+            $crate::DType::F16 => {
+                type $t = half::f16;
+                $body
+            }
+            $crate::DType::BF16 => {
+                type $t = half::bf16;
+                $body
+            }
+        }
+    };
+}
+pub(crate) use for_dtype;
+
 /// The samples of an image, interleaved, row-major, no row padding.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Samples {
@@ -74,6 +118,23 @@ pub enum Samples {
     U16(Vec<u16>),
     /// `f32` samples (images from files: 0-1).
     F32(Vec<f32>),
+    /// Half-float samples.
+    F16(Vec<f16>),
+    /// bfloat16 samples.
+    BF16(Vec<bf16>),
+}
+
+/// `$body` with `$v` bound to the samples' vector, whatever their type.
+macro_rules! each {
+    ($s:expr, $v:ident => $body:expr) => {
+        match $s {
+            Samples::U8($v) => $body,
+            Samples::U16($v) => $body,
+            Samples::F32($v) => $body,
+            Samples::F16($v) => $body,
+            Samples::BF16($v) => $body,
+        }
+    };
 }
 
 impl Samples {
@@ -84,6 +145,8 @@ impl Samples {
             DType::U8 => Samples::U8(vec![0xAB; n]),
             DType::U16 => Samples::U16(vec![0xABCD; n]),
             DType::F32 => Samples::F32(vec![f32::NAN; n]),
+            DType::F16 => Samples::F16(vec![f16::NAN; n]),
+            DType::BF16 => Samples::BF16(vec![bf16::NAN; n]),
         }
     }
 
@@ -95,6 +158,8 @@ impl Samples {
             DType::U8 => Samples::U8(vec![0; n]),
             DType::U16 => Samples::U16(vec![0; n]),
             DType::F32 => Samples::F32(vec![0.0; n]),
+            DType::F16 => Samples::F16(vec![f16::ZERO; n]),
+            DType::BF16 => Samples::BF16(vec![bf16::ZERO; n]),
         }
     }
 
@@ -104,16 +169,14 @@ impl Samples {
             Samples::U8(_) => DType::U8,
             Samples::U16(_) => DType::U16,
             Samples::F32(_) => DType::F32,
+            Samples::F16(_) => DType::F16,
+            Samples::BF16(_) => DType::BF16,
         }
     }
 
     /// How many samples.
     pub fn len(&self) -> usize {
-        match self {
-            Samples::U8(v) => v.len(),
-            Samples::U16(v) => v.len(),
-            Samples::F32(v) => v.len(),
-        }
+        each!(self, v => v.len())
     }
 
     /// Whether there are none.
@@ -127,6 +190,8 @@ impl Samples {
             Samples::U8(v) => f64::from(v[i]) / 255.0,
             Samples::U16(v) => f64::from(v[i]) / 65535.0,
             Samples::F32(v) => f64::from(v[i]),
+            Samples::F16(v) => f64::from(v[i]),
+            Samples::BF16(v) => f64::from(v[i]),
         }
     }
 
@@ -136,49 +201,43 @@ impl Samples {
             Samples::U8(v) => f32::from(v[i]) * (1.0 / 255.0),
             Samples::U16(v) => f32::from(v[i]) * (1.0 / 65535.0),
             Samples::F32(v) => v[i],
+            Samples::F16(v) => v[i].to_f32(),
+            Samples::BF16(v) => v[i].to_f32(),
         }
     }
 
     /// The raw bytes (for copies to the GPU).
     pub fn as_bytes(&self) -> &[u8] {
-        match self {
-            Samples::U8(v) => v,
-            Samples::U16(v) => bytemuck::cast_slice(v),
-            Samples::F32(v) => bytemuck::cast_slice(v),
-        }
+        each!(self, v => bytemuck::cast_slice(v))
     }
 
     /// The raw bytes, writable (for copies from the GPU).
     pub fn as_bytes_mut(&mut self) -> &mut [u8] {
-        match self {
-            Samples::U8(v) => v,
-            Samples::U16(v) => bytemuck::cast_slice_mut(v),
-            Samples::F32(v) => bytemuck::cast_slice_mut(v),
-        }
+        each!(self, v => bytemuck::cast_slice_mut(v))
     }
 
     /// Converts `f32` values of an image with `channels` channels to this type, as the kernels
-    /// do: integers are clamped to [0, 1] and rounded to the nearest level; `f32` is clamped only
-    /// if `clamp`, and never in the alpha channel of RGBA.
+    /// do: integers are clamped to [0, 1] and rounded to the nearest level; floats are clamped
+    /// only if `clamp`, and never in the alpha channel of RGBA (half floats then rounded to the
+    /// nearest).
     pub fn from_values(dtype: DType, values: &[f32], channels: usize, clamp: bool) -> Self {
         let level = |v: f32, max: f32| (v.clamp(0.0, 1.0) * max + 0.5) as u32;
         let is_alpha = |i: usize| channels == 4 && i % 4 == 3;
+        let float = || {
+            values.iter().enumerate().map(move |(i, &v)| {
+                if clamp && !is_alpha(i) {
+                    v.clamp(0.0, 1.0)
+                } else {
+                    v
+                }
+            })
+        };
         match dtype {
             DType::U8 => Samples::U8(values.iter().map(|&v| level(v, 255.0) as u8).collect()),
             DType::U16 => Samples::U16(values.iter().map(|&v| level(v, 65535.0) as u16).collect()),
-            DType::F32 => Samples::F32(
-                values
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &v)| {
-                        if clamp && !is_alpha(i) {
-                            v.clamp(0.0, 1.0)
-                        } else {
-                            v
-                        }
-                    })
-                    .collect(),
-            ),
+            DType::F32 => Samples::F32(float().collect()),
+            DType::F16 => Samples::F16(float().map(f16::from_f32).collect()),
+            DType::BF16 => Samples::BF16(float().map(bf16::from_f32).collect()),
         }
     }
 }
@@ -217,8 +276,8 @@ impl Image {
         Self::new(width, height, 1, Samples::F32(values))
     }
 
-    /// A reproducible image of uniform random samples (`f32` in [0, 1), integers over their whole
-    /// range); never all zeros.
+    /// A reproducible image of uniform random samples (floats in [0, 1), integers over their
+    /// whole range); never all zeros.
     pub fn random(width: usize, height: usize, channels: usize, dtype: DType, seed: u64) -> Result<Self> {
         check_dims(width, height)?;
         check_channels(channels)?;
@@ -228,6 +287,8 @@ impl Image {
             DType::U8 => Samples::U8((0..n).map(|_| rng.random()).collect()),
             DType::U16 => Samples::U16((0..n).map(|_| rng.random()).collect()),
             DType::F32 => Samples::F32((0..n).map(|_| rng.random()).collect()),
+            DType::F16 => Samples::F16((0..n).map(|_| f16::from_f32(rng.random())).collect()),
+            DType::BF16 => Samples::BF16((0..n).map(|_| bf16::from_f32(rng.random())).collect()),
         };
         Ok(Self {
             width,

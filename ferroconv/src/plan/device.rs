@@ -5,7 +5,7 @@
 use super::view::{ImageView, ImageViewMut, Pixel};
 use crate::engine::gpu::Gpu;
 use crate::error::check;
-use crate::model::image::DType;
+use crate::model::image::{DType, for_dtype};
 use crate::{Error, Result};
 use cust::sys::CUstream;
 
@@ -254,20 +254,12 @@ impl<'g> DeviceImage<'g> {
 
     /// [`copy_from`](Self::copy_from) an owned image's samples.
     pub fn copy_from_image(&mut self, image: &crate::Image) -> Result<()> {
-        match image.dtype() {
-            DType::U8 => self.copy_from::<u8>(&image.view()?),
-            DType::U16 => self.copy_from::<u16>(&image.view()?),
-            DType::F32 => self.copy_from::<f32>(&image.view()?),
-        }
+        for_dtype!(image.dtype(), T => self.copy_from::<T>(&image.view()?))
     }
 
     /// [`copy_to`](Self::copy_to) an owned image's samples.
     pub fn copy_to_image(&self, image: &mut crate::Image) -> Result<()> {
-        match image.dtype() {
-            DType::U8 => self.copy_to::<u8>(&mut image.view_mut()?),
-            DType::U16 => self.copy_to::<u16>(&mut image.view_mut()?),
-            DType::F32 => self.copy_to::<f32>(&mut image.view_mut()?),
-        }
+        for_dtype!(image.dtype(), T => self.copy_to::<T>(&mut image.view_mut()?))
     }
 
     fn check_host(&self, l: super::view::Layout, dtype: DType) -> Result<()> {

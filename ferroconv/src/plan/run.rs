@@ -9,7 +9,7 @@ use super::view::{ImageView, ImageViewMut, Layout, Pixel};
 use super::{Engine, Filter2D};
 use crate::engine::cpu;
 use crate::engine::gpu::Problem;
-use crate::model::image::{DType, Image, Samples};
+use crate::model::image::{Image, Samples, for_dtype};
 use crate::{Error, Result};
 
 impl Filter2D<'_> {
@@ -134,11 +134,7 @@ impl Filter2D<'_> {
     /// Filters an owned image into `out`, an image of the result's shape and sample type that
     /// the caller keeps from call to call: [`run`](Self::run) on their samples.
     pub fn run_image_into(&mut self, image: &Image, out: &mut Image) -> Result<()> {
-        match image.dtype() {
-            DType::U8 => self.run::<u8>(&image.view()?, &mut out.view_mut()?),
-            DType::U16 => self.run::<u16>(&image.view()?, &mut out.view_mut()?),
-            DType::F32 => self.run::<f32>(&image.view()?, &mut out.view_mut()?),
-        }
+        for_dtype!(image.dtype(), T => self.run::<T>(&image.view()?, &mut out.view_mut()?))
     }
 
     /// Queues the filter of `src` into `dst`, both on the plan's GPU, on `stream`; returns

@@ -9,14 +9,20 @@ mod sealed {
     impl Sealed for u8 {}
     impl Sealed for u16 {}
     impl Sealed for f32 {}
+    impl Sealed for half::f16 {}
+    impl Sealed for half::bf16 {}
 }
 
-/// A sample type the kernels take: `u8`, `u16` or `f32` (its run-time name is `T::DTYPE`).
+/// A sample type the library takes: `u8`, `u16`, `f32`, `half::f16` or `half::bf16` (its
+/// run-time name is `T::DTYPE`; the half floats run on the CPU and on the GPU variants that have
+/// kernels for them).
 pub trait Pixel: sealed::Sealed + crate::engine::cpu::Sample + bytemuck::Pod {}
 
 impl Pixel for u8 {}
 impl Pixel for u16 {}
 impl Pixel for f32 {}
+impl Pixel for half::f16 {}
+impl Pixel for half::bf16 {}
 
 /// The shape of a view: `width × height` pixels of `channels` interleaved samples, rows
 /// `stride` samples apart.

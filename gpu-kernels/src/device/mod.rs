@@ -4,8 +4,8 @@
 //!
 //! - [`thread`]: indices, block size, [`sync_threads`](thread::sync_threads) (as `cuda_std::thread`).
 //! - [`shared`]: [`dynamic_shared_mem`](shared::dynamic_shared_mem) (as `cuda_std::shared`).
-//! - [`Sample`]: `u8`, `u16`, `f32` samples read as `f32` in [0, 1] and written back (as [`Store`]
-//!   says), also 4 at a time.
+//! - [`Sample`]: `u8`, `u16`, `f32`, `f16`, [`bf16`] samples read as `f32` (integers in [0, 1])
+//!   and written back (as [`Store`] says), also 4 at a time.
 //! - [`Source`]: where input samples come from ([`Global`], [`ReadOnly`], [`Texture`]).
 //! - [`resolve`], [`fetch_or_cval`], [`outside_is_constant`]: border handling.
 //! - [`ParamTaps`], [`TapRead`], [`param_taps!`]: filter taps read from kernel parameters.
@@ -25,6 +25,7 @@ pub mod thread;
 mod batch;
 mod border;
 mod conv;
+mod half;
 mod sample;
 mod source;
 mod taps;
@@ -36,6 +37,7 @@ pub use conv::{
     computed_here, copy_alpha_tile, correlate, correlate_tile, fma, is_alpha, out_index, per_sample,
     store_patch, store_sample,
 };
+pub use half::bf16;
 pub(crate) use sample::split_store;
 pub use sample::{Bytes16, F32x4, Sample, Store, byte_perm, byte_value, clamp_keeping_nan, level_bits_as};
 pub use source::{Global, ReadOnly, Source, Texture};

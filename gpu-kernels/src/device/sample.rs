@@ -1,5 +1,6 @@
-//! Sample types: how `u8`, `u16` and `f32` samples are read as values in [0, 1] and written back,
-//! one at a time or as 4-sample vectors, integers rounded or truncated ([`Store`]).
+//! Sample types: how `u8`, `u16` and `f32` samples are read as values in [0, 1] (`f32` as it
+//! is) and written back, one at a time or as 4-sample vectors, integers rounded or truncated
+//! ([`Store`]); the half floats are in `half.rs`.
 
 use crate::launch::Geometry;
 

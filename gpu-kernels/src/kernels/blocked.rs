@@ -12,7 +12,7 @@ use {
     crate::device::shared::dynamic_shared_mem,
     crate::device::thread::{block_idx_x, block_idx_y, sync_threads, thread_idx_x, thread_idx_y},
     crate::device::{
-        F32x4, Global, Sample, TapRead, batch_image, clamp_keeping_nan, computed_here, fma, is_alpha,
+        F32x4, Global, Sample, TapRead, batch_image, bf16, clamp_keeping_nan, computed_here, fma, is_alpha,
         outside_is_constant, param_taps, split_store, store_patch, unroll,
     },
     crate::launch::{ExactTaps, Geometry, MAX_FILTER_SIZE},
@@ -73,11 +73,11 @@ mod load;
 ///
 /// Register limits: [`max_registers`].
 #[kernel(types(f32, u8, u16), radius(0..=15), consts(PY = 4, C = 1), max_registers = max_registers(core::mem::size_of::<T>(), R, PY, C))]
-#[kernel(name = conv_blocked_4x2, types(f32, u8, u16), radius(0..=15), consts(PY = 2, C = 1), max_registers = max_registers(core::mem::size_of::<T>(), R, PY, C))]
+#[kernel(name = conv_blocked_4x2, types(f32, u8, u16, f16, bf16), radius(0..=15), consts(PY = 2, C = 1), max_registers = max_registers(core::mem::size_of::<T>(), R, PY, C))]
 #[kernel(name = conv_blocked_4x4_c3, types(f32, u8, u16), radius(0..=4), consts(PY = 4, C = 3), max_registers = max_registers(core::mem::size_of::<T>(), R, PY, C))]
 #[kernel(name = conv_blocked_4x4_c4, types(f32, u8, u16), radius(0..=4), consts(PY = 4, C = 4), max_registers = max_registers(core::mem::size_of::<T>(), R, PY, C))]
-#[kernel(name = conv_blocked_4x2_c3, types(f32, u8, u16), radius(0..=4), consts(PY = 2, C = 3), max_registers = max_registers(core::mem::size_of::<T>(), R, PY, C))]
-#[kernel(name = conv_blocked_4x2_c4, types(f32, u8, u16), radius(0..=4), consts(PY = 2, C = 4), max_registers = max_registers(core::mem::size_of::<T>(), R, PY, C))]
+#[kernel(name = conv_blocked_4x2_c3, types(f32, u8, u16, f16, bf16), radius(0..=4), consts(PY = 2, C = 3), max_registers = max_registers(core::mem::size_of::<T>(), R, PY, C))]
+#[kernel(name = conv_blocked_4x2_c4, types(f32, u8, u16, f16, bf16), radius(0..=4), consts(PY = 2, C = 4), max_registers = max_registers(core::mem::size_of::<T>(), R, PY, C))]
 pub unsafe fn conv_blocked_4x4<T: Sample, const R: usize, const PY: usize, const C: usize>(
     input: *const T,
     output: *mut T,

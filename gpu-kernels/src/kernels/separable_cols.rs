@@ -29,7 +29,7 @@ use {
     crate::device::shared::dynamic_shared_mem,
     crate::device::thread::{block_idx_x, block_idx_y, sync_threads, thread_idx_x, thread_idx_y},
     crate::device::{
-        F32x4, Global, Sample, Source, batch_lengths, fma, is_alpha, resolve, store_sample, unroll,
+        F32x4, Global, Sample, Source, batch_lengths, bf16, fma, is_alpha, resolve, store_sample, unroll,
     },
     crate::launch::Geometry,
     kernel_macros::kernel,
@@ -57,7 +57,7 @@ use {
 /// global memory; launch with
 /// `shared_bytes(radius)` of dynamic shared memory, grid z = `channels` times the images of a
 /// batch (`tmp` and `output` then hold that many packed images of those sizes).
-#[kernel(types(u8, u16, f32))]
+#[kernel(types(u8, u16, f32, f16, bf16))]
 pub unsafe fn conv_separable_cols<T: Sample>(tmp: *const f32, output: *mut T, g: Geometry, taps: *const f32) {
     // SAFETY: the caller follows the launch contract above.
     unsafe { separable_cols(tmp, output, &g, taps) }

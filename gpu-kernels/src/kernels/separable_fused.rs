@@ -21,8 +21,8 @@ use {
     crate::device::shared::dynamic_shared_mem,
     crate::device::thread::{block_idx_x, block_idx_y, sync_threads, thread_idx_x, thread_idx_y},
     crate::device::{
-        F32x4, Global, ParamTaps, Sample, batch_image, fetch_or_cval, fma, is_alpha, param_taps, split_store,
-        store_patch, unroll,
+        F32x4, Global, ParamTaps, Sample, batch_image, bf16, fetch_or_cval, fma, is_alpha, param_taps,
+        split_store, store_patch, unroll,
     },
     crate::launch::{Geometry, MAX_FILTER_SIZE, MAX_RADIUS, Taps},
     kernel_macros::kernel,
@@ -53,7 +53,7 @@ use {
 /// Launch with block `BLOCK`, `shared_bytes(R)` bytes of dynamic shared memory and grid
 /// z = `channels` times the images of a batch (`input` and `output` then hold that many packed
 /// images); `g.radius == R`; `taps` holds the `k` row taps then the `k` column taps.
-#[kernel(types(f32, u8, u16), radius(0..=15))]
+#[kernel(types(f32, u8, u16, f16, bf16), radius(0..=15))]
 pub unsafe fn conv_separable_fused<T: Sample, const R: usize>(
     input: *const T,
     output: *mut T,

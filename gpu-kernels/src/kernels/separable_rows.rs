@@ -31,7 +31,7 @@ pub const fn shared_bytes(radius: u32) -> u32 {
 use {
     crate::device::shared::dynamic_shared_mem,
     crate::device::thread::{block_idx_x, block_idx_y, sync_threads, thread_idx_x, thread_idx_y},
-    crate::device::{F32x4, Global, Sample, batch_lengths, fetch_or_cval, fma, is_alpha, unroll},
+    crate::device::{F32x4, Global, Sample, batch_lengths, bf16, fetch_or_cval, fma, is_alpha, unroll},
     crate::launch::Geometry,
     kernel_macros::kernel,
 };
@@ -59,7 +59,7 @@ use {
 /// memory (more than the by-value parameter holds: up to 1023); launch with
 /// `shared_bytes(radius)` of dynamic shared memory, grid z = `channels` times the images of a
 /// batch (`input` and `tmp` then hold that many packed images of those sizes).
-#[kernel(types(u8, u16, f32))]
+#[kernel(types(u8, u16, f32, f16, bf16))]
 pub unsafe fn conv_separable_rows<T: Sample>(input: *const T, tmp: *mut f32, g: Geometry, taps: *const f32) {
     // SAFETY: the caller follows the launch contract above.
     unsafe { separable_rows(input, tmp, &g, taps) }

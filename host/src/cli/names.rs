@@ -44,6 +44,8 @@ pub fn dtype() -> impl TypedValueParser<Value = DType> {
         DType::U8 => "8-bit unsigned; value = sample / 255",
         DType::U16 => "16-bit unsigned; value = sample / 65535",
         DType::F32 => "32-bit float, used as is",
+        DType::F16 => "16-bit float, used as is",
+        DType::BF16 => "bfloat16, used as is",
     })
 }
 

@@ -84,8 +84,20 @@ impl fmt::Display for Comparison {
     }
 }
 
-/// Compares `got` with the reference. `f32` results must lie within `tolerance` of the reference
-/// (clamped to [0, 1] first when `clamp`, except RGBA's alpha). Integer results must equal the
+/// The most a result of magnitude at most `v` moves when stored in the half-float samples `s`:
+/// half a unit in its last place (`2⁻¹¹` of it for `f16`, `2⁻⁸` for `bf16`; `f16`'s subnormal
+/// spacing, `2⁻²⁴`, at least); 0 for other samples.
+fn half_rounding(s: &Samples, v: f64) -> f64 {
+    match s {
+        Samples::F16(_) => (v * 2f64.powi(-11)).max(2f64.powi(-25)),
+        Samples::BF16(_) => v * 2f64.powi(-8),
+        _ => 0.0,
+    }
+}
+
+/// Compares `got` with the reference. Float results must lie within `tolerance` of the
+/// reference (clamped to [0, 1] first when `clamp`, except RGBA's alpha), half floats within
+/// their store's rounding more. Integer results must equal the
 /// reference clamped to [0, 1] and rounded, or differ by one level where the exact value lies
 /// within `tolerance` of the rounding boundary between the two. NaN or infinity always fails, so
 /// an output pixel left at its NaN poison is caught.
@@ -108,15 +120,20 @@ pub fn compare(got: &Image, expected: &Reference, tolerance: f64, clamp: bool) -
     for (i, &e) in expected.values.iter().enumerate() {
         let alpha = is_alpha(ch, i % ch);
         let (ok, err, raw, scaled_expected) = match (levels, got.samples()) {
-            (None, Samples::F32(v)) => {
+            (None, s) => {
                 let want = if clamp && !alpha { e.clamp(0.0, 1.0) } else { e };
-                let g = f64::from(v[i]);
+                let g = s.value(i);
                 let err = if g.is_finite() {
                     (g - want).abs()
                 } else {
                     f64::INFINITY
                 };
-                (err <= tolerance, err, g, want)
+                (
+                    err <= tolerance + half_rounding(s, tolerance + want.abs()),
+                    err,
+                    g,
+                    want,
+                )
             }
             (Some(max), s) => {
                 let ideal = e.clamp(0.0, 1.0) * max;
@@ -126,7 +143,6 @@ pub fn compare(got: &Image, expected: &Reference, tolerance: f64, clamp: bool) -
                     || ((g - nearest).abs() == 1.0 && (g - ideal).abs() <= 0.5 + tolerance * max);
                 (ok, (g - ideal).abs() / max, g, ideal)
             }
-            (None, _) => unreachable!("f32 images hold f32 samples"),
         };
         c.max_error = c.max_error.max(err);
         if !ok {

@@ -70,12 +70,12 @@ pub fn gpu_variants(requested: &[Variant], filter: &Filter, mode: SeparableMode)
         .collect())
 }
 
-/// The poison fills a checked GPU run uses, each in its own run: NaN for `f32` outputs; for
+/// The poison fills a checked GPU run uses, each in its own run: NaN for float outputs; for
 /// integer outputs, all-zero and all-one bytes, since any single integer value could happen to
 /// be the right answer, but no pixel can equal both.
 pub(crate) fn poisons(dtype: DType) -> &'static [Option<u8>] {
     match dtype {
-        DType::F32 => &[None],
+        DType::F32 | DType::F16 | DType::BF16 => &[None],
         DType::U8 | DType::U16 => &[Some(0x00), Some(0xFF)],
     }
 }

@@ -19,7 +19,7 @@ pub use naive::naive_sequential;
 pub use reference::{Reference, reference, reference_parallel};
 
 use crate::model::filter::Separable;
-use crate::model::image::Samples;
+use crate::model::image::{Samples, for_dtype};
 use crate::{Border, Error, Filter, Image, Result};
 use rayon::prelude::*;
 pub(crate) use simd::Sample;
@@ -366,18 +366,11 @@ fn fast_into(
             image.dtype().suffix()
         )));
     }
-    match (image.samples(), out.samples_mut()) {
-        (Samples::F32(v), Samples::F32(o)) => {
-            convolve(v, dims, method, border, (clamp, true, None), size, parallel, o)
-        }
-        (Samples::U8(v), Samples::U8(o)) => {
-            convolve(v, dims, method, border, (clamp, true, None), size, parallel, o)
-        }
-        (Samples::U16(v), Samples::U16(o)) => {
-            convolve(v, dims, method, border, (clamp, true, None), size, parallel, o)
-        }
-        _ => unreachable!("sample types checked above"),
-    }
+    for_dtype!(image.dtype(), T => {
+        let v: &[T] = bytemuck::cast_slice(image.samples().as_bytes());
+        let o: &mut [T] = bytemuck::cast_slice_mut(out.samples_mut().as_bytes_mut());
+        convolve(v, dims, method, border, (clamp, true, None), size, parallel, o)
+    });
     Ok(())
 }
 
@@ -386,11 +379,7 @@ fn fast_into(
 fn output_for(image: &Image, filter: &Filter, border: Border) -> Result<Image> {
     let (ow, oh) = filter.output_size(border, image.width(), image.height())?;
     let mut samples = Samples::filled(image.dtype(), ow * oh * image.channels());
-    match &mut samples {
-        Samples::F32(v) => advise_huge_pages(v),
-        Samples::U8(v) => advise_huge_pages(v),
-        Samples::U16(v) => advise_huge_pages(v),
-    }
+    advise_huge_pages(samples.as_bytes_mut());
     Image::new(ow, oh, image.channels(), samples)
 }
 

@@ -302,6 +302,35 @@ macro_rules! integer_sample {
 integer_sample!(u8, DType::U8);
 integer_sample!(u16, DType::U16);
 
+/// The half floats: computed in `f32`, stored rounded to the nearest (ties to even), as the
+/// kernels store them.
+macro_rules! half_sample {
+    ($t:ty, $d:expr) => {
+        impl Sample for $t {
+            const DTYPE: DType = $d;
+            #[inline(always)]
+            fn load_row(src: &[$t], dst: &mut [f32]) {
+                for (d, &s) in dst.iter_mut().zip(src) {
+                    *d = s.to_f32();
+                }
+            }
+            #[inline(always)]
+            fn store_row(src: &[f32], dst: &mut [$t], clamp: bool, _widen: Option<f64>) {
+                for (d, &s) in dst.iter_mut().zip(src) {
+                    *d = <$t>::from_f32(if clamp { s.clamp(0.0, 1.0) } else { s });
+                }
+            }
+            #[inline(always)]
+            fn load(self) -> f32 {
+                self.to_f32()
+            }
+        }
+    };
+}
+
+half_sample!(half::f16, DType::F16);
+half_sample!(half::bf16, DType::BF16);
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -151,6 +151,7 @@ pub static REGISTRY: [Spec; 18] = [
         )
     },
     Spec {
+        dtypes: &DType::EVERY,
         rank1_only: true,
         autotune: true,
         batched: true,
@@ -173,6 +174,7 @@ pub static REGISTRY: [Spec; 18] = [
         )
     },
     Spec {
+        dtypes: &DType::EVERY,
         rank1_only: true,
         autotune: true,
         batched: true,
@@ -203,6 +205,7 @@ pub static REGISTRY: [Spec; 18] = [
         )
     },
     Spec {
+        dtypes: &DType::EVERY,
         autotune: true,
         batched: true,
         loads_per_pixel: loads_blocked::<1>,

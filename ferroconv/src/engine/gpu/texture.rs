@@ -62,6 +62,12 @@ impl TextureInput {
             DType::U8 => raw::CUarray_format::CU_AD_FORMAT_UNSIGNED_INT8,
             DType::U16 => raw::CUarray_format::CU_AD_FORMAT_UNSIGNED_INT16,
             DType::F32 => raw::CUarray_format::CU_AD_FORMAT_FLOAT,
+            DType::F16 | DType::BF16 => {
+                return Err(Error::Unsupported(format!(
+                    "the texture variant has no kernels for {} samples",
+                    dtype.suffix()
+                )));
+            }
         };
         // The union starts all-zero (as C callers memset it), then gets its pitch2D member.
         let mut res = raw::CUDA_RESOURCE_DESC_st__bindgen_ty_1 {

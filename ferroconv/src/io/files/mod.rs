@@ -180,7 +180,8 @@ impl Format {
         match self {
             Format::Png | Format::Pnm => depth(&[DType::U8, DType::U16], "use .tiff or .raw, or --dtype u16"),
             Format::Jpeg | Format::Bmp => depth(&[DType::U8], "use --dtype u8, or .png or .tiff"),
-            Format::Tiff | Format::Raw => Ok(()),
+            Format::Tiff => depth(&DType::ALL, "use .raw, or --dtype f32"),
+            Format::Raw => Ok(()),
         }
     }
 }
@@ -215,7 +216,7 @@ pub fn to_counts(image: Image) -> Image {
     let counts = match image.samples() {
         Samples::U8(v) => v.iter().map(|&x| f32::from(x)).collect(),
         Samples::U16(v) => v.iter().map(|&x| f32::from(x)).collect(),
-        Samples::F32(_) => return image,
+        Samples::F32(_) | Samples::F16(_) | Samples::BF16(_) => return image,
     };
     Image::new(
         image.width(),

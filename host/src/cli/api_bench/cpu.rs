@@ -36,6 +36,8 @@ pub(super) fn cpu_plan(args: &ApiBenchArgs) -> Result<()> {
                 DType::U8 => cpu_case::<u8>(&mut plan, &image, &mut dst)?,
                 DType::U16 => cpu_case::<u16>(&mut plan, &image, &mut dst)?,
                 DType::F32 => cpu_case::<f32>(&mut plan, &image, &mut dst)?,
+                DType::F16 => cpu_case::<half::f16>(&mut plan, &image, &mut dst)?,
+                DType::BF16 => cpu_case::<half::bf16>(&mut plan, &image, &mut dst)?,
             };
             if run >= 3 {
                 direct.push(d);

@@ -162,6 +162,8 @@ fn host_memory(gpu: &Gpu, args: &ApiBenchArgs) -> Result<()> {
             DType::U8 => host_case::<u8>(gpu, &case, &image, &filter, args)?,
             DType::U16 => host_case::<u16>(gpu, &case, &image, &filter, args)?,
             DType::F32 => host_case::<f32>(gpu, &case, &image, &filter, args)?,
+            DType::F16 => host_case::<half::f16>(gpu, &case, &image, &filter, args)?,
+            DType::BF16 => host_case::<half::bf16>(gpu, &case, &image, &filter, args)?,
         };
         rows.push(row);
     }
@@ -267,6 +269,8 @@ fn device_memory(gpu: &Gpu, args: &ApiBenchArgs) -> Result<()> {
             DType::U8 => DeviceImage::upload(gpu, &image.view::<u8>()?)?,
             DType::U16 => DeviceImage::upload(gpu, &image.view::<u16>()?)?,
             DType::F32 => DeviceImage::upload(gpu, &image.view::<f32>()?)?,
+            DType::F16 => DeviceImage::upload(gpu, &image.view::<half::f16>()?)?,
+            DType::BF16 => DeviceImage::upload(gpu, &image.view::<half::bf16>()?)?,
         };
         let mut output = DeviceImage::new(gpu, w, h, c, case.dtype)?;
         let stream = gpu.stream();

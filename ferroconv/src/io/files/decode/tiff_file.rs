@@ -305,5 +305,7 @@ fn gray_alpha_to_rgba(samples: Samples) -> Samples {
         Samples::U8(v) => Samples::U8(widen(&v)),
         Samples::U16(v) => Samples::U16(widen(&v)),
         Samples::F32(v) => Samples::F32(widen(&v)),
+        Samples::F16(v) => Samples::F16(widen(&v)),
+        Samples::BF16(v) => Samples::BF16(widen(&v)),
     }
 }

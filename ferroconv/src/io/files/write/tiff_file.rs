@@ -129,6 +129,10 @@ fn write_tiff_with<W: Write + Seek, K: tiff::encoder::TiffKind>(
         (1, Samples::F32(v)) => page!(ct::Gray32Float, v, false),
         (3, Samples::F32(v)) => page!(ct::RGB32Float, v, false),
         (_, Samples::F32(v)) => page!(ct::RGB32Float, v, true),
+        // `Format::check_encodable` refuses them before a file is made.
+        (_, Samples::F16(_) | Samples::BF16(_)) => Err(tiff::TiffError::UnsupportedError(
+            tiff::TiffUnsupportedError::UnsupportedSampleFormat(vec![tiff::tags::SampleFormat::IEEEFP]),
+        )),
     }
 }
 
