@@ -147,7 +147,7 @@ fn ptx_has_every_kernel_for_every_type_and_targets_sm_90() {
     expected.extend(tensor_f32_entries().map(|(name, _)| name));
     expected.extend(warp_rows_entries().map(|(name, _)| name));
     for t in HALF_DTYPES {
-        let per_radius = |base: &str| (0..=MAX_RADIUS).map(move |r| format!("{base}_{t}_r{r}"));
+        let per_radius = |base: &'static str| (0..=MAX_RADIUS).map(move |r| format!("{base}_{t}_r{r}"));
         expected.extend([separable_rows::ENTRY, separable_cols::ENTRY].map(|n| format!("{n}_{t}")));
         expected.extend(per_radius(blocked::ENTRY_4X2).chain(per_radius(separable_fused::ENTRY)));
         let typed = vec![format!("_{t}")];

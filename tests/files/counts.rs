@@ -16,6 +16,8 @@ fn counts(image: &Image, taps: &[f32], k: usize, border: Border) -> Vec<f64> {
         Samples::U8(v) => f64::from(v[i]),
         Samples::U16(v) => f64::from(v[i]),
         Samples::F32(v) => f64::from(v[i]),
+        Samples::F16(v) => f64::from(v[i]),
+        Samples::BF16(v) => f64::from(v[i]),
     };
     let r = (k / 2) as isize;
     (0..w * h * ch)

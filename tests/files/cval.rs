@@ -22,6 +22,8 @@ fn opencv_constant(image: &Image, rows: usize, cols: usize, taps: &[f32], cval: 
         Samples::U8(v) => f64::from(v[i]),
         Samples::U16(v) => f64::from(v[i]),
         Samples::F32(v) => f64::from(v[i]),
+        Samples::F16(v) => f64::from(v[i]),
+        Samples::BF16(v) => f64::from(v[i]),
     };
     let mut padded = vec![cval; pw * ph * ch];
     for y in 0..h {
@@ -147,6 +149,8 @@ fn constant_border_is_opencvs_copy_make_border_in_levels() {
                 Samples::U8(v) => f64::from(v[i]),
                 Samples::U16(v) => f64::from(v[i]),
                 Samples::F32(v) => f64::from(v[i]),
+                Samples::F16(v) => f64::from(v[i]),
+                Samples::BF16(v) => f64::from(v[i]),
             };
             for (n, &w) in want.iter().enumerate() {
                 assert!(

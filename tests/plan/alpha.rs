@@ -18,6 +18,8 @@ fn plane(image: &Image, c: usize) -> Image {
         Samples::U8(v) => Samples::U8(pick(v, c, ch)),
         Samples::U16(v) => Samples::U16(pick(v, c, ch)),
         Samples::F32(v) => Samples::F32(pick(v, c, ch)),
+        Samples::F16(v) => Samples::F16(pick(v, c, ch)),
+        Samples::BF16(v) => Samples::BF16(pick(v, c, ch)),
     };
     Image::new(image.width(), image.height(), 1, samples).unwrap()
 }
@@ -77,6 +79,7 @@ fn alpha_any(
         DType::U8 => alpha_case::<u8>(plan, filter, border, size),
         DType::U16 => alpha_case::<u16>(plan, filter, border, size),
         DType::F32 => alpha_case::<f32>(plan, filter, border, size),
+        DType::F16 | DType::BF16 => unreachable!("the cases run DType::ALL"),
     }
 }
 

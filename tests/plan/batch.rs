@@ -167,6 +167,7 @@ pub fn gpu_batches_match_single_images() {
                         DType::U8 => batch_case::<u8>(gpu, variant, shape, &filter, border),
                         DType::U16 => batch_case::<u16>(gpu, variant, shape, &filter, border),
                         DType::F32 => batch_case::<f32>(gpu, variant, shape, &filter, border),
+                        DType::F16 | DType::BF16 => unreachable!("the cases run DType::ALL"),
                     };
                 }
             }

@@ -130,7 +130,7 @@ fn levels_of(plan: &mut Filter2D<'_>, image: &Image) -> Vec<f64> {
     match image.dtype() {
         DType::U8 => run::<u8>(plan, image),
         DType::U16 => run::<u16>(plan, image),
-        DType::F32 => unreachable!("integer images only"),
+        DType::F32 | DType::F16 | DType::BF16 => unreachable!("integer images only"),
     }
 }
 
@@ -146,7 +146,7 @@ fn reference(image: &Image, filter: &Filter, border: Border, filter_alpha: bool)
             let plane = match image.samples() {
                 Samples::U8(v) => Samples::U8(v.iter().skip(c).step_by(ch).copied().collect()),
                 Samples::U16(v) => Samples::U16(v.iter().skip(c).step_by(ch).copied().collect()),
-                Samples::F32(_) => unreachable!("integer images only"),
+                _ => unreachable!("integer images only"),
             };
             let plane = Image::new(image.width(), image.height(), 1, plane).unwrap();
             reference_parallel(&plane, filter, border).unwrap().values
@@ -235,7 +235,7 @@ fn flat(dtype: DType, (w, h, ch): (usize, usize, usize), level: &dyn Fn(usize) -
     let samples = match dtype {
         DType::U8 => Samples::U8((0..n).map(|i| level(i % ch) as u8).collect()),
         DType::U16 => Samples::U16((0..n).map(|i| level(i % ch) as u16).collect()),
-        DType::F32 => unreachable!("integer images only"),
+        DType::F32 | DType::F16 | DType::BF16 => unreachable!("integer images only"),
     };
     Image::new(w, h, ch, samples).unwrap()
 }
@@ -271,7 +271,7 @@ fn periodic(dtype: DType, (w, h, ch): (usize, usize, usize), k: usize, seed: u64
     let samples = match dtype {
         DType::U8 => Samples::U8((0..w * h * ch).map(|i| at(i) as u8).collect()),
         DType::U16 => Samples::U16((0..w * h * ch).map(|i| at(i) as u16).collect()),
-        DType::F32 => unreachable!("integer images only"),
+        DType::F32 | DType::F16 | DType::BF16 => unreachable!("integer images only"),
     };
     (Image::new(w, h, ch, samples).unwrap(), means)
 }
