@@ -57,8 +57,9 @@ impl Sample for f16 {
     #[inline(always)]
     unsafe fn store4(p: *mut f16, v: [f32; 4], mode: Store) {
         let [a, b, c, d] = v.map(|x| if mode.clamp { clamp_keeping_nan(x) } else { x });
+        let words = Halves([pack_halves!("f16", b, a), pack_halves!("f16", d, c)]);
         // SAFETY: forwarded from the caller (8-byte aligned, 4 writable samples).
-        unsafe { *p.cast::<Halves>() = Halves([pack_halves!("f16", b, a), pack_halves!("f16", d, c)]) };
+        unsafe { *p.cast::<Halves>() = words };
     }
 }
 
@@ -111,7 +112,8 @@ impl Sample for bf16 {
     #[inline(always)]
     unsafe fn store4(p: *mut bf16, v: [f32; 4], mode: Store) {
         let [a, b, c, d] = v.map(|x| if mode.clamp { clamp_keeping_nan(x) } else { x });
+        let words = Halves([pack_halves!("bf16", b, a), pack_halves!("bf16", d, c)]);
         // SAFETY: forwarded from the caller (8-byte aligned, 4 writable samples).
-        unsafe { *p.cast::<Halves>() = Halves([pack_halves!("bf16", b, a), pack_halves!("bf16", d, c)]) };
+        unsafe { *p.cast::<Halves>() = words };
     }
 }
