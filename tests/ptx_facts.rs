@@ -323,6 +323,17 @@ fn every_entry_carries_the_register_limit_its_kernel_declares() {
             limited += usize::from(limit > 0);
         }
     }
+    // `blocked-4x2`'s half-float entries: 2-byte samples.
+    for t in HALF_DTYPES {
+        let base = blocked::ENTRY_4X2;
+        let gray = with_bodies((0..=MAX_RADIUS).map(move |r| format!("{base}_{t}_r{r}")));
+        let interleaved = interleaved_entries(base, vec![format!("_{t}")], blocked::INTERLEAVED_MAX_RADIUS);
+        for (name, body) in gray.chain(interleaved) {
+            let limit = blocked::max_registers(2, radius(&name), 2, channels(&name));
+            assert_eq!(register_limit(body).unwrap_or(0), limit, "{name}");
+            limited += usize::from(limit > 0);
+        }
+    }
     for (name, body) in radius_entries(blocked::ENTRY_RECT) {
         let limit = blocked::rect_max_registers(radius(&name) as u32);
         assert_eq!(register_limit(body).unwrap_or(0), limit, "{name}");
