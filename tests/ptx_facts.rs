@@ -47,6 +47,19 @@ fn blocked_entries(base: &'static str) -> impl Iterator<Item = (String, &'static
     radius_entries(base).chain(interleaved_entries(base, typed, blocked::INTERLEAVED_MAX_RADIUS))
 }
 
+/// `blocked-4x2`'s half-float entries (`f16`, `bf16`): gray, then RGB and RGBA.
+fn half_blocked_entries() -> impl Iterator<Item = (String, &'static str)> {
+    HALF_DTYPES.into_iter().flat_map(|t| {
+        let base = blocked::ENTRY_4X2;
+        let gray = with_bodies((0..=MAX_RADIUS).map(move |r| format!("{base}_{t}_r{r}")));
+        gray.chain(interleaved_entries(
+            base,
+            vec![format!("_{t}")],
+            blocked::INTERLEAVED_MAX_RADIUS,
+        ))
+    })
+}
+
 /// The interleaved entries of kernel `base` for the type suffixes `types` (`[""]` for a kernel of
 /// one sample type): one per channel count, type and radius up to `max_radius`.
 fn interleaved_entries(
@@ -149,11 +162,9 @@ fn ptx_has_every_kernel_for_every_type_and_targets_sm_90() {
     for t in HALF_DTYPES {
         let per_radius = |base: &'static str| (0..=MAX_RADIUS).map(move |r| format!("{base}_{t}_r{r}"));
         expected.extend([separable_rows::ENTRY, separable_cols::ENTRY].map(|n| format!("{n}_{t}")));
-        expected.extend(per_radius(blocked::ENTRY_4X2).chain(per_radius(separable_fused::ENTRY)));
-        let typed = vec![format!("_{t}")];
-        let interleaved = interleaved_entries(blocked::ENTRY_4X2, typed, blocked::INTERLEAVED_MAX_RADIUS);
-        expected.extend(interleaved.map(|(name, _)| name));
+        expected.extend(per_radius(separable_fused::ENTRY));
     }
+    expected.extend(half_blocked_entries().map(|(name, _)| name));
     expected.push(direct_f64::ENTRY.to_string());
     expected.push(probe::ENTRY.to_string());
     expected.push(spin::ENTRY.to_string());
@@ -324,15 +335,10 @@ fn every_entry_carries_the_register_limit_its_kernel_declares() {
         }
     }
     // `blocked-4x2`'s half-float entries: 2-byte samples.
-    for t in HALF_DTYPES {
-        let base = blocked::ENTRY_4X2;
-        let gray = with_bodies((0..=MAX_RADIUS).map(move |r| format!("{base}_{t}_r{r}")));
-        let interleaved = interleaved_entries(base, vec![format!("_{t}")], blocked::INTERLEAVED_MAX_RADIUS);
-        for (name, body) in gray.chain(interleaved) {
-            let limit = blocked::max_registers(2, radius(&name), 2, channels(&name));
-            assert_eq!(register_limit(body).unwrap_or(0), limit, "{name}");
-            limited += usize::from(limit > 0);
-        }
+    for (name, body) in half_blocked_entries() {
+        let limit = blocked::max_registers(2, radius(&name), 2, channels(&name));
+        assert_eq!(register_limit(body).unwrap_or(0), limit, "{name}");
+        limited += usize::from(limit > 0);
     }
     for (name, body) in radius_entries(blocked::ENTRY_RECT) {
         let limit = blocked::rect_max_registers(radius(&name) as u32);
