@@ -28,8 +28,8 @@ pub fn run(args: Args) -> Result<()> {
     // Files up to 500 lines, Python functions up to 150 (`cargo xtask size`).
     size::check()?;
     cargo(&[&["clippy", "--workspace", "--all-targets"][..], &DENY].concat())?;
-    // The kernels for the GPU: without too_many_lines (`DENY` but its last two), which their
-    // bodies do not meet yet (see size.rs).
+    // The kernels for the GPU (the bodies `#[kernel]` writes out are held to the same limit by
+    // the attribute itself).
     let kernels = [
         "clippy",
         "--package",
@@ -40,7 +40,7 @@ pub fn run(args: Args) -> Result<()> {
         "--target-dir",
         "target/ptx-clippy",
     ];
-    cargo(&[&kernels[..], &DENY[..3]].concat())?;
+    cargo(&[&kernels[..], &DENY].concat())?;
     // The Python extension's crate, outside the workspace: the same lints, its own build directory.
     let python = [
         "clippy",

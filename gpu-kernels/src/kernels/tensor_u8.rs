@@ -75,13 +75,18 @@ use {
     crate::device::mma::{mma_u8_s8, mma_u8_s8_k16},
     crate::device::shared::dynamic_shared_mem,
     crate::device::thread::{block_idx_x, block_idx_y, sync_threads, sync_warp, thread_idx_x, thread_idx_y},
-    crate::device::{Bytes16, Sample, Store, batch_image, byte_perm, fma, out_index, resolve, unroll},
+    crate::device::{Sample, Store, batch_image, fma, unroll},
     kernel_macros::kernel,
-    planes::deinterleave,
+    load::load_tile,
+    store::{store_colour, store_gray},
 };
 
 #[cfg(target_arch = "nvptx64")]
+mod load;
+#[cfg(target_arch = "nvptx64")]
 mod planes;
+#[cfg(target_arch = "nvptx64")]
+mod store;
 
 #[cfg(target_arch = "nvptx64")]
 /// `0x4B40_0000` is 1.5 · 2^23 as `f32`: an accumulator started at this bit pattern holds, after
@@ -152,12 +157,6 @@ pub unsafe fn conv_tensor_u8<T: Sample, const R: usize, const C: usize>(
 ) {
     const P: usize = pairs(R as u32) as usize;
     const D: usize = DIGITS as usize;
-    /// Channels filtered (RGBA's alpha is copied).
-    const COLOURS: u32 = if C == 4 { 3 } else { C as u32 };
-    /// Runs of 16 pixels a thread loads before storing any (the most any radius needs), so their
-    /// latencies overlap.
-    const BATCH: usize = ((COLUMNS / 16) * rows(MAX_RADIUS)).div_ceil(BLOCK.0 * BLOCK.1) as usize;
-    const { assert!(BATCH <= 3, "the batch's unrolled copies below") };
     // SAFETY: the launch contract: grid z holds the batch's images, the buffers every image.
     let (input, output, _) = unsafe { batch_image(input, output, &g, 1) };
     let (tx, ty) = (thread_idx_x(), thread_idx_y());
@@ -171,96 +170,8 @@ pub unsafe fn conv_tensor_u8<T: Sample, const R: usize, const C: usize>(
     let rows = rows(R as u32);
     let plane = STRIDE * rows;
     let shared = dynamic_shared_mem::<u8>();
-    let first = ty * BLOCK.0 + tx;
-    let threads = BLOCK.0 * BLOCK.1;
-    // The constant border's byte (the host picks this kernel only where the constant is a whole
-    // level; 0 for the other borders).
-    let cval = (g.cval * 255.0 + 0.5) as u8;
-    // Stores tile pixel (col, row) in the planes: the bytes the border rule reads, or the
-    // constant outside the image (the constant border, or (border NONE) a position no output
-    // uses).
-    let load_pixel = |col: u32, row: u32| {
-        let xx = resolve(x0 + col as i32, g.in_width as i32, g.border);
-        let yy = resolve(y0 + row as i32, g.in_height as i32, g.border);
-        let inside = (xx as u32) < g.in_width && (yy as u32) < g.in_height;
-        let at = if inside {
-            (yy as usize * g.in_width as usize + xx as usize) * C
-        } else {
-            0
-        };
-        unroll!(CH < C; [0, 1, 2, 3] {
-            // SAFETY: (xx, yy) is inside the image where read; (col, row) inside the tile.
-            unsafe {
-                *shared.add((CH as u32 * plane + row * STRIDE + col) as usize) =
-                    if inside { *bytes.add(at + CH) } else { cval }
-            };
-        });
-    };
-    if (g.in_width * C as u32).is_multiple_of(16) && (x0 * C as i32) % 16 == 0 {
-        // Runs of 16 pixels (C vectors) of the tile.
-        let per_row = COLUMNS / 16;
-        let total = per_row * rows;
-        // Whether run e of the tile lies wholly inside the image (always, in a tile inside).
-        let whole =
-            x0 >= 0 && y0 >= 0 && x0 as u32 + COLUMNS <= g.in_width && y0 as u32 + rows <= g.in_height;
-        let inside = |e: u32| -> bool {
-            let (gx, gy) = (x0 + 16 * (e % per_row) as i32, y0 + (e / per_row) as i32);
-            whole || (gx >= 0 && gy >= 0 && gx as u32 + 16 <= g.in_width && (gy as u32) < g.in_height)
-        };
-        if !whole {
-            // Runs beyond the image's edges first, pixel by pixel with the border resolved: only
-            // the pixels within R of the image, the only ones a stored output reads. The others
-            // (a tile's columns and rows past the image's, in images whose size is not a
-            // multiple of the tile's) feed only outputs that are never stored, and keep what the
-            // shared memory held.
-            let (reach_x, reach_y) = ((g.in_width + R as u32) as i32, (g.in_height + R as u32) as i32);
-            let mut e = first;
-            while e < total {
-                let (gx, gy) = (x0 + 16 * (e % per_row) as i32, y0 + (e / per_row) as i32);
-                if !inside(e) && gy >= -(R as i32) && gy < reach_y {
-                    for p in 0..16 {
-                        if gx + p >= -(R as i32) && gx + p < reach_x {
-                            load_pixel(16 * (e % per_row) + p as u32, e / per_row);
-                        }
-                    }
-                }
-                e += threads;
-            }
-        }
-        // Sized for 4 channels, so the unrolled copies past C (which vanish) index inside it.
-        let mut batch = [[[0u32; 4]; 4]; 3];
-        unroll!(B < BATCH; [0, 1, 2] {
-            let e = first + B as u32 * threads;
-            if e < total && inside(e) {
-                let pixel = (y0 + (e / per_row) as i32) as usize * g.in_width as usize
-                    + (x0 + 16 * (e % per_row) as i32) as usize;
-                unroll!(V < C; [0, 1, 2, 3] {
-                    // SAFETY: 16 bytes inside the image (the run is), 16-aligned (the run's first
-                    // byte and the row's are multiples of 16; the host's buffers are 256-byte
-                    // aligned).
-                    batch[B][V] = unsafe { Bytes16::load_global(bytes.add(pixel * C + 16 * V)) }.0;
-                });
-            }
-        });
-        unroll!(B < BATCH; [0, 1, 2] {
-            let e = first + B as u32 * threads;
-            if e < total && inside(e) {
-                let planes = deinterleave::<C>(batch[B]);
-                let at = (e / per_row) * STRIDE + 16 * (e % per_row);
-                unroll!(CH < C; [0, 1, 2, 3] {
-                    // SAFETY: inside plane CH (row < rows, 16 columns of the run < stride),
-                    // 16-aligned (plane, stride and run multiples of 16).
-                    unsafe { *shared.add((CH as u32 * plane + at) as usize).cast::<Bytes16>() = Bytes16(planes[CH]) };
-                });
-            }
-        });
-    } else {
-        let mut e = first;
-        while e < COLUMNS * rows {
-            load_pixel(e % COLUMNS, e / COLUMNS);
-            e += threads;
-        }
-    }
+    // SAFETY: the launch contract.
+    unsafe { load_tile::<R, C>(&g, bytes, (x0, y0), ty * BLOCK.0 + tx) };
 
     // B fragments: the same for every block, loaded while the tile loads are in flight.
     // Sized for the largest radius, so the unrolled copies past P (which vanish) index inside it.
@@ -344,116 +255,15 @@ pub unsafe fn conv_tensor_u8<T: Sample, const R: usize, const C: usize>(
         unsafe { store_gray(staging, output.cast::<u8>(), &g, (x, y)) };
         return;
     }
-    for half in 0..4u32 {
-        // Every channel of windows 2 · half and 2 · half + 1: 16 × 16 pixels, staged interleaved.
-        for c in 0..COLOURS {
-            for h in 0..2u32 {
-                let values = window(c * plane / 4 + base + 2 * (2 * half + h));
-                unroll!(E < 4; [0, 1, 2, 3] {
-                    let (row, col) = (lane_g + 8 * (E as u32 / 2), 8 * h + 2 * lane_t + E as u32 % 2);
-                    let at = staging_at + row * OUT_STRIDE + col * C as u32 + c;
-                    // SAFETY: inside this warp's staging area (row < 16, byte < 16 · C <= 64).
-                    unsafe { *shared.add(at as usize) = u8::store(values[E], Store::of(&g, true)) };
-                });
-            }
-        }
-        sync_warp();
-        // Column and row of the staged pixels' alpha in the tile (output pixel (x, y) reads input
-        // pixel (x + offset, y + offset), tile position (x - ox + HALO, y - oy + R)).
-        let alpha_at = 3 * plane + (R as u32 + wy) * STRIDE + HALO + wx + 16 * half;
-        let x = x + 16 * half;
-        if (g.out_width * C as u32).is_multiple_of(16) {
-            // C vectors per row of 16 pixels; lane tx stores vectors tx and tx + 32.
-            unroll!(I < 2; [0, 1] {
-                let e = tx + 32 * I as u32;
-                let (row, q) = (e / C as u32, e % C as u32);
-                let sample = x * C as u32 + 16 * q;
-                if e < 16 * C as u32 && y + row < g.out_height && sample < g.out_width * C as u32 {
-                    // SAFETY: 16 bytes of the staging area, 16-aligned; of the output: inside
-                    // (checked: the row's samples are whole vectors) and 16-aligned.
-                    unsafe {
-                        let mut v = *staging.add((row * OUT_STRIDE + 16 * q) as usize).cast::<Bytes16>();
-                        if C == 4 {
-                            // Pixels 4q .. 4q + 3: their alpha, one word of plane 3.
-                            let alpha = *words.add(((alpha_at + row * STRIDE + 4 * q) / 4) as usize);
-                            v.0 = [0, 1, 2, 3].map(|i| byte_perm(v.0[i], alpha, 0x0210 | (4 + i as u32) << 12));
-                        }
-                        let at = (y + row) as usize * (g.out_width as usize * C) + sample as usize;
-                        v.store_global(output.cast::<u8>().add(at));
-                    }
-                }
-            });
-        } else {
-            let mut e = tx;
-            while e < 16 * 16 * C as u32 {
-                let (row, s) = (e / (16 * C as u32), e % (16 * C as u32));
-                let (col, c) = (s / C as u32, s % C as u32);
-                if x + col < g.out_width && y + row < g.out_height {
-                    // SAFETY: inside the staging area or plane 3, and the output (checked).
-                    unsafe {
-                        let v = if C == 4 && c == 3 {
-                            *shared.add((alpha_at + row * STRIDE + col) as usize)
-                        } else {
-                            *staging.add((row * OUT_STRIDE + s) as usize)
-                        };
-                        *output.cast::<u8>().add(out_index(&g, x + col, y + row, c)) = v;
-                    }
-                }
-                e += 32;
-            }
-        }
-        sync_warp();
-    }
-}
-
-#[cfg(target_arch = "nvptx64")]
-/// Stores a gray warp's 64 × 16 staged outputs at `(x, y)`: as 16-byte vectors where the
-/// output's rows are whole vectors, else byte by byte (at constant address steps where all are
-/// inside the output).
-///
-/// # Safety
-/// `staging` holds the 16 rows, [`OUT_STRIDE`] apart, 16-aligned; `output` is the output of
-/// a one-channel geometry `g`.
-#[inline(always)]
-unsafe fn store_gray(staging: *const u8, output: *mut u8, g: &Geometry, (x, y): (u32, u32)) {
-    let tx = thread_idx_x();
-    if g.out_width.is_multiple_of(16) && x + 64 <= g.out_width {
-        unroll!(I < 2; [0, 1] {
-            let e = tx + 32 * I as u32;
-            let (row, q) = (e / 4, e % 4);
-            if y + row < g.out_height {
-                // SAFETY: 16 bytes of the staging area, 16-aligned (stride and base multiples of
-                // 16), and of the output: inside (checked) and 16-aligned (x and the width are
-                // multiples of 16).
-                unsafe {
-                    let v = *staging.add((row * OUT_STRIDE + 16 * q) as usize).cast::<Bytes16>();
-                    v.store_global(output.add(out_index(g, x + 16 * q, y + row, 0)));
-                }
-            }
-        });
-    } else if x + 64 <= g.out_width && y + 16 <= g.out_height {
-        // All inside: lane `tx` stores columns tx and tx + 32 of each row, at addresses that
-        // advance by constants.
-        let mut at = out_index(g, x + tx, y, 0);
-        unroll!(ROW < 16; [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] {
-            unroll!(H < 2; [0, 1] {
-                // SAFETY: inside the staging area (row < 16, column < 64) and the output (checked).
-                unsafe { *output.add(at + H * 32) = *staging.add(ROW * OUT_STRIDE as usize + tx as usize + 32 * H) };
-            });
-            at += g.out_width as usize;
-        });
-    } else {
-        let mut e = tx;
-        while e < 16 * 64 {
-            let (row, col) = (e / 64, e % 64);
-            if x + col < g.out_width && y + row < g.out_height {
-                // SAFETY: inside the staging area and the output.
-                unsafe {
-                    *output.add(out_index(g, x + col, y + row, 0)) =
-                        *staging.add((row * OUT_STRIDE + col) as usize)
-                };
-            }
-            e += 32;
-        }
-    }
+    // SAFETY: the launch contract; `staging_at` is this warp's staging area.
+    unsafe {
+        store_colour::<R, C>(
+            window,
+            output.cast::<u8>(),
+            &g,
+            (x, y),
+            (wx, wy),
+            (base, staging_at),
+        )
+    };
 }

@@ -1,5 +1,6 @@
-//! The `tensor-f32` kernel's store phase for blocks of three channels: the staged outputs written
-//! as interleaved 16-byte vectors of whole pixels.
+//! The `tensor-f32` kernel's store phase: a lane's outputs written straight from its accumulators
+//! (blocks of one channel), or staged and written as interleaved 16-byte vectors of whole pixels
+//! (blocks of three).
 
 use super::{STAGING_STRIDE, block, tile};
 use crate::device::thread::sync_threads;
@@ -94,4 +95,47 @@ pub(super) unsafe fn store_colour_tile<const CH: usize>(
             e += threads;
         }
     }
+}
+
+/// Writes lane `(lane_g, lane_t)`'s outputs of a block that filters one channel (`channel`) of the
+/// tile at `origin`, the warp's 64 × 16 outputs at `(wx, wy)` of it: its accumulators `acc` times
+/// `factor`, clamped as `g` says, window `j` 8 columns on; two samples as one 8-byte vector where
+/// the output is single-channel with an even width (`CH` = 1), else sample by sample.
+///
+/// # Safety
+/// `output` is the image's `f32` samples (`g.channels == CH`).
+#[inline(always)]
+pub(super) unsafe fn store_tile<const CH: usize>(
+    output: *mut f32,
+    g: &Geometry,
+    (ox, oy): (u32, u32),
+    (lane_g, lane_t, wx, wy): (u32, u32, u32, u32),
+    channel: u32,
+    (acc, factor): (&[[f32; 4]; 8], f32),
+) {
+    let clamp = Store::of(g, g.clamp != 0);
+    let pairs = CH == 1 && g.out_width.is_multiple_of(2);
+    unroll!(J < 8; [0, 1, 2, 3, 4, 5, 6, 7] {
+        let x = ox + wx + 8 * J as u32 + 2 * lane_t;
+        unroll!(H < 2; [0, 1] {
+            let y = oy + wy + lane_g + 8 * H as u32;
+            let v = [acc[J][2 * H], acc[J][2 * H + 1]].map(|a| f32::store(a * factor, clamp));
+            if y < g.out_height {
+                if pairs && x + 1 < g.out_width {
+                    // SAFETY: two samples inside the output, 8-aligned (x and the width are even).
+                    unsafe {
+                        *output.add(out_index(g, x, y, 0)).cast::<u64>() =
+                            u64::from(v[0].to_bits()) | u64::from(v[1].to_bits()) << 32
+                    };
+                } else {
+                    unroll!(E < 2; [0, 1] {
+                        if x + (E as u32) < g.out_width {
+                            // SAFETY: inside the output.
+                            unsafe { *output.add(out_index(g, x + E as u32, y, channel)) = v[E] };
+                        }
+                    });
+                }
+            }
+        });
+    });
 }
