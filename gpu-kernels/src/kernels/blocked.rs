@@ -13,11 +13,11 @@ use {
     crate::device::thread::{block_idx_x, block_idx_y, sync_threads, thread_idx_x, thread_idx_y},
     crate::device::{
         F32x4, Global, Sample, TapRead, batch_image, bf16, clamp_keeping_nan, computed_here, fma, is_alpha,
-        param_taps, split_store, store_patch, unroll,
+        outside_is_constant, param_taps, split_store, store_patch, unroll,
     },
     crate::launch::{ExactTaps, Geometry, MAX_FILTER_SIZE},
     kernel_macros::kernel,
-    load::load_tile,
+    load::{TileRows, fetch_sample, gray_f32},
 };
 
 #[cfg(target_arch = "nvptx64")]
@@ -156,6 +156,9 @@ const ROTATE_MAX_RADIUS: usize = 3;
 /// # Safety
 /// As for `conv_blocked_4x4` (`conv_blocked_rect`).
 #[inline(always)]
+// Over the 150 lines: its load phase moved into a function of `load.rs` (PTX the same but the
+// order of two blocks) ran gray 4096² tiles 7-15% slower on an H200 (design notes, 2026-12-02).
+#[allow(clippy::too_many_lines)]
 unsafe fn blocked<T: Sample, const R: usize, const PY: usize, const C: usize, const RECT: bool>(
     input: *const T,
     output: *mut T,
@@ -196,14 +199,135 @@ unsafe fn blocked<T: Sample, const R: usize, const PY: usize, const C: usize, co
         channel: c,
         ..Global::new(input, g)
     };
-    // The tile's first sample and row (x is in samples from here on).
+    // Samples per input row, and of the tile's columns (x is in samples from here on).
+    let row_len = g.in_width * C as u32;
     let x0 = (bx * tile.0 + g.offset * C as u32) as i32 - ra as i32;
     let y0 = (block_idx_y() * tile.1 + g.offset) as i32 - ry as i32;
-    let first = ty * BLOCK.0 + tx;
-    // SAFETY: the launch contract; `src` reads `input`.
-    unsafe { load_tile::<T, R, C>(input, g, &src, (x0, y0), (tile_w, tile_h), ry, first) };
     let pixels = dynamic_shared_mem::<f32>();
     let vectors = dynamic_shared_mem::<F32x4>();
+    let threads = BLOCK.0 * BLOCK.1;
+    let first = ty * BLOCK.0 + tx;
+    // A single-channel image whose rows are whole 16-byte vectors: every 4-pixel vector of the
+    // tile that lies inside the image is one vector load, and only the vectors beyond its edges
+    // resolve the border pixel by pixel (or are zeros), so blocks at the image's edges stay
+    // vectorized too.
+    let vectors_ok = (g.channels == 1 || C > 1) && row_len.is_multiple_of(4) && x0 % 4 == 0;
+    let per_row = tile_w / 4;
+    let inside = x0 >= 0 && y0 >= 0 && x0 as u32 + tile_w <= row_len && y0 as u32 + tile_h <= g.in_height;
+    // Whether what lies outside reads 0: the zero border's (a constant of 0) and `valid`'s.
+    let zero_outside = outside_is_constant(g) && g.cval == 0.0;
+    // Only gray `f32` edge tiles load in batches; the others run the vector-by-vector loop below
+    // (batching them too made 8- and 16-bit tiles up to 6% slower at 8192², RGB `f32` 7% at
+    // 2048²).
+    let gray_f32 = gray_f32::<T, C>();
+    if vectors_ok && (inside || (zero_outside && gray_f32)) {
+        // Thread `first` loads vector column `first % per_row` of rows `first / per_row`, then
+        // every `row_step`-th row below (the threads past `row_step` whole rows idle), so its
+        // addresses advance by constants. A tile wholly inside checks nothing; a gray `f32` tile
+        // at the image's edges, under a border whose outside reads 0, loads each vector that lies
+        // inside (a vector is wholly inside or outside: the row width and x0 are multiples of 4)
+        // and zeros the others, with the same batches, so edge tiles take no longer than inner
+        // ones.
+        let row_step = threads / per_row;
+        let (q, first_row) = (first % per_row, first / per_row);
+        if first_row < row_step {
+            let rows = TileRows {
+                src: (y0 as isize + first_row as isize) * row_len as isize + x0 as isize + 4 * q as isize,
+                src_step: row_step as isize * row_len as isize,
+                dst: first as usize,
+                dst_step: (row_step * per_row) as usize,
+                row: first_row,
+                row_step,
+                tile_h,
+            };
+            // Inner tiles get a loop of their own, without the range check, except in gray `f32`
+            // entries of radius 5 and more (ptxas then takes 8 more registers).
+            if inside && !(gray_f32 && R >= 5) {
+                // SAFETY: every row of the tile is inside the image.
+                unsafe { rows.load_inside::<_, C>(input, vectors) };
+            } else {
+                // Tile rows `row_lo .. row_lo + span` of the thread's column lie inside the image.
+                let (row_lo, span) = if inside {
+                    (0, tile_h)
+                } else if ((x0 + 4 * q as i32) as u32) < row_len {
+                    let lo = (-y0).max(0) as u32;
+                    let hi = (g.in_height as i32 - y0).clamp(0, tile_h as i32) as u32;
+                    (lo, hi.saturating_sub(lo))
+                } else {
+                    (0, 0)
+                };
+                // SAFETY: the rows `row_lo .. row_lo + span` of the thread's column are inside
+                // the image, and only those are read.
+                unsafe { rows.load::<_, C>(input, vectors, row_lo, span) };
+            }
+        }
+    } else if vectors_ok {
+        // A tile at the image's edges, loaded vector by vector. A vector beyond the image is
+        // resolved by the border only where it holds a sample within R pixels of the image (the
+        // only ones a stored output reads); the others, a tile's columns and rows past the
+        // image's in images whose size is not a multiple of the tile's, feed only outputs that
+        // are never stored: zeros.
+        let (rx, ry) = ((R * C) as i32, ry as i32);
+        // RGBA entries and radius 0 resolve every vector: the check costs them a spill under
+        // their register limit.
+        let skip_unread = C != 4 && R > 0;
+        let mut e = first;
+        while e < per_row * tile_h {
+            let (gx, gy) = (x0 + 4 * (e % per_row) as i32, y0 + (e / per_row) as i32);
+            let v = if gx >= 0 && gy >= 0 && (gx as u32) < row_len && (gy as u32) < g.in_height {
+                let at = gy as usize * row_len as usize + gx as usize;
+                // SAFETY: the 4 pixels are inside the image (gx is 4-aligned and below the row
+                // width, a multiple of 4) and 16-byte aligned for f32.
+                unsafe { T::load4(input.add(at)) }
+            } else if zero_outside
+                || skip_unread
+                    // gx + 4 > -rx and gx < row_len + rx, and -ry <= gy < in_height + ry, as
+                    // one unsigned comparison each.
+                    && ((gx + rx + 3) as u32 >= row_len + (2 * rx + 3) as u32
+                        || (gy + ry) as u32 >= g.in_height + (2 * ry) as u32)
+            {
+                // The whole vector is outside (its 4 pixels share a row, and the width is a
+                // multiple of 4), and reads 0 or is read by no stored output (a constant other
+                // than 0 is fetched pixel by pixel below: as a vector here it took the RGBA
+                // entries past their register limits).
+                [0.0; 4]
+            } else {
+                // Written out (not `map`): with a call in it the map was left a loop over an
+                // array in local memory.
+                let fetch = |i: i32| fetch_sample::<T, C>(g, &src, gx + i, gy);
+                [fetch(0), fetch(1), fetch(2), fetch(3)]
+            };
+            // SAFETY: `e` indexes a vector inside the tile.
+            unsafe { *vectors.add(e as usize) = F32x4(v) };
+            e += threads;
+        }
+    } else if C == 1 && inside {
+        // A tile wholly inside whose rows are not whole vectors (RGB, RGBA, or a width or offset
+        // off the multiple of 4): no border logic; each thread gathers 4 neighbouring pixels of its
+        // channel (the warp's loads share their cache lines) into one shared vector.
+        let mut e = first;
+        while e < per_row * tile_h {
+            let (q, row) = (e % per_row, e / per_row);
+            let pixel = (y0 as usize + row as usize) * g.in_width as usize + x0 as usize + 4 * q as usize;
+            let at = pixel * g.channels as usize + c as usize;
+            let step = g.channels as usize;
+            // SAFETY: the 4 pixels are inside the image.
+            let v = [0, 1, 2, 3].map(|p| unsafe { T::load(input.add(at + p * step)) });
+            // SAFETY: `e` indexes a vector inside the tile.
+            unsafe { *vectors.add(e as usize) = F32x4(v) };
+            e += threads;
+        }
+    } else {
+        let mut e = first;
+        while e < tile_w * tile_h {
+            let (lx, ly) = (e % tile_w, e / tile_w);
+            // SAFETY: e < tile_w · tile_h, the shared size the host allocates for this radius.
+            unsafe {
+                *pixels.add(e as usize) = fetch_sample::<T, C>(g, &src, x0 + lx as i32, y0 + ly as i32)
+            };
+            e += threads;
+        }
+    }
     sync_threads();
 
     let (px, py) = (PER_THREAD.0 * tx, PY as u32 * ty);
