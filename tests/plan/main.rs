@@ -9,13 +9,14 @@
 //! [`paths`]: the poisoned outputs and the ways a plan takes its images; [`alpha`]: RGBA with its
 //! alpha filtered; [`batch`]: batches of images in one call; [`truncate`]: integer results
 //! truncated (scipy's cast); [`float64`]: the float64 plan; [`spread`]: one image over several
-//! engines.
+//! engines; [`offset`]: device images that start off the kernels' 16-byte vectors.
 
 mod alpha;
 mod batch;
 mod float64;
 #[path = "../common/gpu_trials.rs"]
 mod gpu_trials;
+mod offset;
 mod paths;
 mod spread;
 mod truncate;
@@ -215,6 +216,14 @@ fn main() {
     harness.gpu(
         "gpu_float64_plans_refuse_bad_requests",
         float64::gpu_float64_plans_refuse_bad_requests,
+    );
+    harness.gpu(
+        "gpu_u8_images_off_vector_alignment",
+        offset::gpu_u8_images_off_vector_alignment,
+    );
+    harness.gpu(
+        "gpu_f32_images_off_vector_alignment",
+        offset::gpu_f32_images_off_vector_alignment,
     );
     harness.gpu(
         "gpu_spread_strips_match_one_engine",

@@ -57,7 +57,8 @@ impl StreamRef {
 /// sample type (what DLPack and `__cuda_array_interface__` describe).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RawImage {
-    /// Device address of the first sample.
+    /// Device address of the first sample: a multiple of the sample size (one that is not a
+    /// multiple of 16 bytes runs through scratch, as a pitched image).
     pub ptr: u64,
     /// Bytes from one row to the next (at least `width · channels · size`; a multiple of the
     /// sample size).

@@ -12,6 +12,9 @@ use crate::engine::gpu::Problem;
 use crate::model::image::{Image, Samples, for_dtype};
 use crate::{Error, Result};
 
+/// The widest vector the kernels load or store (16 bytes), from an image's first sample on.
+const VECTOR_BYTES: u64 = 16;
+
 impl Filter2D<'_> {
     /// Filters `src` into `dst` (the result's size: see [`output_size`](Self::output_size)), both
     /// in host memory; returns when `dst` holds the result. On a GPU the rows travel through the
@@ -161,8 +164,10 @@ impl Filter2D<'_> {
 
     /// Queues the filter of the caller's device image `src` into `dst` on `stream`, returning
     /// without waiting: the entry for interop (DLPack, `__cuda_array_interface__`). Pitched
-    /// images (rows longer than their pixels) are copied to packed scratch on the device first
-    /// (and the result back), since the kernels read packed rows. A `dst` that overlaps `src`
+    /// images (rows longer than their pixels) and images that do not start on 16 bytes (a view
+    /// a few samples into its allocation) are copied to packed scratch on the device first (and
+    /// the result back), since the kernels read packed rows as 16-byte vectors from the image's
+    /// start. A `dst` that overlaps `src`
     /// (the same array, or a view of it) gets the exact result: the kernels then write scratch
     /// on the device, copied into `dst` after them.
     ///
@@ -204,7 +209,9 @@ impl Filter2D<'_> {
         plan.prepare(&problem, src.images)?;
         let s = stream.as_raw();
         let [scratch_in, scratch_out] = &mut plan.repack;
-        let input = if src.is_packed() {
+        // The kernels' vector loads and stores start at the image's first sample.
+        let direct = |r: &RawImage| r.is_packed() && r.ptr.is_multiple_of(VECTOR_BYTES);
+        let input = if direct(&src) {
             src.ptr
         } else {
             let packed = host::grow_device(scratch_in, src.row_bytes() * src.rows())?;
@@ -223,7 +230,7 @@ impl Filter2D<'_> {
             packed
         };
         // The kernels never write memory they read: an output over the input goes to scratch.
-        let output = if dst.is_packed() && !(input == src.ptr && dst.overlaps(&src)) {
+        let output = if direct(&dst) && !(input == src.ptr && dst.overlaps(&src)) {
             dst.ptr
         } else {
             host::grow_device(scratch_out, dst.row_bytes() * dst.rows())?
