@@ -167,9 +167,8 @@ impl Filter2D<'_> {
     /// images (rows longer than their pixels) and images that do not start on 16 bytes (a view
     /// a few samples into its allocation) are copied to packed scratch on the device first (and
     /// the result back), since the kernels read packed rows as 16-byte vectors from the image's
-    /// start. A `dst` that overlaps `src`
-    /// (the same array, or a view of it) gets the exact result: the kernels then write scratch
-    /// on the device, copied into `dst` after them.
+    /// start. A `dst` that overlaps `src` (the same array, or a view of it) gets the exact
+    /// result: the kernels then write scratch on the device, copied into `dst` after them.
     ///
     /// # Safety
     /// `src` and `dst` must describe device memory of the plan's GPU (allocated in its primary
