@@ -122,7 +122,7 @@ fn fault_requests_parse() {
 /// and an injected device fault stops the batch cleanly, without a hang.
 #[test]
 fn several_engines_share_a_batch_and_stop_together_at_a_fault() {
-    use ferroconv::engine::batch::{self, Engine, Settings, Status};
+    use host_tools::batch::{self, Engine, Settings, Status};
     let inputs = TempDir::new("engines-in");
     let outputs = TempDir::new("engines-out");
     let images: Vec<Image> = (0..12)
@@ -132,18 +132,18 @@ fn several_engines_share_a_batch_and_stop_together_at_a_fault() {
             image
         })
         .collect();
-    let paths: Vec<ferroconv::io::inputs::Input> = (0..12)
-        .map(|n| ferroconv::io::inputs::Input {
+    let paths: Vec<host_tools::batch::inputs::Input> = (0..12)
+        .map(|n| host_tools::batch::inputs::Input {
             path: inputs.0.join(format!("img{n:02}.png")),
             key: format!("img{n:02}.png").into_bytes(),
             folder: Default::default(),
         })
         .collect();
-    let (items, _) = ferroconv::io::inputs::plan_outputs(
+    let (items, _) = host_tools::batch::inputs::plan_outputs(
         &paths,
         &outputs.0,
         None,
-        ferroconv::io::inputs::Existing::Replace,
+        host_tools::batch::inputs::Existing::Replace,
         |_| true,
     )
     .unwrap();

@@ -23,8 +23,8 @@
 //!
 //! The engines (`engine`), timing statistics (`stats`) and name tables (`named`) are public only
 //! for the `host` package (the command line, verification and benchmarks) and hidden from this
-//! documentation: they are not part of the API and change without notice. The `cli` feature adds
-//! the command line's file batches.
+//! documentation: they are not part of the API and change without notice. The command line's
+//! file batches (their pipeline, input globs, shards and signal handler) live in `host`.
 
 #![deny(missing_docs)]
 

@@ -1,8 +1,11 @@
 //! The tools of the `host` command line, built on [`ferroconv`]: a library target so that the
 //! integration tests use them too.
 //!
+//! - [`batch`]: batches of image files (their inputs and outputs, shards, and the pipeline of
+//!   decoding threads, engines and encoding threads, with its progress bar);
 //! - [`verify`]: comparison with the reference, the verification ladder, sanitizer plan, soak;
 //! - [`bench`](mod@bench): the benchmark sweep and the comparison with the CUDA C++ peers.
 
+pub mod batch;
 pub mod bench;
 pub mod verify;

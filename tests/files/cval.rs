@@ -5,11 +5,11 @@
 
 use crate::common::{TempDir, host, run_ok, s, text};
 use crate::save_with_image_crate;
-use ferroconv::engine::batch::{self, Engine, Settings, Status};
 use ferroconv::io::files::{self, RawLayout};
-use ferroconv::io::inputs::Item;
 use ferroconv::model::image::Samples;
 use ferroconv::{Border, Convolver, DType, Filter, Filter2D, Image};
+use host_tools::batch::inputs::Item;
+use host_tools::batch::{self, Engine, Settings, Status};
 
 /// OpenCV's definition, computed here: the image padded by the filter's reach with `cval` on
 /// every side (`copyMakeBorder` with `BORDER_CONSTANT`), correlated with the `rows × cols` taps

@@ -2,7 +2,7 @@
 //! written into one output give the one-engine result bit for bit.
 
 use crate::{SEED, gpu};
-use ferroconv::engine::batch::{Choice, Engine, Settings};
+use ferroconv::engine::runner::{Choice, Engine, Settings};
 use ferroconv::engine::strips;
 use ferroconv::{Border, DType, Filter, Image, Problem, Variant};
 

@@ -162,7 +162,7 @@ fn the_progress_bar_shows_a_rate_with_one_decimal() {
         Some(300),
         indicatif::ProgressDrawTarget::term_like(Box::new(screen.clone())),
     );
-    bar.set_style(ferroconv::engine::batch::progress_style());
+    bar.set_style(host_tools::batch::progress_style());
     for _ in 0..3 {
         std::thread::sleep(std::time::Duration::from_millis(30));
         bar.inc(7);

@@ -1,10 +1,8 @@
 //! Where a convolution runs: the GPU (kernels, jobs, streams), the CPU (reference and timed
-//! paths), the autotuner that picks between GPU variants, strips for big images and the batch
-//! engine that drives either over many images.
+//! paths), the autotuner that picks between GPU variants, strips for big images and the runner
+//! that drives either over one image (the `host` package's file batches call it).
 
 pub mod autotune;
-#[cfg(feature = "cli")]
-pub mod batch;
 pub mod cpu;
 pub mod fault;
 pub mod gpu;

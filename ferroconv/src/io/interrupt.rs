@@ -1,6 +1,10 @@
-//! Interruption by a signal: the first SIGINT (Ctrl-C) or SIGTERM asks the work to stop cleanly
-//! (a batch takes no new image and discards the files being written), a second one ends the
-//! process at once after removing every temporary file ([`crate::io::files`] keeps their list).
+//! Interruption by a signal: the application's handler of SIGINT (Ctrl-C) or SIGTERM calls
+//! [`request`], after which [`crate::io::files`] writes no new file (a file being written is
+//! discarded, its temporary removed) and long work can stop cleanly ([`requested`]). A second
+//! signal may end the process at once with
+//! [`remove_temporaries_and_exit`](crate::io::files::remove_temporaries_and_exit), which removes
+//! every temporary file the library keeps a list of. The `host` command line installs such a
+//! handler; the library installs none.
 
 use std::sync::atomic::{AtomicI32, Ordering};
 
@@ -45,28 +49,4 @@ pub fn name(signal: i32) -> String {
 /// (130 for SIGINT, 143 for SIGTERM).
 pub fn exit_code(signal: i32) -> i32 {
     128 + signal
-}
-
-/// Catches SIGINT and SIGTERM on a thread of their own: the first calls `first` (after
-/// [`request`] recorded it); any later one calls `last`, then removes every temporary file and
-/// exits with [`exit_code`] of that signal.
-#[cfg(feature = "cli")]
-pub fn install(
-    first: impl Fn(i32) + Send + 'static,
-    last: impl Fn(i32) + Send + 'static,
-) -> std::io::Result<()> {
-    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM])?;
-    std::thread::Builder::new()
-        .name("signals".into())
-        .spawn(move || {
-            for signal in signals.forever() {
-                if request(signal) {
-                    first(signal);
-                } else {
-                    last(signal);
-                    crate::io::files::remove_temporaries_and_exit(exit_code(signal));
-                }
-            }
-        })?;
-    Ok(())
 }

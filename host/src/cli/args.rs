@@ -13,10 +13,10 @@ use anyhow::{Context as _, Result, bail};
 use clap::{Parser, Subcommand};
 use ferroconv::engine::gpu::{GpuSelection, Variant};
 use ferroconv::io::files::TiffCompression;
-use ferroconv::io::shard::Shard;
 use ferroconv::model::filter::{FilterKind, MAX_SEPARABLE_SIZE, gaussian_size};
 use ferroconv::named::Named as _;
 use ferroconv::{Border, DType, Filter};
+use host_tools::batch::shard::Shard;
 use host_tools::verify::jobs::SeparableMode;
 use std::path::PathBuf;
 

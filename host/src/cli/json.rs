@@ -1,8 +1,8 @@
 //! The `--json` document of a files run: exactly one is printed on stdout, the full one or, when
 //! the run fails before (or instead of) processing images, the failure one.
 
-use ferroconv::engine::batch;
 use ferroconv::engine::gpu::GpuInfo;
+use host_tools::batch;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Whether the `--json` document (or the failure document) was printed: exactly one is.

@@ -2,8 +2,8 @@
 //! document of the same schema, with every image, summed totals and each shard's own account.
 
 use anyhow::{Context as _, Result, bail};
-use ferroconv::engine::batch::JSON_SCHEMA;
 use ferroconv::engine::gpu::Variant;
+use host_tools::batch::JSON_SCHEMA;
 use serde_json::{Map, Value, json};
 use std::collections::{BTreeSet, HashSet};
 use std::path::PathBuf;

@@ -7,10 +7,10 @@
 use super::names;
 use super::values::{parse_count, parse_variant};
 use anyhow::{Context as _, Result, bail};
-use ferroconv::engine::batch::{Choice, ComputeTimes, Engine, Settings};
 use ferroconv::engine::gpu::{Gpu, Variant};
-use ferroconv::io::shard::fnv1a;
+use ferroconv::engine::runner::{Choice, ComputeTimes, Engine, Settings};
 use ferroconv::{Border, DType, Filter, Image};
+use host_tools::batch::shard::fnv1a;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 

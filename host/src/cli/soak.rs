@@ -3,9 +3,9 @@
 
 use super::values::parse_variant;
 use anyhow::{Result, bail};
-use ferroconv::engine::batch;
 use ferroconv::engine::gpu::Variant;
 use ferroconv::{Border, Filter};
+use host_tools::batch;
 use host_tools::verify::soak::{SoakConfig, SoakReport};
 
 #[derive(clap::Args, Debug)]

@@ -6,8 +6,8 @@ use super::args::{Compress, FileVariant, ShardChoice, TapList};
 use ferroconv::engine::gpu::variant::InputKind;
 use ferroconv::engine::gpu::{GpuSelection, Variant};
 use ferroconv::io::files::TiffCompression;
-use ferroconv::io::shard::Shard;
 use ferroconv::model::filter::MAX_SEPARABLE_SIZE;
+use host_tools::batch::shard::Shard;
 
 /// Parses a whole number of at least 0, saying what is wrong with a negative or fractional one.
 pub fn parse_count(s: &str) -> Result<usize, String> {

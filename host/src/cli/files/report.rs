@@ -4,10 +4,10 @@
 use crate::cli::args::MainArgs;
 use crate::cli::{interrupt, json};
 use anyhow::{Result, bail};
-use ferroconv::engine::batch::{self, Engine, Outcome, Settings, Status, Summary};
 use ferroconv::engine::gpu::Gpu;
 use ferroconv::io::files::shown;
-use ferroconv::io::shard::{Shard, ShardSource};
+use host_tools::batch::shard::{Shard, ShardSource};
+use host_tools::batch::{self, Engine, Outcome, Settings, Status, Summary};
 
 /// Which lines are printed as images finish.
 pub struct Lines {
@@ -84,7 +84,7 @@ fn taps(filter: &ferroconv::Filter) -> serde_json::Value {
         "shape": [rows, cols],
         "count": filter.tap_count(),
         "sum": filter.taps().iter().map(|&t| f64::from(t)).sum::<f64>(),
-        "fnv1a64": format!("{:016x}", ferroconv::io::shard::fnv1a(&bytes)),
+        "fnv1a64": format!("{:016x}", host_tools::batch::shard::fnv1a(&bytes)),
     })
 }
 

@@ -2,7 +2,7 @@
 //! job array, or a Kubernetes Indexed Job) and which inputs belong to it.
 //!
 //! An input belongs to shard `hash(key) mod N`, where `key` is its path relative to the input
-//! root it was found under (see [`crate::io::inputs::Input::key`]) and `hash` is 64-bit FNV-1a of
+//! root it was found under (see [`super::inputs::Input::key`]) and `hash` is 64-bit FNV-1a of
 //! its UTF-8 bytes with `/` separators. The split depends on nothing but the key and `N`: every
 //! machine computes the same one whatever order it lists the files in, and adding or removing a
 //! file moves no other file to another shard.

@@ -2,7 +2,7 @@
 //! document) and the batch's totals.
 
 use super::ComputeTimes;
-use crate::io::files::shown;
+use ferroconv::io::files::shown;
 use serde::Serialize;
 use std::path::PathBuf;
 

@@ -1,7 +1,7 @@
 //! Which files a batch reads and writes: expands inputs (files, folders, globs) and plans
 //! outputs (never over an input, never over an existing file unless forced).
 
-use crate::io::files::{self, EXTENSIONS, shown};
+use ferroconv::io::files::{self, EXTENSIONS, shown};
 use serde::Serialize;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -16,7 +16,7 @@ pub struct Item {
 /// One input file and its key: its path relative to the input root it was found under, as bytes
 /// (names need not be UTF-8), with `/` separators (the root of a folder given as input is that
 /// folder; of a glob pattern, its folders before the first wildcard; of a file named directly,
-/// its folder). Shards are split by key ([`crate::io::shard`]), so they do not depend on where
+/// its folder). Shards are split by key ([`super::shard`]), so they do not depend on where
 /// the inputs are mounted.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Input {

@@ -1,18 +1,20 @@
-//! Batches of image files (planned by [`crate::io::inputs`]): runs the pipeline of decoding
+//! Batches of image files (planned by [`inputs`]): runs the pipeline of decoding
 //! threads, the convolution engines (one per GPU, each reusing its device buffers, or the CPU) in
 //! strips when the image exceeds the memory budget or there are several GPUs, and encoding
 //! threads; one bad file fails alone.
 
+pub mod inputs;
 mod outcome;
+pub mod shard;
 
-pub use crate::engine::runner::{Choice, ComputeTimes, Convolved, Counts, Engine, Settings};
+pub use ferroconv::engine::runner::{Choice, ComputeTimes, Convolved, Counts, Engine, Settings};
 pub use outcome::{Done, JSON_SCHEMA, Outcome, Status, Summary, summarize};
 
-use crate::engine::fault::Stage;
-use crate::io::files::{self, FileError, shown};
-use crate::io::inputs::Item;
-use crate::{Image, Result, io::interrupt};
+use ferroconv::engine::fault::Stage;
+use ferroconv::io::files::{self, FileError, shown};
+use ferroconv::{Image, Result, io::interrupt};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
+use inputs::Item;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError, mpsc};
@@ -69,7 +71,7 @@ fn decode(item: &Item, s: &Settings) -> std::result::Result<DecodedPages, String
             .check(s.dtype.unwrap_or(page.dtype()))
             .map_err(|e| format!("{}: {e}", shown(&item.input)))?;
     }
-    if s.counts.is_some() && s.encoding.int16 && pages.iter().any(|p| p.dtype() == crate::DType::F32) {
+    if s.counts.is_some() && s.encoding.int16 && pages.iter().any(|p| p.dtype() == ferroconv::DType::F32) {
         return Err(format!(
             "{}: has f32 samples, and 16-bit signed results take 8- and 16-bit images: use --out-dtype f32",
             shown(&item.input)
@@ -102,7 +104,7 @@ pub fn progress_style() -> ProgressStyle {
 /// or discarded) as soon as it is final. A device fault (a failed launch or copy, or an injected
 /// one) stops the batch cleanly: the failing image fails, results already computed are still
 /// written, and the images not yet convolved are reported as not processed (without a call to
-/// `report`). A signal ([`crate::io::interrupt`]) stops it too: no new image is decoded or
+/// `report`). A signal ([`ferroconv::io::interrupt`]) stops it too: no new image is decoded or
 /// convolved, the results being written are discarded (no partial or temporary file is left),
 /// and the rest are not processed. Returns one outcome per item, in order.
 pub fn run(
@@ -315,7 +317,7 @@ fn convolve_pages(
                 computed.times.add(&times)
             };
             results.push(out);
-            Ok::<(), crate::Error>(())
+            Ok::<(), ferroconv::Error>(())
         });
         decoded.image = match convolved {
             Ok(()) => Ok(results),
