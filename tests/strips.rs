@@ -121,7 +121,7 @@ fn strips_spread_over_workers_give_the_whole_image_result() {
                 let plan = strips::split(oh, count, 2, border);
                 let mut seen: Vec<Vec<usize>> = vec![Vec::new(); workers];
                 for _ in 0..2 {
-                    let mut ws: Vec<(Filter2D<'_>, Vec<usize>)> = (0..workers)
+                    let mut ws: Vec<(Filter2D, Vec<usize>)> = (0..workers)
                         .map(|_| (Filter2D::cpu(&filter, border), Vec::new()))
                         .collect();
                     let got = strips::run_spread(&image, 2, border, &plan, &mut ws, |(plan, log), band| {

@@ -15,7 +15,7 @@ fn image() -> Vec<f32> {
     (0..W * H).map(|i| ((i * 7919) % 1009) as f32 / 1009.0).collect()
 }
 
-fn run(plan: &mut Filter2D<'_>, src: &[f32]) -> Vec<f32> {
+fn run(plan: &mut Filter2D, src: &[f32]) -> Vec<f32> {
     let mut dst = vec![f32::NAN; W * H];
     plan.run(
         &ImageView::new(src, W, H, 1).unwrap(),

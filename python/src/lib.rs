@@ -90,7 +90,7 @@ fn check_filter(taps: Vec<f32>, shape: (usize, usize), origin: (isize, isize)) -
 /// rounded to the nearest level.
 #[pyclass(module = "ferroconv._native")]
 struct Plan {
-    plan: Mutex<Filter2D<'static>>,
+    plan: Mutex<Filter2D>,
     /// The filter and border, for the CPU plan a forked child runs instead of a GPU plan.
     filter: Filter,
     border: Border,
@@ -285,7 +285,7 @@ impl Plan {
 }
 
 impl Plan {
-    fn lock(&self) -> std::sync::MutexGuard<'_, Filter2D<'static>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Filter2D> {
         self.plan.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
@@ -303,7 +303,7 @@ struct Host {
 }
 
 impl Host {
-    fn run_any(&self, d: DType, plan: &mut Filter2D<'static>) -> Result<(), Error> {
+    fn run_any(&self, d: DType, plan: &mut Filter2D) -> Result<(), Error> {
         match d {
             DType::U8 => self.run::<u8>(plan),
             DType::U16 => self.run::<u16>(plan),
@@ -313,7 +313,7 @@ impl Host {
         }
     }
 
-    fn run<T: Pixel>(&self, plan: &mut Filter2D<'static>) -> Result<(), Error> {
+    fn run<T: Pixel>(&self, plan: &mut Filter2D) -> Result<(), Error> {
         let (ow, oh) = plan.output_size(self.width, self.height)?;
         let rows = |h: usize| self.images * h;
         let len = |h: usize, stride: usize, row: usize| (rows(h) - 1) * stride + row;
@@ -355,7 +355,7 @@ impl Host {
 /// A float64 filter on one GPU: `f64` taps on packed `f64` CUDA arrays, computed in `f64`.
 #[pyclass(frozen)]
 struct Plan64 {
-    plan: Float64Plan<'static>,
+    plan: Float64Plan,
     /// The device the plan runs on.
     device: usize,
     /// The process that made it (a forked child must not use the parent's GPU handles).

@@ -29,7 +29,7 @@ fn plane(image: &Image, c: usize) -> Image {
 /// poisoned first, gives each of the four channels the reference of that channel alone; `Err`
 /// is the plan's refusal.
 fn alpha_case<T: Poison>(
-    plan: &mut Filter2D<'_>,
+    plan: &mut Filter2D,
     filter: &Filter,
     border: Border,
     (w, h): (usize, usize),
@@ -69,7 +69,7 @@ fn alpha_case<T: Poison>(
 
 /// [`alpha_case`] at every sample type.
 fn alpha_any(
-    plan: &mut Filter2D<'_>,
+    plan: &mut Filter2D,
     filter: &Filter,
     border: Border,
     dtype: DType,

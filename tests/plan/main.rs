@@ -9,7 +9,8 @@
 //! [`paths`]: the poisoned outputs and the ways a plan takes its images; [`alpha`]: RGBA with its
 //! alpha filtered; [`batch`]: batches of images in one call; [`truncate`]: integer results
 //! truncated (scipy's cast); [`float64`]: the float64 plan; [`spread`]: one image over several
-//! engines; [`offset`]: device images that start off the kernels' 16-byte vectors.
+//! engines; [`offset`]: device images that start off the kernels' 16-byte vectors; [`owned`]:
+//! plans and device images that own their GPU.
 
 mod alpha;
 mod batch;
@@ -17,6 +18,7 @@ mod float64;
 #[path = "../common/gpu_trials.rs"]
 mod gpu_trials;
 mod offset;
+mod owned;
 mod paths;
 mod spread;
 mod truncate;
@@ -47,7 +49,7 @@ fn gpu(test: &str) -> &'static Gpu {
 }
 
 /// Every border, channel count and a ladder of sizes for sample type `T` along `path`.
-fn ladder<T: Poison>(test: &str, plan_for: &dyn Fn(&Filter, Border) -> Filter2D<'static>, path: Path) {
+fn ladder<T: Poison>(test: &str, plan_for: &dyn Fn(&Filter, Border) -> Filter2D, path: Path) {
     let mut cases = 0;
     for border in Border::checked(T::DTYPE) {
         for k in [1, 3, 5, 9, 17] {
@@ -78,7 +80,7 @@ fn ladder<T: Poison>(test: &str, plan_for: &dyn Fn(&Filter, Border) -> Filter2D<
     assert!(cases >= 282, "{test}: only {cases} cases ran");
 }
 
-fn cpu_plan(filter: &Filter, border: Border) -> Filter2D<'static> {
+fn cpu_plan(filter: &Filter, border: Border) -> Filter2D {
     Filter2D::cpu(filter, border)
 }
 
@@ -224,6 +226,10 @@ fn main() {
     harness.gpu(
         "gpu_f32_images_off_vector_alignment",
         offset::gpu_f32_images_off_vector_alignment,
+    );
+    harness.gpu(
+        "gpu_plans_and_images_own_their_gpu",
+        owned::gpu_plans_and_images_own_their_gpu,
     );
     harness.gpu(
         "gpu_spread_strips_match_one_engine",

@@ -15,11 +15,11 @@ const OFFSETS: [(usize, usize); 3] = [(1, 2), (3, 1), (2, 0)];
 /// `out_offset` samples into another (the rest poisoned); the result, and whether the samples
 /// around it stayed poisoned.
 fn run_off<T: Poison>(
-    plan: &mut Filter2D<'_>,
+    plan: &mut Filter2D,
     image: &Image,
     (offset, out_offset): (usize, usize),
 ) -> Result<(Vec<T>, bool), Error> {
-    let gpu = plan.gpu().expect("a GPU plan");
+    let gpu = &plan.gpu().expect("a GPU plan").clone();
     let (w, h, c) = (image.width(), image.height(), image.channels());
     let (ow, oh) = plan.output_size(w, h)?;
     let (n, on) = (w * h * c, ow * oh * c);
@@ -29,7 +29,7 @@ fn run_off<T: Poison>(
         |data: &[T]| DeviceImage::upload(gpu, &ImageView::new(data, data.len(), 1, 1).unwrap()).unwrap();
     let input = wide(&staged);
     let output = wide(&vec![T::POISON; out_offset + on + 16]);
-    let raw = |d: &DeviceImage<'_>, at: usize, w: usize, h: usize| RawImage {
+    let raw = |d: &DeviceImage, at: usize, w: usize, h: usize| RawImage {
         ptr: d.raw().ptr + (at * size_of::<T>()) as u64,
         pitch: w * c * size_of::<T>(),
         width: w,

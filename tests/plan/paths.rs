@@ -77,7 +77,7 @@ pub enum Path {
 }
 
 /// Filters `image` with `plan` along `path`; the result, and whether the padding stayed poisoned.
-pub fn run<T: Poison>(plan: &mut Filter2D<'_>, image: &Image, path: Path) -> (Image, bool) {
+pub fn run<T: Poison>(plan: &mut Filter2D, image: &Image, path: Path) -> (Image, bool) {
     let (w, h, c) = (image.width(), image.height(), image.channels());
     let (ow, oh) = plan.output_size(w, h).unwrap();
     let src = T::samples(image.samples());
@@ -107,7 +107,7 @@ pub fn run<T: Poison>(plan: &mut Filter2D<'_>, image: &Image, path: Path) -> (Im
             }
         }
         Path::Device => {
-            let gpu = plan.gpu().expect("a GPU plan");
+            let gpu = &plan.gpu().expect("a GPU plan").clone();
             let input = DeviceImage::upload(gpu, &ImageView::new(src, w, h, c).unwrap()).unwrap();
             let mut output = DeviceImage::upload(gpu, &ImageView::new(&out, ow, oh, c).unwrap()).unwrap();
             plan.run_device(&input, &mut output, StreamRef::LEGACY).unwrap();
@@ -117,7 +117,7 @@ pub fn run<T: Poison>(plan: &mut Filter2D<'_>, image: &Image, path: Path) -> (Im
                 .unwrap();
         }
         Path::RawPitched => {
-            let gpu = plan.gpu().expect("a GPU plan");
+            let gpu = &plan.gpu().expect("a GPU plan").clone();
             // Device rows PAD samples longer than the image: one wide device image holds each.
             let mut staged = vec![T::POISON; h * (row + PAD)];
             for y in 0..h {
@@ -130,7 +130,7 @@ pub fn run<T: Poison>(plan: &mut Filter2D<'_>, image: &Image, path: Path) -> (Im
             let input = wide(row + PAD, h, &staged);
             let out_staged = vec![T::POISON; oh * (orow + PAD)];
             let output = wide(orow + PAD, oh, &out_staged);
-            let raw = |d: &DeviceImage<'_>, w, h, extra| RawImage {
+            let raw = |d: &DeviceImage, w, h, extra| RawImage {
                 pitch: (w * c + extra) * size_of::<T>(),
                 width: w,
                 height: h,

@@ -115,8 +115,8 @@ impl Engine {
 }
 
 /// `plan` on `image` (packed host slices, the output poisoned first): the result's levels.
-fn levels_of(plan: &mut Filter2D<'_>, image: &Image) -> Vec<f64> {
-    fn run<T: Poison + Into<f64>>(plan: &mut Filter2D<'_>, image: &Image) -> Vec<f64> {
+fn levels_of(plan: &mut Filter2D, image: &Image) -> Vec<f64> {
+    fn run<T: Poison + Into<f64>>(plan: &mut Filter2D, image: &Image) -> Vec<f64> {
         let (w, h, c) = (image.width(), image.height(), image.channels());
         let (ow, oh) = plan.output_size(w, h).unwrap();
         let mut out = vec![T::POISON; ow * oh * c];

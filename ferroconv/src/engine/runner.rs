@@ -112,7 +112,7 @@ pub enum Engine<'g> {
     Gpu {
         gpu: &'g Gpu,
         choice: Choice,
-        plan: Option<Box<Filter2D<'g>>>,
+        plan: Option<Box<Filter2D>>,
     },
 }
 
@@ -320,7 +320,7 @@ impl CopyTimes {
     }
 
     /// Adds the stage times of `plan`'s last (timed) run.
-    fn add(&mut self, plan: &Filter2D<'_>) {
+    fn add(&mut self, plan: &Filter2D) {
         let t = plan.stage_times().unwrap_or_default();
         self.h2d += t.upload_ms;
         self.kernel += t.kernel_ms;
@@ -336,13 +336,13 @@ impl CopyTimes {
 
 /// The engine's plan for `s`'s filter, border and clamping, running `variant`: kept when it has
 /// them, else built.
-fn ready_plan<'p, 'g>(
-    gpu: &'g Gpu,
-    plan: &'p mut Option<Box<Filter2D<'g>>>,
+fn ready_plan<'p>(
+    gpu: &Gpu,
+    plan: &'p mut Option<Box<Filter2D>>,
     variant: Variant,
     s: &Settings,
-) -> Result<&'p mut Filter2D<'g>> {
-    let fits = |p: &Filter2D<'_>| p.filter() == &s.filter && p.border() == s.border && p.clamps() == s.clamp;
+) -> Result<&'p mut Filter2D> {
+    let fits = |p: &Filter2D| p.filter() == &s.filter && p.border() == s.border && p.clamps() == s.clamp;
     if !plan.as_deref().is_some_and(fits) {
         // Free the old buffers before the new plan allocates its own.
         *plan = None;
@@ -366,7 +366,7 @@ fn strike_gpu_stages(fault: Option<Stage>) -> Result<()> {
 /// One strip image through `plan` (which keeps its buffers while strips keep their shape); its
 /// upload, kernel and download times are added to `copy`.
 fn gpu_strip(
-    plan: &mut Filter2D<'_>,
+    plan: &mut Filter2D,
     strip: &Image,
     fault: Option<Stage>,
     copy: &mut CopyTimes,

@@ -193,7 +193,7 @@ impl Band<'_> {
     /// place ([`Strip::clipped`]: the border applies only at the image's own edges), except
     /// where a wrapped border reaches past an edge: that strip's rows are copied with the rows
     /// from the other edge ([`strip_input`]).
-    pub fn run(self, image: &Image, plan: &mut Filter2D<'_>) -> Result<()> {
+    pub fn run(self, image: &Image, plan: &mut Filter2D) -> Result<()> {
         let h = image.height() as isize;
         if self.border == Border::Wrap && (self.strip.input.start < 0 || self.strip.input.end > h) {
             let strip = strip_input(image, self.border, &self.strip)?;
@@ -208,14 +208,14 @@ impl Band<'_> {
 /// `plan`'s result of `image`'s rows `input`, its rows from `skip` on written into `output`
 /// (whole rows of the result's width).
 fn band_rows(
-    plan: &mut Filter2D<'_>,
+    plan: &mut Filter2D,
     image: &Image,
     input: Range<usize>,
     skip: usize,
     output: &mut [u8],
 ) -> Result<()> {
     fn typed<T: Pixel>(
-        plan: &mut Filter2D<'_>,
+        plan: &mut Filter2D,
         image: &Image,
         input: Range<usize>,
         skip: usize,

@@ -126,14 +126,14 @@ impl RawImage {
 }
 
 /// A packed image in the device memory of one GPU, freed when dropped.
-pub struct DeviceImage<'g> {
-    gpu: &'g Gpu,
+pub struct DeviceImage {
+    gpu: Gpu,
     raw: RawImage,
 }
 
-impl<'g> DeviceImage<'g> {
+impl DeviceImage {
     /// Allocates an uninitialized `width × height` image of `channels` samples of `dtype` on `gpu`.
-    pub fn new(gpu: &'g Gpu, width: usize, height: usize, channels: usize, dtype: DType) -> Result<Self> {
+    pub fn new(gpu: &Gpu, width: usize, height: usize, channels: usize, dtype: DType) -> Result<Self> {
         Self::new_batch(gpu, 1, width, height, channels, dtype)
     }
 
@@ -141,7 +141,7 @@ impl<'g> DeviceImage<'g> {
     /// a plan filters in one launch where its variant allows. On the host side a batch is one
     /// view `images × height` rows tall.
     pub fn new_batch(
-        gpu: &'g Gpu,
+        gpu: &Gpu,
         images: usize,
         width: usize,
         height: usize,
@@ -167,17 +167,20 @@ impl<'g> DeviceImage<'g> {
         check("allocate a device image", unsafe {
             cust::sys::cuMemAlloc_v2(&mut raw.ptr, raw.pitch * raw.rows())
         })?;
-        Ok(Self { gpu, raw })
+        Ok(Self {
+            gpu: gpu.clone(),
+            raw,
+        })
     }
 
     /// A device copy of a host image (waits for the copy).
-    pub fn upload<T: Pixel>(gpu: &'g Gpu, image: &ImageView<'_, T>) -> Result<Self> {
+    pub fn upload<T: Pixel>(gpu: &Gpu, image: &ImageView<'_, T>) -> Result<Self> {
         Self::upload_batch(gpu, 1, image)
     }
 
     /// A device copy of a batch of `images` host images stacked in one view (`images × height`
     /// rows; waits for the copy).
-    pub fn upload_batch<T: Pixel>(gpu: &'g Gpu, images: usize, batch: &ImageView<'_, T>) -> Result<Self> {
+    pub fn upload_batch<T: Pixel>(gpu: &Gpu, images: usize, batch: &ImageView<'_, T>) -> Result<Self> {
         let l = batch.layout();
         if images == 0 || !l.height.is_multiple_of(images) {
             return Err(Error::Image(format!(
@@ -287,12 +290,12 @@ impl<'g> DeviceImage<'g> {
     }
 
     /// The GPU it lives on.
-    pub fn gpu(&self) -> &'g Gpu {
-        self.gpu
+    pub fn gpu(&self) -> &Gpu {
+        &self.gpu
     }
 }
 
-impl Drop for DeviceImage<'_> {
+impl Drop for DeviceImage {
     fn drop(&mut self) {
         if let Ok(_current) = self.gpu.enter() {
             // SAFETY: the allocation came from cuMemAlloc in `new` and is freed once; the driver

@@ -1,11 +1,10 @@
 //! [`Float64Plan`]: a filter of `f64` taps run on `f64` images in device memory, computed in
 //! `f64` on the GPU (the `conv_direct_f64` kernel), as scipy computes float64 arrays.
 
-use crate::engine::gpu::{DEFAULT_SHARED_LIMIT, Gpu};
+use crate::engine::gpu::{DEFAULT_SHARED_LIMIT, EntryPoint, Gpu};
 use crate::error::{check, cuda};
 use crate::plan::StreamRef;
 use crate::{Border, Error, Result};
-use cust::function::Function;
 use cust::memory::{CopyDestination, DeviceBuffer};
 use gpu_kernels::kernels::direct_f64::{self, BLOCK, Direct64, MAX_SIDE, TILE};
 use std::ffi::c_void;
@@ -14,9 +13,9 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 /// A `ky × kx` filter of `f64` taps and a border, on one GPU, for packed `f64` device images of
 /// 1 to 4 interleaved channels (each filtered), in batches.
-pub struct Float64Plan<'g> {
-    gpu: &'g Gpu,
-    function: Function<'g>,
+pub struct Float64Plan {
+    gpu: Gpu,
+    function: EntryPoint,
     /// Freed on drop, but in a child forked after CUDA started (leaked: [`crate::fork`]).
     taps: ManuallyDrop<DeviceBuffer<f64>>,
     /// The launch's parameters but for the image's sizes.
@@ -25,12 +24,12 @@ pub struct Float64Plan<'g> {
     shared_allowed: AtomicU32,
 }
 
-impl<'g> Float64Plan<'g> {
+impl Float64Plan {
     /// The plan of `taps` (`ky × kx`, row-major, each side 1 to 127) with the tap `(cy, cx)` over
     /// the output sample and `border` (not [`Border::Valid`]); `cval` is the constant border's
     /// value (the others ignore it).
     pub fn new(
-        gpu: &'g Gpu,
+        gpu: &Gpu,
         taps: &[f64],
         (ky, kx): (usize, usize),
         (cy, cx): (usize, usize),
@@ -58,13 +57,13 @@ impl<'g> Float64Plan<'g> {
             return Err(Error::Filter("float64 taps and cval must be finite".into()));
         }
         let _current = gpu.enter()?;
-        let function = gpu.function(direct_f64::ENTRY)?;
+        let function = gpu.entry(direct_f64::ENTRY)?;
         // SAFETY: a live handle of the loaded module; the attribute takes a percentage. As much
         // shared memory as the SM has (a hint), so that blocks, not the L1's share, bound
         // the kernel's occupancy.
         check("prefer shared memory for the float64 kernel", unsafe {
             cust::sys::cuFuncSetAttribute(
-                function.to_raw(),
+                function.raw(),
                 cust::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
                 100,
             )
@@ -82,7 +81,7 @@ impl<'g> Float64Plan<'g> {
             ..Direct64::default()
         };
         Ok(Self {
-            gpu,
+            gpu: gpu.clone(),
             function,
             taps,
             params,
@@ -180,7 +179,7 @@ impl<'g> Float64Plan<'g> {
             // of every GPU the PTX targets (195 KiB at most).
             check("allow the float64 kernel its shared memory", unsafe {
                 cust::sys::cuFuncSetAttribute(
-                    self.function.to_raw(),
+                    self.function.raw(),
                     cust::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                     shared as i32,
                 )
@@ -201,7 +200,7 @@ impl<'g> Float64Plan<'g> {
         // the kernel's launch contract; `stream` belongs to the current context.
         check("launch the float64 kernel", unsafe {
             cust::sys::cuLaunchKernel(
-                self.function.to_raw(),
+                self.function.raw(),
                 gx,
                 gy,
                 gz,
@@ -217,7 +216,7 @@ impl<'g> Float64Plan<'g> {
     }
 }
 
-impl Drop for Float64Plan<'_> {
+impl Drop for Float64Plan {
     fn drop(&mut self) {
         // In a forked child the parent's GPU handles are never called (`enter` fails there).
         if let Ok(_current) = self.gpu.enter() {

@@ -17,19 +17,19 @@ pub(super) enum Choice {
 }
 
 /// What a plan keeps for the last image shape it ran.
-pub(super) struct Ready<'g> {
+pub(super) struct Ready {
     /// Width, height, channels, sample type and images of a batch.
     shape: (usize, usize, usize, DType, usize),
     pub(super) variant: Variant,
-    kernel: Kernel<'g>,
+    kernel: Kernel,
     /// The taps (and the intermediate of two-pass variants); no input or output buffers.
     job: DeviceJob,
 }
 
-pub(super) struct GpuPlan<'g> {
-    pub(super) gpu: &'g Gpu,
+pub(super) struct GpuPlan {
+    pub(super) gpu: Gpu,
     pub(super) choice: Choice,
-    pub(super) ready: Option<Ready<'g>>,
+    pub(super) ready: Option<Ready>,
     /// Created by the first host call.
     pub(super) host: Option<HostPath>,
     /// Packed copies of pitched device images, grown on demand.
@@ -41,7 +41,7 @@ pub(super) struct GpuPlan<'g> {
     pub(super) timed: bool,
 }
 
-impl<'g> GpuPlan<'g> {
+impl GpuPlan {
     /// Queues the prepared kernel on `images` packed images of `problem`'s shape, image `i` at
     /// `input.0 + i·input.1` and its result at `output.0 + i·output.1` (addresses, bytes): one
     /// launch for the variants that take batches (up to the grid's limit), else one an image.
@@ -102,7 +102,7 @@ impl<'g> GpuPlan<'g> {
                         height: problem.height.saturating_mul(images),
                         ..problem.clone()
                     };
-                    tuner.get_or_insert_with(Tuner::load).choose(self.gpu, &tuned)?.0
+                    tuner.get_or_insert_with(Tuner::load).choose(&self.gpu, &tuned)?.0
                 }
             };
             self.choose_ms = started.elapsed().as_secs_f64() * 1e3;

@@ -52,7 +52,7 @@ use crate::{Border, Error, Filter, Result};
 use gpu_plan::{Choice, GpuPlan};
 
 /// A 2D filter planned for one device (a GPU, or the CPU), run many times.
-pub struct Filter2D<'g> {
+pub struct Filter2D {
     filter: Filter,
     border: Border,
     /// Clamp `f32` results to [0, 1].
@@ -61,7 +61,7 @@ pub struct Filter2D<'g> {
     filter_alpha: bool,
     /// Truncate integer results (else round them).
     truncate: bool,
-    engine: Engine<'g>,
+    engine: Engine,
 }
 
 /// Where the last host-memory run on a GPU spent its time (CUDA events, ms), when the plan is
@@ -77,12 +77,12 @@ pub struct StageTimes {
     pub download_ms: f64,
 }
 
-enum Engine<'g> {
+enum Engine {
     Cpu,
-    Gpu(Box<GpuPlan<'g>>),
+    Gpu(Box<GpuPlan>),
 }
 
-impl Drop for Filter2D<'_> {
+impl Drop for Filter2D {
     fn drop(&mut self) {
         if crate::fork::cuda_forked()
             && let Engine::Gpu(plan) = std::mem::replace(&mut self.engine, Engine::Cpu)
@@ -93,9 +93,9 @@ impl Drop for Filter2D<'_> {
     }
 }
 
-impl<'g> Filter2D<'g> {
+impl Filter2D {
     /// A plan on `gpu` that runs the variant `--variant auto` picks for each image shape.
-    pub fn new(gpu: &'g Gpu, filter: &Filter, border: Border) -> Result<Self> {
+    pub fn new(gpu: &Gpu, filter: &Filter, border: Border) -> Result<Self> {
         Ok(Self {
             filter: filter.clone(),
             border,
@@ -103,7 +103,7 @@ impl<'g> Filter2D<'g> {
             filter_alpha: false,
             truncate: false,
             engine: Engine::Gpu(Box::new(GpuPlan {
-                gpu,
+                gpu: gpu.clone(),
                 choice: Choice::Auto(None),
                 ready: None,
                 host: None,
@@ -129,7 +129,7 @@ impl<'g> Filter2D<'g> {
     /// A plan on the first GPU, opened once per process and shared, or on the CPU where the
     /// machine has no usable GPU (no driver, no device, or a child forked after its parent started
     /// CUDA: [`crate::fork`]); any other GPU failure is an error.
-    pub fn auto(filter: &Filter, border: Border) -> Result<Filter2D<'static>> {
+    pub fn auto(filter: &Filter, border: Border) -> Result<Filter2D> {
         if crate::fork::cuda_forked() {
             return Ok(Filter2D::cpu(filter, border));
         }
@@ -248,9 +248,9 @@ impl<'g> Filter2D<'g> {
     }
 
     /// The GPU the plan runs on (`None`: the CPU).
-    pub fn gpu(&self) -> Option<&'g Gpu> {
+    pub fn gpu(&self) -> Option<&Gpu> {
         match &self.engine {
-            Engine::Gpu(plan) => Some(plan.gpu),
+            Engine::Gpu(plan) => Some(&plan.gpu),
             Engine::Cpu => None,
         }
     }

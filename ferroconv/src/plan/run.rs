@@ -15,7 +15,7 @@ use crate::{Error, Result};
 /// The widest vector the kernels load or store (16 bytes), from an image's first sample on.
 const VECTOR_BYTES: u64 = 16;
 
-impl Filter2D<'_> {
+impl Filter2D {
     /// Filters `src` into `dst` (the result's size: see [`output_size`](Self::output_size)), both
     /// in host memory; returns when `dst` holds the result. On a GPU the rows travel through the
     /// plan's page-locked staging, the copies overlapping each other.
@@ -142,16 +142,11 @@ impl Filter2D<'_> {
 
     /// Queues the filter of `src` into `dst`, both on the plan's GPU, on `stream`; returns
     /// without waiting (synchronize the stream, or queue more work after it).
-    pub fn run_device(
-        &mut self,
-        src: &DeviceImage<'_>,
-        dst: &mut DeviceImage<'_>,
-        stream: StreamRef,
-    ) -> Result<()> {
+    pub fn run_device(&mut self, src: &DeviceImage, dst: &mut DeviceImage, stream: StreamRef) -> Result<()> {
         let gpu = self
             .gpu()
             .ok_or_else(|| Error::InvalidRequest("a CPU plan cannot run on device images".into()))?;
-        if !std::ptr::eq(src.gpu(), gpu) || !std::ptr::eq(dst.gpu(), gpu) {
+        if src.gpu() != gpu || dst.gpu() != gpu {
             return Err(Error::InvalidRequest(
                 "the device images belong to another GPU than the plan".into(),
             ));

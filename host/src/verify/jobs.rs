@@ -84,7 +84,7 @@ pub(crate) fn poisons(dtype: DType) -> &'static [Option<u8>] {
 /// worst comparison.
 pub(crate) fn checked_runs(
     gpu: &Gpu,
-    kernel: &Kernel<'_>,
+    kernel: &Kernel,
     dev: &mut DeviceJob,
     dtype: DType,
     expected: &Reference,
@@ -319,11 +319,11 @@ fn gpu_row(
 }
 
 /// `image` on the device, and a device image for its `ow × oh` result.
-pub(crate) fn device_images<'g>(
-    gpu: &'g Gpu,
+pub(crate) fn device_images(
+    gpu: &Gpu,
     image: &Image,
     (ow, oh): (usize, usize),
-) -> Result<(DeviceImage<'g>, DeviceImage<'g>)> {
+) -> Result<(DeviceImage, DeviceImage)> {
     let (c, dtype) = (image.channels(), image.dtype());
     let mut src = DeviceImage::new(gpu, image.width(), image.height(), c, dtype)?;
     src.copy_from_image(image)?;
@@ -335,9 +335,9 @@ pub(crate) fn device_images<'g>(
 /// the GPU time of the last run.
 pub(crate) fn plan_checked_runs(
     gpu: &Gpu,
-    plan: &mut Filter2D<'_>,
-    src: &DeviceImage<'_>,
-    dst: &mut DeviceImage<'_>,
+    plan: &mut Filter2D,
+    src: &DeviceImage,
+    dst: &mut DeviceImage,
     expected: &Reference,
     tol: f64,
     clamp: bool,

@@ -252,11 +252,12 @@ impl Gpu {
             Input::Linear(buf) => {
                 // SAFETY: `time` waits for an event recorded after this copy before it returns,
                 // so the source outlives the copy.
-                unsafe { buf.async_copy_from(source, &gpu.stream) }.map_err(cuda("copy the image to the GPU"))
+                unsafe { buf.async_copy_from(source, &gpu.inner.stream) }
+                    .map_err(cuda("copy the image to the GPU"))
             }
             Input::Texture(tex) => {
                 // SAFETY: as above.
-                unsafe { tex.queue_upload(image, &gpu.stream) }
+                unsafe { tex.queue_upload(image, &gpu.inner.stream) }
             }
         })
     }
@@ -271,10 +272,13 @@ impl Gpu {
             // SAFETY: the fill covers exactly the output buffer, which we own; `time` waits for it.
             let status = unsafe {
                 match byte {
-                    Some(b) => cust::sys::cuMemsetD8Async(ptr, b, len, gpu.stream.as_inner()),
-                    None => {
-                        cust::sys::cuMemsetD32Async(ptr, f32::NAN.to_bits(), len / 4, gpu.stream.as_inner())
-                    }
+                    Some(b) => cust::sys::cuMemsetD8Async(ptr, b, len, gpu.inner.stream.as_inner()),
+                    None => cust::sys::cuMemsetD32Async(
+                        ptr,
+                        f32::NAN.to_bits(),
+                        len / 4,
+                        gpu.inner.stream.as_inner(),
+                    ),
                 }
             };
             check("poison the output", status)
@@ -298,7 +302,7 @@ impl Gpu {
             self.time(|gpu| {
                 // SAFETY: `time` waits for an event recorded after this copy before it returns,
                 // so the target outlives the copy.
-                unsafe { output.async_copy_to(target, &gpu.stream) }
+                unsafe { output.async_copy_to(target, &gpu.inner.stream) }
                     .map_err(cuda("copy the result from the GPU"))
             })?
         };

@@ -3,11 +3,10 @@
 
 use super::job::{DeviceJob, Input, PassTaps};
 use super::variant::{Buffer, LaunchConfig, Variant};
-use super::{Gpu, cuda};
+use super::{EntryPoint, Gpu};
 use crate::error::check;
 use crate::model::image::DType;
 use crate::{Error, Result};
-use cust::function::Function;
 use cust::sys::CUstream;
 use gpu_kernels::launch::{Geometry, Taps};
 use std::ffi::c_void;
@@ -15,22 +14,22 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 /// A variant's kernels resolved from the module for one sample type, ready to launch; resolving
 /// happens outside timed regions.
-pub struct Kernel<'a> {
+pub struct Kernel {
     variant: Variant,
     dtype: DType,
     /// Per pass: its entry points, as [`Pass::entry_names`](super::variant::Pass::entry_names) lists them.
-    functions: Vec<Vec<Entry<'a>>>,
+    functions: Vec<Vec<Entry>>,
 }
 
 /// A resolved entry point and the dynamic shared memory it has been allowed so far.
-struct Entry<'a> {
-    function: Function<'a>,
+struct Entry {
+    function: EntryPoint,
     /// Bytes; past [`DEFAULT_SHARED_LIMIT`] only once `cuFuncSetAttribute` has allowed them, so
     /// the attribute is set once per entry and size, not on every launch.
     shared_allowed: AtomicU32,
 }
 
-impl Kernel<'_> {
+impl Kernel {
     pub fn variant(&self) -> Variant {
         self.variant
     }
@@ -56,7 +55,7 @@ struct ConvArgs<'a> {
 impl ConvArgs<'_> {
     /// Queues `entry` with these arguments on `stream` (a handle of this GPU's context: the
     /// engine's own streams, or a caller's).
-    fn launch(&self, stream: CUstream, entry: &Entry<'_>, config: LaunchConfig) -> Result<()> {
+    fn launch(&self, stream: CUstream, entry: &Entry, config: LaunchConfig) -> Result<()> {
         if config.grid.1 > 65_535 {
             return Err(Error::Launch(format!(
                 "the image is too tall for this kernel ({} block rows, at most 65535)",
@@ -73,7 +72,7 @@ impl ConvArgs<'_> {
             // byte count (below the GPU's opt-in limit, else the driver refuses it).
             let status = unsafe {
                 cust::sys::cuFuncSetAttribute(
-                    function.to_raw(),
+                    function.raw(),
                     cust::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                     config.shared_bytes as i32,
                 )
@@ -92,7 +91,7 @@ impl ConvArgs<'_> {
         // belongs to the current context.
         let status = unsafe {
             cust::sys::cuLaunchKernel(
-                function.to_raw(),
+                function.raw(),
                 grid.0,
                 grid.1,
                 grid.2,
@@ -117,7 +116,7 @@ pub(super) fn arg<T>(value: &T) -> *mut c_void {
 impl Gpu {
     #[doc(hidden)]
     /// Resolves a variant's kernels for samples of `dtype`.
-    pub fn kernel(&self, variant: Variant, dtype: DType) -> Result<Kernel<'_>> {
+    pub fn kernel(&self, variant: Variant, dtype: DType) -> Result<Kernel> {
         variant.check_supports(dtype, variant.spec().min_radius)?;
         let spec = variant.spec();
         let t = (spec.dtypes.len() > 1).then(|| dtype.suffix());
@@ -128,12 +127,8 @@ impl Gpu {
                 pass.entry_names(t, spec.entry_radius())
                     .iter()
                     .map(|name| {
-                        let function = self
-                            .module
-                            .get_function(name)
-                            .map_err(cuda("find a kernel in the module"))?;
                         Ok(Entry {
-                            function,
+                            function: self.entry(name)?,
                             shared_allowed: AtomicU32::new(DEFAULT_SHARED_LIMIT),
                         })
                     })
@@ -149,15 +144,15 @@ impl Gpu {
 
     #[doc(hidden)]
     /// Queues `kernel` on the job (does not wait).
-    pub fn launch(&self, kernel: &Kernel<'_>, job: &mut DeviceJob) -> Result<()> {
-        self.launch_on(kernel, job, job.geometry, self.stream.as_inner(), None, 1)
+    pub fn launch(&self, kernel: &Kernel, job: &mut DeviceJob) -> Result<()> {
+        self.launch_on(kernel, job, job.geometry, self.inner.stream.as_inner(), None, 1)
     }
 
     /// Queues `kernel` on `stream` over the job's first `in_height` input rows, as if the image
     /// were that tall (the output shrinks to match); for strips of a larger image.
     pub(crate) fn launch_rows(
         &self,
-        kernel: &Kernel<'_>,
+        kernel: &Kernel,
         job: &DeviceJob,
         in_height: usize,
         stream: CUstream,
@@ -184,7 +179,7 @@ impl Gpu {
     /// by a [`batched`](super::variant::Spec::batched) variant.
     pub(crate) fn launch_on(
         &self,
-        kernel: &Kernel<'_>,
+        kernel: &Kernel,
         job: &DeviceJob,
         g: Geometry,
         stream: CUstream,

@@ -5,6 +5,7 @@ pub mod driver;
 mod job;
 mod launch;
 pub mod pipeline;
+mod probes;
 mod registry;
 mod select;
 mod shapes;
@@ -17,21 +18,19 @@ pub use crate::model::problem::Problem;
 pub use job::DeviceJob;
 pub(crate) use launch::DEFAULT_SHARED_LIMIT;
 pub use launch::Kernel;
+pub(crate) use probes::time_on;
 pub use select::GpuSelection;
 pub use variant::{LaunchConfig, Variant};
 
 use crate::error::{check, cuda};
-use crate::{Error, Result, stats};
+use crate::{Error, Result};
 use cust::context::Context;
 use cust::device::{Device, DeviceAttribute};
-use cust::event::{Event, EventFlags};
-use cust::memory::{AsyncCopyDestination, DeviceBuffer};
 use cust::module::Module;
 use cust::stream::{Stream, StreamFlags};
-use gpu_kernels::kernels::{probe, spin};
-use launch::arg;
 use std::ffi::{CString, c_void};
 use std::mem::ManuallyDrop;
+use std::sync::Arc;
 use std::time::Instant;
 
 /// The kernels' PTX, built from `gpu-kernels` by `build.rs` and embedded in the binary.
@@ -100,10 +99,28 @@ impl std::fmt::Display for ModuleKind {
     }
 }
 
-/// A ready GPU: context, loaded module and one stream.
+/// A ready GPU: context, loaded module and one stream. Cloning it is cheap (the clones share
+/// one context, module and stream, as cudarc's context does), so plans and device images own one
+/// and need no borrowed lifetime; the context goes when the last clone does.
+#[derive(Clone)]
 pub struct Gpu {
-    // Dropped by hand (`Drop for Gpu`): stream and module before the context that owns them, or
-    // never, in a forked child.
+    inner: Arc<Opened>,
+}
+
+/// Two handles are equal when they share one CUDA context: clones, and every [`Gpu::open`] of
+/// one device (each retains the device's primary context), so memory of one serves the other.
+impl PartialEq for Gpu {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner) || self.inner.context.as_raw() == other.inner.context.as_raw()
+    }
+}
+
+impl Eq for Gpu {}
+
+/// What one [`Gpu::open`] made, shared by the clones.
+struct Opened {
+    // Dropped by hand (`Drop for Opened`): stream and module before the context that owns them,
+    // or never, in a forked child.
     stream: ManuallyDrop<Stream>,
     module: ManuallyDrop<Module>,
     info: GpuInfo,
@@ -112,7 +129,7 @@ pub struct Gpu {
     context: ManuallyDrop<Context>,
 }
 
-impl Drop for Gpu {
+impl Drop for Opened {
     fn drop(&mut self) {
         if crate::fork::cuda_forked() {
             return; // the parent's handles: leaked, as freeing them would call the driver
@@ -124,6 +141,27 @@ impl Drop for Gpu {
             ManuallyDrop::drop(&mut self.module);
             ManuallyDrop::drop(&mut self.context);
         }
+    }
+}
+
+/// An entry point of a GPU's module, resolved once; it holds a clone of the GPU, so the module
+/// that owns the handle stays loaded while it lives.
+pub(crate) struct EntryPoint {
+    raw: cust::sys::CUfunction,
+    _gpu: Gpu,
+}
+
+// SAFETY: a `CUfunction` is an immutable driver handle that the (thread-safe) driver API takes
+// from any thread, as cust's own `Function` is sent and shared; the module it belongs to lives
+// as long as `_gpu`.
+unsafe impl Send for EntryPoint {}
+// SAFETY: as above; nothing mutates the handle.
+unsafe impl Sync for EntryPoint {}
+
+impl EntryPoint {
+    /// The driver's handle, for `cuLaunchKernel` and `cuFuncSetAttribute`.
+    pub(crate) fn raw(&self) -> cust::sys::CUfunction {
+        self.raw
     }
 }
 
@@ -192,25 +230,34 @@ impl Gpu {
         };
         let module_load_ms = started.elapsed().as_secs_f64() * 1e3;
         let stream = Stream::new(StreamFlags::NON_BLOCKING, None).map_err(cuda("create a stream"))?;
-        Ok(Self {
+        let opened = Opened {
             stream: ManuallyDrop::new(stream),
             module: ManuallyDrop::new(module),
             info,
             module_kind,
             module_load_ms,
             context: ManuallyDrop::new(context),
+        };
+        Ok(Self {
+            inner: Arc::new(opened),
         })
     }
 
     pub fn info(&self) -> &GpuInfo {
-        &self.info
+        &self.inner.info
     }
 
-    /// The loaded module's entry point `name`.
-    pub(crate) fn function(&self, name: &str) -> Result<cust::function::Function<'_>> {
-        self.module
+    /// The loaded module's entry point `name`, holding this GPU (so the module stays loaded).
+    pub(crate) fn entry(&self, name: &str) -> Result<EntryPoint> {
+        let function = self
+            .inner
+            .module
             .get_function(name)
-            .map_err(cuda("find a kernel in the module"))
+            .map_err(cuda("find a kernel in the module"))?;
+        Ok(EntryPoint {
+            raw: function.to_raw(),
+            _gpu: self.clone(),
+        })
     }
 
     /// Makes this GPU's context current on the calling thread. [`Gpu::new`] makes it current on the
@@ -218,13 +265,14 @@ impl Gpu {
     /// made current there before its first call.
     pub fn make_current(&self) -> Result<()> {
         crate::fork::check()?;
-        cust::context::CurrentContext::set_current(&*self.context).map_err(cuda("make the context current"))
+        cust::context::CurrentContext::set_current(&*self.inner.context)
+            .map_err(cuda("make the context current"))
     }
 
     /// The GPU's own stream (non-blocking), for plans' device calls.
     pub fn stream(&self) -> crate::plan::StreamRef {
         // SAFETY: a stream of this GPU's context, alive while `self` is.
-        unsafe { crate::plan::StreamRef::from_raw(self.stream.as_inner()) }
+        unsafe { crate::plan::StreamRef::from_raw(self.inner.stream.as_inner()) }
     }
 
     /// Makes this GPU's context current on the calling thread until the guard is dropped, when
@@ -233,7 +281,7 @@ impl Gpu {
         crate::fork::check()?;
         // SAFETY: the context is the retained primary context of this GPU, alive while `self` is.
         check("make the GPU's context current", unsafe {
-            cust::sys::cuCtxPushCurrent_v2(self.context.as_raw())
+            cust::sys::cuCtxPushCurrent_v2(self.inner.context.as_raw())
         })?;
         Ok(Entered(std::marker::PhantomData))
     }
@@ -241,139 +289,18 @@ impl Gpu {
     #[doc(hidden)]
     /// Time the driver took to load the kernels (and JIT-compile them, for PTX), in ms.
     pub fn module_load_ms(&self) -> f64 {
-        self.module_load_ms
+        self.inner.module_load_ms
     }
 
     #[doc(hidden)]
     /// What the kernels were loaded from.
     pub fn module_kind(&self) -> ModuleKind {
-        self.module_kind
+        self.inner.module_kind
     }
 
     /// Waits for everything queued on the stream and reports any error a kernel raised.
     pub fn sync(&self) -> Result<()> {
-        self.stream.synchronize().map_err(cuda("wait for the GPU"))
-    }
-
-    #[doc(hidden)]
-    /// Runs `work` (which queues GPU work on this stream) between two events, waits, and returns
-    /// the GPU time between the events in ms.
-    pub fn time(&self, work: impl FnOnce(&Self) -> Result<()>) -> Result<f64> {
-        time_on(&self.stream, || work(self))
-    }
-
-    #[doc(hidden)]
-    /// Times `runs` calls of `work` (each queues GPU work on this stream; it gets the call's
-    /// index) back to back: a `gpu_spin` kernel queued first keeps the GPU busy while the host
-    /// queues every call between its own pair of events, so each time is the GPU's alone, without
-    /// the host's launch latency (the method of `peers.cu`). Returns the times in ms, in order.
-    pub fn time_back_to_back(
-        &self,
-        runs: usize,
-        mut work: impl FnMut(&Self, usize) -> Result<()>,
-    ) -> Result<Vec<f64>> {
-        let events = (0..2 * runs)
-            .map(|_| Event::new(EventFlags::DEFAULT))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(cuda("create an event"))?;
-        let spin = self
-            .module
-            .get_function(spin::ENTRY)
-            .map_err(cuda("find the spin kernel"))?;
-        // 1 ms, plus 20 us per call for the host to queue it (as peers.cu).
-        let ns = 1_000_000u64 + 20_000 * runs as u64;
-        // SAFETY: the argument matches `gpu_spin(ns: u64)`, which touches no memory.
-        unsafe { self.stream.launch(&spin, (1, 1, 1), (1, 1, 1), 0, &[arg(&ns)]) }
-            .map_err(cuda("launch the spin kernel"))?;
-        for (r, pair) in events.chunks_exact(2).enumerate() {
-            pair[0].record(&self.stream).map_err(cuda("record an event"))?;
-            work(self, r)?;
-            pair[1].record(&self.stream).map_err(cuda("record an event"))?;
-        }
-        self.sync()?;
-        events
-            .chunks_exact(2)
-            .map(|pair| {
-                pair[1]
-                    .elapsed_time_f32(&pair[0])
-                    .map(f64::from)
-                    .map_err(cuda("read an event time"))
-            })
-            .collect()
-    }
-
-    #[doc(hidden)]
-    /// Device-to-device copy bandwidth, counting bytes read plus bytes written, in GB/s: the
-    /// median of `runs` copies of a `bytes`-byte buffer after a warm-up copy.
-    pub fn copy_bandwidth(&self, bytes: usize, runs: usize) -> Result<f64> {
-        let src = DeviceBuffer::from_slice(&vec![1u8; bytes]).map_err(cuda("allocate the copy probe"))?;
-        // SAFETY: written by the copies below before anything reads it.
-        let mut dst =
-            unsafe { DeviceBuffer::<u8>::uninitialized(bytes) }.map_err(cuda("allocate the copy probe"))?;
-        let mut copy = |gpu: &Self| {
-            // SAFETY: both buffers are device memory of `bytes` bytes that outlive the copy (`time`
-            // waits for it).
-            unsafe { dst.async_copy_from(&*src, &gpu.stream) }.map_err(cuda("copy on the device"))
-        };
-        self.time(&mut copy)?;
-        let ms = stats::repeat(runs, || self.time(&mut copy))?.map_or(f64::NAN, |t| t.median);
-        Ok(2.0 * bytes as f64 / ms / 1e6)
-    }
-
-    #[doc(hidden)]
-    /// One copy of `bytes` bytes from page-locked host memory to this GPU and one back, in ms
-    /// (CUDA events, each the median of `runs` after a warm-up): what copies of a host image of
-    /// that size cost at best.
-    pub fn pinned_copy_ms(&self, bytes: usize, runs: usize) -> Result<(f64, f64)> {
-        let _current = self.enter()?;
-        // SAFETY: both buffers are written by the copies below before anything reads them.
-        let mut host = unsafe { cust::memory::LockedBuffer::<u8>::uninitialized(bytes) }
-            .map_err(cuda("allocate the copy probe"))?;
-        // SAFETY: as above.
-        let mut device =
-            unsafe { DeviceBuffer::<u8>::uninitialized(bytes) }.map_err(cuda("allocate the copy probe"))?;
-        let median = |copy: &mut dyn FnMut(&Self) -> Result<()>| -> Result<f64> {
-            self.time(&mut *copy)?;
-            Ok(stats::repeat(runs, || self.time(&mut *copy))?.map_or(f64::NAN, |t| t.median))
-        };
-        let h2d = median(&mut |gpu| {
-            // SAFETY: page-locked host memory and device memory of `bytes` bytes each, both
-            // alive until `time` has waited for the copy.
-            unsafe { device.async_copy_from(&*host, &gpu.stream) }.map_err(cuda("copy to the GPU"))
-        })?;
-        let d2h = median(&mut |gpu| {
-            // SAFETY: as above.
-            unsafe { device.async_copy_to(&mut *host, &gpu.stream) }.map_err(cuda("copy from the GPU"))
-        })?;
-        Ok((h2d, d2h))
-    }
-
-    #[doc(hidden)]
-    /// The FP32 fused multiply-add rate, in GFLOP/s, measured with the `fma_probe` kernel on
-    /// enough blocks to fill every SM: the median of `runs` launches after a warm-up.
-    pub fn fma_peak(&self, runs: usize) -> Result<f64> {
-        let probe = self
-            .module
-            .get_function(probe::ENTRY)
-            .map_err(cuda("find the FMA probe"))?;
-        let (block, iters) = (256u32, 4096u32);
-        let blocks = 16 * self.info.multiprocessors as u32;
-        let threads = (block * blocks) as usize;
-        // SAFETY: every element is written by the probe.
-        let out =
-            unsafe { DeviceBuffer::<f32>::uninitialized(threads) }.map_err(cuda("allocate the probe"))?;
-        let ptr = out.as_device_ptr().as_raw();
-        let seed = 0.5f32;
-        let args = [arg(&ptr), arg(&iters), arg(&seed)];
-        let run = |gpu: &Self| {
-            // SAFETY: the arguments match `fma_probe(out: *mut f32, iters: u32, seed: f32)` and `out`
-            // has one element per thread of the grid.
-            unsafe { gpu.stream.launch(&probe, (blocks, 1, 1), (block, 1, 1), 0, &args) }
-                .map_err(cuda("launch the FMA probe"))
-        };
-        self.time(run)?;
-        let ms = stats::repeat(runs, || self.time(run))?.map_or(f64::NAN, |t| t.median);
-        Ok(2.0 * 8.0 * f64::from(iters) * threads as f64 / ms / 1e6)
+        self.inner.stream.synchronize().map_err(cuda("wait for the GPU"))
     }
 
     /// Free and total device memory of this GPU in bytes, whichever context the calling thread
@@ -394,21 +321,6 @@ impl Drop for Entered {
         // SAFETY: pops the context `enter` pushed on this thread; nothing else is freed.
         unsafe { cust::sys::cuCtxPopCurrent_v2(&mut popped) };
     }
-}
-
-/// Runs `work` (which queues GPU work ending on `stream`) between two events recorded on
-/// `stream`, waits, and returns the GPU time between the events in ms: the one CUDA-event timer.
-pub(crate) fn time_on(stream: &Stream, work: impl FnOnce() -> Result<()>) -> Result<f64> {
-    let start = Event::new(EventFlags::DEFAULT).map_err(cuda("create an event"))?;
-    let stop = Event::new(EventFlags::DEFAULT).map_err(cuda("create an event"))?;
-    start.record(stream).map_err(cuda("record an event"))?;
-    work()?;
-    stop.record(stream).map_err(cuda("record an event"))?;
-    stop.synchronize().map_err(cuda("wait for the GPU"))?;
-    Ok(f64::from(
-        stop.elapsed_time_f32(&start)
-            .map_err(cuda("read an event time"))?,
-    ))
 }
 
 /// Loads PTX; if the driver refuses it, loads it again with a log buffer to show the JIT's reason.

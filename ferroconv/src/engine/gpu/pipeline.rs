@@ -125,7 +125,7 @@ impl Pipeline {
 
     /// Queues the whole pipelined convolution and waits for it; returns its GPU time in ms,
     /// from an event before the first copy in to one after the last copy out.
-    pub fn run(&mut self, gpu: &Gpu, kernel: &Kernel<'_>) -> Result<f64> {
+    pub fn run(&mut self, gpu: &Gpu, kernel: &Kernel) -> Result<f64> {
         let (jobs, strips) = (&self.jobs, &self.strips);
         let (host_in, host_out) = (&self.host_in, &mut self.host_out);
         let (in_row, out_row, in_height) = (self.in_row, self.out_row, self.in_height);
@@ -157,7 +157,7 @@ impl Pipeline {
     /// Times the copies alone through the same pinned memory (the whole image in, the whole
     /// result out, and both at once on two streams), then the pipeline; `runs` runs each, the
     /// pipeline after one warm-up. The pipeline's result is left in place.
-    pub fn time(&mut self, gpu: &Gpu, kernel: &Kernel<'_>, runs: usize) -> Result<Timings> {
+    pub fn time(&mut self, gpu: &Gpu, kernel: &Kernel, runs: usize) -> Result<Timings> {
         let median = |t: Option<stats::Timing>| t.map_or(f64::NAN, |t| t.median);
         let alloc = |len| {
             // SAFETY: only a copy target and source; never read as values.

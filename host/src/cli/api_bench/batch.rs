@@ -29,11 +29,11 @@ pub(super) fn batch(gpu: &Gpu, args: &ApiBenchArgs) -> Result<()> {
     let stream = gpu.stream();
     let runs = args.runs.max(100);
     // The same images as 64 separate device images, one call each.
-    let singles: Vec<DeviceImage<'_>> = samples
+    let singles: Vec<DeviceImage> = samples
         .chunks_exact(side * side * 3)
         .map(|s| Ok(DeviceImage::upload(gpu, &ImageView::new(s, side, side, 3)?)?))
         .collect::<Result<_>>()?;
-    let mut outs: Vec<DeviceImage<'_>> = (0..n)
+    let mut outs: Vec<DeviceImage> = (0..n)
         .map(|_| Ok(DeviceImage::new(gpu, side, side, 3, DType::U8)?))
         .collect::<Result<_>>()?;
     let mut rows = Vec::new();

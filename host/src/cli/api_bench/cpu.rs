@@ -64,7 +64,7 @@ pub(super) fn cpu_plan(args: &ApiBenchArgs) -> Result<()> {
 }
 
 /// One timed call of the CPU plan, in ms.
-fn cpu_case<T: Pixel>(plan: &mut Filter2D<'_>, image: &Image, dst: &mut Image) -> Result<f64> {
+fn cpu_case<T: Pixel>(plan: &mut Filter2D, image: &Image, dst: &mut Image) -> Result<f64> {
     let src: ImageView<'_, T> = image.view()?;
     wall(0, 1, || Ok(plan.run(&src, &mut dst.view_mut::<T>()?)?))
 }
