@@ -21,13 +21,14 @@ pub(super) struct Ready {
     /// Width, height, channels, sample type and images of a batch.
     shape: (usize, usize, usize, DType, usize),
     pub(super) variant: Variant,
-    kernel: Kernel,
     /// The taps (and the intermediate of two-pass variants); no input or output buffers.
     job: DeviceJob,
+    /// After the job: fields drop in order, and the kernel's GPU clones keep the context alive
+    /// for the job's buffers.
+    kernel: Kernel,
 }
 
 pub(super) struct GpuPlan {
-    pub(super) gpu: Gpu,
     pub(super) choice: Choice,
     pub(super) ready: Option<Ready>,
     /// Created by the first host call.
@@ -39,6 +40,9 @@ pub(super) struct GpuPlan {
     pub(super) choose_ms: f64,
     /// Host runs record [`StageTimes`](super::StageTimes).
     pub(super) timed: bool,
+    /// Last: fields drop in order, so the buffers, streams and staging above are freed while
+    /// this clone keeps the context alive (it may be the last one).
+    pub(super) gpu: Gpu,
 }
 
 impl GpuPlan {
