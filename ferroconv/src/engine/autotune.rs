@@ -28,6 +28,33 @@ pub enum Source {
     Measured(Vec<(Variant, f64)>),
 }
 
+/// Which GPU variant runs: the one choice that plans and the file engines make.
+pub enum Choice {
+    /// Always this one.
+    Fixed(Variant),
+    /// The fastest for each problem class, measured once and cached (`--variant auto`); the
+    /// cache is read by the first choice when not given.
+    Auto(Option<Tuner>),
+}
+
+impl Choice {
+    /// The variant for `problem` on `gpu`.
+    pub fn variant(&mut self, gpu: &Gpu, problem: &Problem) -> Result<Variant> {
+        match self {
+            Choice::Fixed(v) => Ok(*v),
+            Choice::Auto(tuner) => Ok(tuner.get_or_insert_with(Tuner::load).choose(gpu, problem)?.0),
+        }
+    }
+
+    /// What `Auto` has chosen so far, described for the user (nothing for `Fixed`).
+    pub fn choices_made(&self) -> Vec<String> {
+        match self {
+            Choice::Auto(Some(tuner)) => tuner.choices_made().cloned().collect(),
+            _ => Vec::new(),
+        }
+    }
+}
+
 /// The cache of choices, keyed by GPU model and problem class, and where it is stored.
 #[derive(Debug, Default)]
 pub struct Tuner {

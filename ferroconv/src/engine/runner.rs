@@ -2,7 +2,7 @@
 //! the CPU, or one GPU (a [`Filter2D`] plan, reusing its buffers) per [`Engine`], convolving an
 //! image whole or in strips, and several GPUs sharing one image's strips.
 
-use crate::engine::autotune::Tuner;
+pub use crate::engine::autotune::Choice;
 use crate::engine::fault::{self, Injection, Stage};
 use crate::engine::gpu::{Gpu, Problem, Variant};
 use crate::io::files::{Encoding, RawLayout};
@@ -93,14 +93,6 @@ impl Settings {
             counts: None,
         }
     }
-}
-
-/// Which GPU variant runs.
-pub enum Choice {
-    /// Always this one.
-    Fixed(Variant),
-    /// The fastest for each image's problem class, measured once and cached (`--variant auto`).
-    Auto(Tuner),
 }
 
 /// Where convolutions run.
@@ -197,10 +189,7 @@ impl<'g> Engine<'g> {
                 (out, plan.len())
             }
             Engine::Gpu { gpu, choice, plan } => {
-                let variant = match choice {
-                    Choice::Fixed(v) => *v,
-                    Choice::Auto(tuner) => tuner.choose(gpu, &problem)?.0,
-                };
+                let variant = choice.variant(gpu, &problem)?;
                 times.variant = variant.name();
                 let strips = strips::plan(&problem, variant.spec().has_intermediate(), budget(gpu, s)?)?;
                 let plan = ready_plan(gpu, plan, variant, s)?;
@@ -246,15 +235,7 @@ impl<'g> Engine<'g> {
         let problem = Problem::of(image, &s.filter, border, s.clamp);
         gpus[0].make_current()?;
         let variant = match &mut engines[0] {
-            Engine::Gpu {
-                gpu,
-                choice: Choice::Auto(tuner),
-                ..
-            } => tuner.choose(gpu, &problem)?.0,
-            Engine::Gpu {
-                choice: Choice::Fixed(v),
-                ..
-            } => *v,
+            Engine::Gpu { gpu, choice, .. } => choice.variant(gpu, &problem)?,
             Engine::Cpu => unreachable!("only GPU engines are spread"),
         };
         let mut smallest = usize::MAX;

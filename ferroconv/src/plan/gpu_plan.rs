@@ -3,18 +3,11 @@
 //! batch at a time.
 
 use super::host::HostPath;
-use crate::engine::autotune::Tuner;
+use crate::engine::autotune::Choice;
 use crate::engine::gpu::{DeviceJob, Gpu, Kernel, Problem, Variant};
 use crate::model::image::DType;
 use crate::{Error, Result};
 use std::time::Instant;
-
-/// How the GPU variant is chosen.
-pub(super) enum Choice {
-    Fixed(Variant),
-    /// The autotune cache, loaded on the first choice.
-    Auto(Option<Tuner>),
-}
 
 /// What a plan keeps for the last image shape it ran.
 pub(super) struct Ready {
@@ -99,16 +92,11 @@ impl GpuPlan {
         if self.ready.as_ref().is_none_or(|r| r.shape != shape) {
             self.unprepare();
             let started = Instant::now();
-            let variant = match &mut self.choice {
-                Choice::Fixed(v) => *v,
-                Choice::Auto(tuner) => {
-                    let tuned = Problem {
-                        height: problem.height.saturating_mul(images),
-                        ..problem.clone()
-                    };
-                    tuner.get_or_insert_with(Tuner::load).choose(&self.gpu, &tuned)?.0
-                }
+            let tuned = Problem {
+                height: problem.height.saturating_mul(images),
+                ..problem.clone()
             };
+            let variant = self.choice.variant(&self.gpu, &tuned)?;
             self.choose_ms = started.elapsed().as_secs_f64() * 1e3;
             self.ready = Some(Ready {
                 shape,

@@ -45,11 +45,12 @@ pub use device::{DeviceImage, RawImage, StreamRef};
 pub use float64::Float64Plan;
 pub use view::{ImageView, ImageViewMut, Layout, Pixel};
 
+use crate::engine::autotune::Choice;
 use crate::engine::gpu::variant::InputKind;
 use crate::engine::gpu::{Gpu, Problem, Variant};
 use crate::model::image::DType;
 use crate::{Border, Error, Filter, Result};
-use gpu_plan::{Choice, GpuPlan};
+use gpu_plan::GpuPlan;
 
 /// A 2D filter planned for one device (a GPU, or the CPU), run many times.
 pub struct Filter2D {

@@ -65,7 +65,7 @@ fn process(args: &MainArgs, given: &Given) -> Result<()> {
         .map(|gpu| {
             let choice = match variant {
                 Some(FileVariant::Gpu(v)) => batch::Choice::Fixed(v),
-                _ => batch::Choice::Auto(ferroconv::engine::autotune::Tuner::load()),
+                _ => batch::Choice::Auto(Some(ferroconv::engine::autotune::Tuner::load())),
             };
             batch::Engine::gpu(gpu, choice)
         })

@@ -134,11 +134,8 @@ pub fn finish(b: &Batch) -> Result<()> {
     let summary = b.summary;
     let interrupted = ferroconv::io::interrupt::signal();
     let auto_choices: Vec<String> = match b.engine {
-        Engine::Gpu {
-            choice: batch::Choice::Auto(tuner),
-            ..
-        } => tuner.choices_made().cloned().collect(),
-        _ => Vec::new(),
+        Engine::Gpu { choice, .. } => choice.choices_made(),
+        Engine::Cpu => Vec::new(),
     };
     if f.json {
         print_document(b, interrupted, &auto_choices);
