@@ -2,7 +2,7 @@
 
 use ferroconv::engine::gpu::PTX;
 use gpu_kernels::kernels::{
-    self, blocked, constant, direct_f64, naive, probe, readonly, separable_cols, separable_fused,
+    self, blocked, constant, direct_f64, lines_u8, naive, probe, readonly, separable_cols, separable_fused,
     separable_rows, spin, tensor_f32, tensor_u8, texture, tiled, tiled_cache, tiled_output, warp_rows,
 };
 use gpu_kernels::launch::{DTYPES, HALF_DTYPES, INTERLEAVED_CHANNELS, MAX_RADIUS, MAX_TAPS};
@@ -159,6 +159,7 @@ fn ptx_has_every_kernel_for_every_type_and_targets_sm_90() {
     expected.extend(tensor_u8_entries().map(|(name, _)| name));
     expected.extend(tensor_f32_entries().map(|(name, _)| name));
     expected.extend(warp_rows_entries().map(|(name, _)| name));
+    expected.extend((0..=lines_u8::MAX_RADIUS).map(|r| format!("{}_r{r}", lines_u8::ENTRY)));
     for t in HALF_DTYPES {
         let per_radius = |base: &'static str| (0..=MAX_RADIUS).map(move |r| format!("{base}_{t}_r{r}"));
         expected.extend([separable_rows::ENTRY, separable_cols::ENTRY].map(|n| format!("{n}_{t}")));

@@ -100,9 +100,11 @@ def _kernel_step(shape, comp, weights, centre, mode, cval, view):
     key = (weights.shape, weights.tobytes(), centre, mode, cval)
 
     def step(kind, x, out=None):
+        p = _kept(key, weights, centre, mode, cval)
         if out is None:
-            return _kept(key, weights, centre, mode, cval)(x.reshape(view)).reshape(shape)
-        _kept(key, weights, centre, mode, cval)(x.reshape(view), output=out.reshape(view))
+            result = p._short_way(x, view)
+            return p(x.reshape(view)).reshape(shape) if result is None else result
+        p(x.reshape(view), output=out.reshape(view))
         return out
 
     # A step that writes into a given array of its input's dtype and shape.

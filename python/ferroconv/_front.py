@@ -88,9 +88,16 @@ PROGRAMS = 256
 _programs = OrderedDict()
 
 
+# The types of most arguments, which ``typed`` takes as they are (first, the quickest test).
+_SCALARS = frozenset({int, float, str, bool, type(None)})
+
+
 def typed(value):
     """``value`` as part of a key: each number with its type (1, 1.0 and True are equal keys, but
     not equal arguments: scipy takes some and refuses others), sequences as tuples."""
+    t = type(value)
+    if t in _SCALARS:
+        return (t, value)
     if isinstance(value, (tuple, list)):
         return (type(value), tuple([typed(v) for v in value]))
     return (type(value), value)

@@ -130,28 +130,39 @@ class Kernel2D:
         plans = [p for (device, *_), p in self._plans.items() if device is None]
         return plans[-1].variant if plans else None
 
+    def _short_way(self, input, view, axes=None):
+        """The result of a packed CUDA tensor or CuPy array of a shape ``view`` already run (the
+        array itself of that shape, or viewed as it), into a new array of the input's shape on
+        the framework's current stream; None where the call takes the long way."""
+        t = type(input)
+        torch = sys.modules.get("torch")
+        if torch is not None and t is torch.Tensor and input.is_cuda:
+            device = input.get_device()
+            direct = self._direct.get((view, input.dtype, device, axes))
+            if direct is None or not input.is_contiguous():
+                return None
+            plan, pitch, w, h, c, name, n = direct
+            result = torch.empty_like(input)
+            plan.run_device(input.data_ptr(), pitch, result.data_ptr(), pitch, w, h, c, name, n, _torch_stream(torch, device))
+            return result
+        cupy = sys.modules.get("cupy")
+        if cupy is not None and t is cupy.ndarray:
+            direct = self._direct.get((view, input.dtype, input.device.id, axes))
+            if direct is None or not input.flags.c_contiguous:
+                return None
+            plan, pitch, w, h, c, name, n = direct
+            result = cupy.ndarray(input.shape, input.dtype)
+            plan.run_device(input.data.ptr, pitch, result.data.ptr, pitch, w, h, c, name, n, cupy.cuda.get_current_stream().ptr)
+            return result
+        return None
+
     def __call__(self, input, output=None, axes=None, stream=None):
         # The common case first, in as few steps as Python allows: a packed CUDA tensor or CuPy
         # array already seen, into a new result on the framework's current stream.
         if output is None and stream is None:
-            t = type(input)
-            torch = sys.modules.get("torch")
-            if torch is not None and t is torch.Tensor and input.is_cuda:
-                device = input.get_device()
-                direct = self._direct.get((input.shape, input.dtype, device, axes))
-                if direct is not None and input.is_contiguous():
-                    plan, pitch, w, h, c, name, n = direct
-                    result = torch.empty_like(input)
-                    plan.run_device(input.data_ptr(), pitch, result.data_ptr(), pitch, w, h, c, name, n, _torch_stream(torch, device))
-                    return result
-            cupy = sys.modules.get("cupy")
-            if cupy is not None and t is cupy.ndarray:
-                direct = self._direct.get((input.shape, input.dtype, input.device.id, axes))
-                if direct is not None and input.flags.c_contiguous:
-                    plan, pitch, w, h, c, name, n = direct
-                    result = cupy.empty_like(input)
-                    plan.run_device(input.data.ptr, pitch, result.data.ptr, pitch, w, h, c, name, n, cupy.cuda.get_current_stream().ptr)
-                    return result
+            result = self._short_way(input, input.shape, axes)
+            if result is not None:
+                return result
         stream = _params.stream(stream)
         if _is_cuda(input):
             return _run_cuda(self, input, output, axes, stream)

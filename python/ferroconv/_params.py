@@ -58,6 +58,8 @@ def type_name(value) -> str:
 
 def real(value, name: str) -> float:
     """A real number (bool, int, float, numpy scalar or 0-d array) as a float; NaN raises."""
+    if type(value) is float and value == value:  # the common case: a float, not NaN
+        return value
     if isinstance(value, np.ndarray) and value.ndim == 0:
         value = value[()]
     if isinstance(value, np.bool_):

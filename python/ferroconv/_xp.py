@@ -77,6 +77,8 @@ class Kind:
         return self.xp.asarray(a, dtype=self.dtype(name), order="C")
 
     def contiguous(self, a):
+        if type(a) is self.xp.ndarray and a.flags.c_contiguous:
+            return a
         return self.xp.asarray(a, order="C")
 
     def copy(self, a):

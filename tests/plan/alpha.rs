@@ -126,6 +126,8 @@ pub fn gpu_variants_filter_rgba_alpha_when_asked() {
                 let rank1 = variant.is_some_and(|v| v.needs_rank1());
                 let filter = if rank1 {
                     Filter::random_rank1(k, SEED)
+                } else if variant.is_some_and(|v| v.spec().lines_only) {
+                    Filter::random((1, k), SEED)
                 } else {
                     Filter::random(k, SEED)
                 }

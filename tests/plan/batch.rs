@@ -142,6 +142,7 @@ pub fn gpu_batches_match_single_images() {
         Variant::TiledOutput(2),
         Variant::SeparableFused,
         Variant::Separable,
+        Variant::LinesU8,
     ] {
         let rank1 = variant.spec().rank1_only;
         for dtype in [DType::U8, DType::U16, DType::F32] {
@@ -158,6 +159,10 @@ pub fn gpu_batches_match_single_images() {
                 }
                 let filter = if rank1 {
                     Filter::builtin(ferroconv::model::filter::FilterKind::Gaussian, k, None).unwrap()
+                } else if variant.spec().lines_only {
+                    // A row, or a column for the colour images.
+                    let shape = if c == 1 { (1, k) } else { (k, 1) };
+                    Filter::random(shape, SEED + k as u64).unwrap()
                 } else {
                     Filter::random(k, SEED + k as u64).unwrap()
                 };

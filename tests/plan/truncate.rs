@@ -56,6 +56,7 @@ impl Engine {
         };
         variant.supports(dtype, filter.radius())
             && (!variant.needs_rank1() || filter.rank1().is_some())
+            && (!variant.spec().lines_only || filter.is_line())
             && !(filter_alpha && matches!(variant, Variant::TensorU8 | Variant::Texture))
     }
 
@@ -396,7 +397,7 @@ pub fn cpu_plans_truncate_integer_results() {
 pub fn gpu_variants_truncate_integer_results() {
     let test = "plan::gpu_variants_truncate_integer_results";
     let gpu = gpu(test);
-    let sizes = [(3, 3), (5, 5), (9, 9), (3, 7)];
+    let sizes = [(3, 3), (5, 5), (9, 9), (3, 7), (1, 9), (9, 1)];
     let images = [(7, 5), (130, 67), (528, 40)];
     let mut engines: Vec<Engine> = Variant::ALL
         .into_iter()

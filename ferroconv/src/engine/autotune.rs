@@ -218,6 +218,7 @@ pub fn candidates(problem: &Problem) -> Vec<Variant> {
         .iter()
         .filter(|s| s.autotune && (rank1 || !s.rank1_only))
         .filter(|s| !(s.rectangles_only && problem.filter.is_square()))
+        .filter(|s| !s.lines_only || problem.filter.is_line())
         .filter(|s| geometry.is_none_or(|g| (s.autotune_for)(&g) && (s.honours_alpha)(&g)))
         .filter(|s| s.variant.supports(problem.dtype, problem.filter.radius()))
         .map(|s| s.variant)

@@ -37,6 +37,12 @@ pub fn run(args: &MainArgs, given: &Given) -> Result<()> {
         Some(asked) => {
             for v in asked {
                 v.check_supports(dtype, filter.radius()).context("--variants")?;
+                if v.spec().lines_only && !filter.is_line() {
+                    bail!(
+                        "--variants: {} runs filters of one row or one column only",
+                        v.name()
+                    );
+                }
             }
             asked.clone()
         }

@@ -67,6 +67,7 @@ pub fn gpu_variants(requested: &[Variant], filter: &Filter, mode: SeparableMode)
         .iter()
         .copied()
         .filter(|&v| !v.needs_rank1() || keep_separable)
+        .filter(|&v| !v.spec().lines_only || filter.is_line())
         .collect())
 }
 

@@ -236,7 +236,11 @@ pub fn verify_with_progress(
                             let problem = Problem::of(&image, filter, border, clamp);
                             for kernel in &kernels {
                                 let v = kernel.variant();
-                                if (v.needs_rank1() && !is_rank1) || !v.supports(dtype, filter.radius()) {
+                                let line = !v.spec().lines_only || filter.is_line();
+                                if (v.needs_rank1() && !is_rank1)
+                                    || !line
+                                    || !v.supports(dtype, filter.radius())
+                                {
                                     continue;
                                 }
                                 let tol = tolerance_for(Some(v), &image, filter);

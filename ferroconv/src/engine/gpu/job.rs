@@ -31,6 +31,9 @@ pub(super) enum PassTaps {
     Blocks(DeviceBuffer<u32>, u32, u32),
     /// A rectangle's taps by value, and its radii down a column and along a row.
     Rect(Box<Taps>, u32, u32),
+    /// A row's or a column's taps by value, and its radii down a column and along a row (one of
+    /// them 0).
+    Line(Box<Taps>, u32, u32),
 }
 
 /// Device buffers and parameters of one convolution on the GPU, for one variant.
@@ -107,6 +110,17 @@ fn pass_taps(kind: TapsArg, filter: &Filter, rank1: Option<&Separable>, g: &Geom
         TapsArg::Rect => {
             let (taps, (ry, rx)) = filter.odd_rect();
             PassTaps::Rect(taps_param(&taps), ry as u32, rx as u32)
+        }
+        TapsArg::Line => {
+            let (taps, (ry, rx)) = filter.odd_rect();
+            if ry > 0 && rx > 0 {
+                return Err(Error::Unsupported(format!(
+                    "the lines-u8 variant runs filters of one row or one column (1xk, kx1), not {}x{}",
+                    2 * ry + 1,
+                    2 * rx + 1
+                )));
+            }
+            PassTaps::Line(taps_param(&taps), ry as u32, rx as u32)
         }
         TapsArg::TensorF32Blocks => {
             let b = super::tensor_f32::blocks(filter.taps(), filter.size(), g);

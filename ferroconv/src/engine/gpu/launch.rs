@@ -225,6 +225,11 @@ impl Gpu {
                     (geometry.radius, geometry.radius_y) = (*rx, *ry);
                     TapsParam::Value(taps)
                 }
+                PassTaps::Line(taps, ry, rx) => {
+                    // The kernel's radius is the line's, `radius_y` says its axis.
+                    (geometry.radius, geometry.radius_y) = ((*ry).max(*rx), *ry);
+                    TapsParam::Value(taps)
+                }
                 PassTaps::Blocks(words, radius, count) => {
                     // The kernel's radius is the blocks', and it loops over them.
                     (geometry.radius, geometry.blocks) = (*radius, *count);

@@ -2,10 +2,10 @@
 //! order, naming its kernels (by their stem) and their launch shapes.
 
 use super::shapes::{
-    blocked, blocked_rect, loads_blocked, loads_separable, loads_separable_fused, loads_tensor_f32,
-    loads_tensor_f32_blocks, loads_tensor_u8, loads_tiled, loads_tiled_cache, loads_tiled_output,
-    loads_warp_rows, pixel, separable_cols, separable_fused, separable_rows, taps, tensor_f32, tensor_u8,
-    tiled, tiled_cache, tiled_output, warp_rows,
+    blocked, blocked_rect, lines_u8, loads_blocked, loads_lines_u8, loads_separable, loads_separable_fused,
+    loads_tensor_f32, loads_tensor_f32_blocks, loads_tensor_u8, loads_tiled, loads_tiled_cache,
+    loads_tiled_output, loads_warp_rows, pixel, separable_cols, separable_fused, separable_rows, taps,
+    tensor_f32, tensor_u8, tiled, tiled_cache, tiled_output, warp_rows,
 };
 use super::variant::{
     Buffer, InputKind, Interleaved, LaunchConfig, MAX_RADIUS, Pass, Spec, TapsArg, Variant,
@@ -13,8 +13,8 @@ use super::variant::{
 use crate::model::filter::MAX_GENERAL_SIZE;
 use crate::model::image::DType;
 use gpu_kernels::kernels::{
-    blocked, constant, naive, readonly, separable_cols, separable_fused, separable_rows, tensor_f32,
-    tensor_u8, texture, tiled, tiled_cache, tiled_output, warp_rows,
+    blocked, constant, lines_u8, naive, readonly, separable_cols, separable_fused, separable_rows,
+    tensor_f32, tensor_u8, texture, tiled, tiled_cache, tiled_output, warp_rows,
 };
 use gpu_kernels::launch::Geometry;
 
@@ -59,6 +59,7 @@ const fn spec(variant: Variant, name: &'static str, summary: &'static str, passe
         input: InputKind::Linear,
         rank1_only: false,
         rectangles_only: false,
+        lines_only: false,
         autotune: false,
         batched: false,
         autotune_for: |_| true,
@@ -71,7 +72,7 @@ const fn spec(variant: Variant, name: &'static str, summary: &'static str, passe
 }
 
 /// Every variant, in [`Variant::ALL`]'s order.
-pub static REGISTRY: [Spec; 18] = [
+pub static REGISTRY: [Spec; 19] = [
     Spec {
         loads_per_pixel: |r| 2.0 * taps(r),
         ..spec(
@@ -310,6 +311,22 @@ pub static REGISTRY: [Spec; 18] = [
                 }),
                 ..per_radius(warp_rows::ENTRY, TapsArg::FilterPerLevel, warp_rows)
             }],
+        )
+    },
+    Spec {
+        autotune: true,
+        rectangles_only: true,
+        lines_only: true,
+        batched: true,
+        autotune_for: |g| lines_u8::by_vectors(g),
+        loads_per_pixel: loads_lines_u8,
+        dtypes: &[DType::U8],
+        max_radius: lines_u8::MAX_RADIUS as usize,
+        ..spec(
+            Variant::LinesU8,
+            "lines-u8",
+            "u8 filters of one row or one column (1xk, kx1) on whole vectors, outputs in registers, radius <= 15",
+            &[per_radius(lines_u8::ENTRY, TapsArg::Line, lines_u8)],
         )
     },
 ];

@@ -3,8 +3,8 @@
 
 use super::variant::LaunchConfig;
 use gpu_kernels::kernels::{
-    blocked, separable_cols, separable_fused, separable_rows, tensor_f32, tensor_u8, tiled, tiled_cache,
-    tiled_output, warp_rows,
+    blocked, lines_u8, separable_cols, separable_fused, separable_rows, tensor_f32, tensor_u8, tiled,
+    tiled_cache, tiled_output, warp_rows,
 };
 use gpu_kernels::launch::{self, Geometry};
 
@@ -86,6 +86,24 @@ pub(super) fn warp_rows(g: &Geometry) -> LaunchConfig {
         *g
     };
     LaunchConfig::tiles(&tiled, warp_rows::TILE, warp_rows::BLOCK, 0)
+}
+
+/// One block per 512 bytes of 8 rows, every channel's bytes together.
+pub(super) fn lines_u8(g: &Geometry) -> LaunchConfig {
+    let bytes = Geometry {
+        out_width: g.out_width * g.channels,
+        channels: 1,
+        ..*g
+    };
+    LaunchConfig {
+        grid: (
+            bytes.out_width.div_ceil(lines_u8::TILE.0),
+            bytes.out_height.div_ceil(lines_u8::TILE.1),
+            1,
+        ),
+        block: lines_u8::BLOCK,
+        shared_bytes: 0,
+    }
 }
 
 /// An RGB or RGBA block covers every colour channel of its tile up to
@@ -209,6 +227,13 @@ pub(super) fn loads_warp_rows(r: usize) -> f64 {
     let (rows, r) = (f64::from(warp_rows::ROWS), r as f64);
     let strip = f64::from(warp_rows::BLOCK.0 * warp_rows::PER_LANE);
     (strip + 8.0) / strip * (rows + 2.0 * r) / rows
+}
+
+/// A column filter's thread loads its word of `8 + 2r` rows for 8 outputs (a row filter's, three
+/// vectors for one: 3).
+pub(super) fn loads_lines_u8(r: usize) -> f64 {
+    let rows = f64::from(lines_u8::COLUMN_ROWS);
+    (rows + 2.0 * r as f64) / rows
 }
 
 /// The shared tile (its columns and rows, halo included) over the outputs it serves.

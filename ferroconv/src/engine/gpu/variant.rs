@@ -48,6 +48,9 @@ pub enum Variant {
     /// 8-bit rows streamed through registers by warps (no shared memory, no barrier), radius
     /// fixed at compile time, up to 2 (RGB and RGBA on their own entries up to 1).
     WarpRows,
+    /// 8-bit filters of one row or one column (1 × k, k × 1) read as whole vectors, each byte
+    /// used as the integer it is, the outputs in registers; radius fixed at compile time, up to 15.
+    LinesU8,
 }
 
 /// Grid, block and dynamic shared memory of one kernel launch.
@@ -113,6 +116,9 @@ pub enum TapsArg {
     /// `2rx + 1` taps, row-major): for a kernel compiled per radius along a row that loops over
     /// the rows.
     Rect,
+    /// A filter of one row or one column by value (its `2r + 1` taps), for a kernel compiled per
+    /// radius along its one axis; other filters are refused.
+    Line,
 }
 
 /// One kernel launch of a variant: every kernel has the signature
@@ -204,6 +210,8 @@ pub struct Spec {
     /// Among `--variant auto`'s candidates only for filters that are not their own square (it
     /// runs squares too, at their square's cost).
     pub rectangles_only: bool,
+    /// Runs only filters of one row or one column.
+    pub lines_only: bool,
     /// Among the candidates `--variant auto` times.
     pub autotune: bool,
     /// Filters a batch of packed images in one launch (grid z holds every image's planes).
@@ -243,7 +251,7 @@ impl Spec {
 
 impl Variant {
     /// Every variant.
-    pub const ALL: [Variant; 18] = [
+    pub const ALL: [Variant; 19] = [
         Variant::Naive,
         Variant::Constant,
         Variant::Readonly,
@@ -262,6 +270,7 @@ impl Variant {
         Variant::TensorF32,
         Variant::TensorF32Blocks,
         Variant::WarpRows,
+        Variant::LinesU8,
     ];
 
     #[doc(hidden)]
@@ -285,6 +294,7 @@ impl Variant {
             Variant::TensorF32 => 15,
             Variant::TensorF32Blocks => 16,
             Variant::WarpRows => 17,
+            Variant::LinesU8 => 18,
         };
         &REGISTRY[index]
     }

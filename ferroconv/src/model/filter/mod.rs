@@ -218,6 +218,12 @@ impl Filter {
         self.shape == (self.size, self.size)
     }
 
+    /// Whether the filter is one row or one column (`1 × k`, `k × 1`; a 1 × 1 filter too).
+    pub fn is_line(&self) -> bool {
+        let (rows, cols) = self.shape;
+        rows == 1 || cols == 1
+    }
+
     /// The filter's own taps (`rows × cols`, row-major), cut out of its square.
     pub fn rect_taps(&self) -> Vec<f32> {
         let ((rows, cols), (cy, cx), r) = (self.shape, self.centre, self.radius());

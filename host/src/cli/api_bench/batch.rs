@@ -38,9 +38,9 @@ pub(super) fn batch(gpu: &Gpu, args: &ApiBenchArgs) -> Result<()> {
         .collect::<Result<_>>()?;
     let mut rows = Vec::new();
     // The automatic choice, then every variant that filters a batch in one launch.
-    let fixed = Variant::ALL
-        .into_iter()
-        .filter(|v| v.spec().batched && v.supports(DType::U8, 2) && !v.spec().rank1_only);
+    let fixed = Variant::ALL.into_iter().filter(|v| {
+        v.spec().batched && v.supports(DType::U8, 2) && !v.spec().rank1_only && !v.spec().lines_only
+    });
     for variant in std::iter::once(None).chain(fixed.map(Some)) {
         let mut plan = Filter2D::new(gpu, &filter, BORDER)?;
         if let Some(v) = variant {
