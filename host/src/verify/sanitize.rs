@@ -96,9 +96,16 @@ pub const TENSOR_F32_VERIFY_ARGS: [&str; 14] = own_run(
 /// lane 0 (264 gray, 88 RGB bytes), every border but replicate and wrap, its filters.
 pub const WARP_ROWS_VERIFY_ARGS: [&str; 14] = own_run("528x268,264x40,88x20", "warp-rows", "1,3,5", "u8");
 
+/// The `host verify` arguments of the `lines-u8` kernel's own run: gray images whose rows are whole
+/// 16-byte vectors (528, and 16: one vector holding both ends) or 4-byte words (516), rows and
+/// columns of both radius ends and an even length (colour images run output by output).
+pub const LINES_U8_VERIFY_ARGS: [&str; 14] =
+    own_run("528x268,516x37,16x9", "lines-u8", "1x3,3x1,1x31,31x1,1x2", "u8");
+
 /// The `verify` runs one tool gets for `sizes`: the small sizes with [`VERIFY_ARGS`], the large
 /// ones (over [`LARGE_PIXELS`]) with [`LARGE_VERIFY_ARGS`], each as `--sizes LIST` plus the
-/// arguments; then [`TENSOR_U8_VERIFY_ARGS`], [`TENSOR_F32_VERIFY_ARGS`] and [`WARP_ROWS_VERIFY_ARGS`].
+/// arguments; then [`TENSOR_U8_VERIFY_ARGS`], [`TENSOR_F32_VERIFY_ARGS`], [`WARP_ROWS_VERIFY_ARGS`]
+/// and [`LINES_U8_VERIFY_ARGS`].
 pub fn verify_runs(sizes: &[(usize, usize)]) -> Vec<Vec<String>> {
     let list = |large: bool| {
         sizes
@@ -122,6 +129,7 @@ pub fn verify_runs(sizes: &[(usize, usize)]) -> Vec<Vec<String>> {
                 TENSOR_U8_VERIFY_ARGS,
                 TENSOR_F32_VERIFY_ARGS,
                 WARP_ROWS_VERIFY_ARGS,
+                LINES_U8_VERIFY_ARGS,
             ]
             .map(|args| args.iter().map(|a| a.to_string()).collect()),
         )
@@ -244,7 +252,7 @@ mod tests {
     #[test]
     fn large_sizes_get_the_reduced_case_set() {
         let runs = verify_runs(&[(1, 1), (257, 129), (1023, 769)]);
-        assert_eq!(runs.len(), 5);
+        assert_eq!(runs.len(), 6);
         assert_eq!(runs[0][..2], ["--sizes", "1x1,257x129"]);
         assert_eq!(runs[0][2..], VERIFY_ARGS);
         assert_eq!(runs[1][..2], ["--sizes", "1023x769"]);
@@ -252,7 +260,8 @@ mod tests {
         assert_eq!(runs[2], TENSOR_U8_VERIFY_ARGS);
         assert_eq!(runs[3], TENSOR_F32_VERIFY_ARGS);
         assert_eq!(runs[4], WARP_ROWS_VERIFY_ARGS);
-        assert_eq!(verify_runs(&[(7, 5)]).len(), 4);
+        assert_eq!(runs[5], LINES_U8_VERIFY_ARGS);
+        assert_eq!(verify_runs(&[(7, 5)]).len(), 5);
     }
 
     #[test]
