@@ -100,7 +100,8 @@ pub unsafe fn conv_lines_u8<T: Sample, const R: usize>(
     } else if !rows && by_words(&g) {
         let b = bx + ty * (BLOCK.0 * COLUMN_BYTES) + tx * COLUMN_BYTES;
         // Every input row of the block inside the image: straight-line loads, none resolved.
-        let inside = by as usize >= R && by as usize + COLUMN_ROWS as usize + R <= g.in_height as usize;
+        let last = by as usize + COLUMN_ROWS as usize + R;
+        let inside = by as usize >= R && last <= g.in_height as usize;
         if b < g.in_width && by < g.out_height {
             // SAFETY: as above.
             unsafe {
@@ -230,8 +231,10 @@ unsafe fn column_word<const R: usize, const INSIDE: bool>(
         let v = [0, 1, 2, 3].map(|i| byte_value(word, i));
         // Input row I feeds output row O through tap I - O.
         unroll!(O < COLUMN_ROWS as usize; [0, 1, 2, 3, 4, 5, 6, 7] {
-            if I >= O && I - O < 2 * R + 1 {
-                let t = taps.tap(I - O);
+            // I - O, wrapped past usize::MAX where I < O (then no tap).
+            let k = I.wrapping_sub(O);
+            if k <= 2 * R {
+                let t = taps.tap(k);
                 unroll!(Q < 4; [0, 1, 2, 3] {
                     acc[4 * O + Q] = fma(v[Q], t, acc[4 * O + Q]);
                 });
