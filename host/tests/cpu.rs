@@ -228,7 +228,7 @@ fn filter_files_parse_with_comments_and_reject_bad_input() {
     let tall = Filter::parse(&"1\n".repeat(40)).unwrap();
     assert_eq!((tall.shape(), tall.size()), ((40, 1), 41));
     // The fuzzer's first such file (fuzz/seeds/filter_file/tall-rank1.txt).
-    let seed = include_str!("../fuzz/seeds/filter_file/tall-rank1.txt");
+    let seed = include_str!("../../fuzz/seeds/filter_file/tall-rank1.txt");
     let f = Filter::parse(seed).unwrap();
     assert!(f.size() > 31 && f.rank1().is_some(), "{:?}", f.shape());
     for (text, needle) in [
