@@ -19,7 +19,8 @@
 //!
 //! The API: [`plan`] (a [`Filter2D`] built once and run many times on host views, device images
 //! or raw device pointers), [`Convolver`] (one call on an owned image), the [`model`] (images,
-//! filters, borders), [`Gpu`] and [`Variant`], and image files ([`io::files`]).
+//! filters, borders), [`Gpu`] (with its [`GpuInfo`]) and [`Variant`], and image files
+//! ([`io::files`]).
 //!
 //! The engines (`engine`), timing statistics (`stats`) and name tables (`named`) are public only
 //! for the `host` package (the command line, verification and benchmarks) and hidden from this
@@ -43,7 +44,7 @@ pub mod plan;
 pub mod stats;
 
 pub use convolver::Convolver;
-pub use engine::gpu::{Gpu, Variant};
+pub use engine::gpu::{Gpu, GpuInfo, Variant};
 pub use error::{Error, Result};
 pub use model::border::Border;
 pub use model::filter::Filter;

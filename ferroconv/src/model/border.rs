@@ -183,7 +183,7 @@ impl Border {
     }
 
     /// The mode code the kernels receive.
-    pub fn kernel_code(self) -> u32 {
+    pub(crate) fn kernel_code(self) -> u32 {
         match self {
             Border::Zero | Border::Constant(_) => kernel_border::CONSTANT,
             Border::Replicate => kernel_border::REPLICATE,

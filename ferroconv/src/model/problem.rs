@@ -87,7 +87,7 @@ impl Problem {
     /// The sizes and modes the kernels receive, integer results truncated (where they are) as a
     /// 2D sum's: a variant that runs two 1D passes sets its own
     /// [`trunc_scale`](Self::trunc_scale)`(true)`.
-    pub fn geometry(&self) -> Result<Geometry> {
+    pub(crate) fn geometry(&self) -> Result<Geometry> {
         let (ow, oh) = self.output_size()?;
         let r = self.filter.radius();
         let u = |v: usize| {

@@ -57,14 +57,19 @@ pub fn ptx_entries() -> usize {
 pub struct GpuInfo {
     /// Its number among the visible devices.
     pub ordinal: usize,
+    /// The device's name, e.g. `NVIDIA H100 80GB HBM3`.
     pub name: String,
+    /// `(major, minor)`, e.g. `(9, 0)`: the kernels need 9.0 or newer.
     pub compute_capability: (i32, i32),
+    /// Streaming multiprocessors.
     pub multiprocessors: i32,
+    /// Global memory in bytes.
     pub memory_bytes: usize,
     /// Driver API version, e.g. 13000 for CUDA 13.0.
     pub driver_version: i32,
-    /// Peak SM clock and memory clock the device reports, in MHz.
+    /// Peak SM clock the device reports, in MHz.
     pub sm_clock_mhz: i32,
+    /// Peak memory clock in MHz.
     pub memory_clock_mhz: i32,
     /// L2 cache size in bytes.
     pub l2_bytes: i32,

@@ -307,7 +307,7 @@ impl Filter {
 
     /// The taps packed as the kernels' by-value parameter (boxed: it is almost 4 KB), for filters
     /// up to 31 × 31 (the variants of larger ones pass each pass's taps instead).
-    pub fn to_param(&self) -> Box<Taps> {
+    pub(crate) fn to_param(&self) -> Box<Taps> {
         taps_param(&self.taps)
     }
 }
