@@ -1,9 +1,8 @@
 //! The library's front door: [`Convolver`] convolves images on the GPU when one can be used and
 //! on the CPU otherwise, with the same results (both are checked against the `f64` reference).
 
-use crate::engine::cpu;
-use crate::engine::runner::{Choice, Engine, Settings};
-use crate::{Border, Error, Filter, Gpu, Image, Result, Variant};
+use crate::engine::{cpu, strips};
+use crate::{Border, Error, Filter, Filter2D, Gpu, Image, Problem, Result, Variant};
 
 /// Convolves images with square filters; see the crate documentation for an example.
 pub struct Convolver {
@@ -54,8 +53,13 @@ impl Convolver {
         let Some(gpu) = self.gpu.as_ref().filter(|_| !crate::fork::cuda_forked()) else {
             return cpu::parallel(image, filter, border, false);
         };
-        let settings = Settings::in_memory(filter.clone(), border);
-        let mut engine = Engine::gpu(gpu, Choice::Fixed(self.variant));
-        Ok(engine.convolve(image, &settings, None)?.0)
+        let problem = Problem::of(image, filter, border, false);
+        // Strips whose inputs, outputs and intermediate fit 90% of the free device memory.
+        let budget = gpu.memory()?.0 / 10 * 9;
+        let plan_strips = strips::plan(&problem, self.variant.spec().has_intermediate(), budget)?;
+        let mut plan = Filter2D::new(gpu, filter, border)?.with_variant(self.variant)?;
+        strips::run(image, filter.radius(), border, &plan_strips, |strip| {
+            plan.run_image(strip)
+        })
     }
 }

@@ -52,7 +52,8 @@ pub enum Error {
     /// A `peers.csv` that cannot be read as the peers binary writes it.
     #[error("peers.csv: {0}")]
     Peers(String),
-    /// A fault injected for testing (see [`crate::engine::fault`]), or a bad request for one.
+    /// A fault injected for testing (the `host` package's `CONV_INJECT_FAULT`), or a bad
+    /// request for one.
     #[error("{0}")]
     Fault(String),
 }

@@ -6,9 +6,9 @@
 mod common;
 use common::{TempDir, s};
 
-use ferroconv::engine::fault::{Injection, Stage};
 use ferroconv::io::files::{self, RawLayout};
 use ferroconv::{Border, DType, Filter, Image, engine::cpu};
+use host_tools::engine::fault::{Injection, Stage};
 use std::process::{Command, Output};
 
 /// Runs `host` on the batch `inputs` -> `outputs` on the CPU engine, with `extra` arguments and

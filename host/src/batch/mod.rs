@@ -7,10 +7,10 @@ pub mod inputs;
 mod outcome;
 pub mod shard;
 
-pub use ferroconv::engine::runner::{Choice, ComputeTimes, Convolved, Counts, Engine, Settings};
+pub use crate::engine::runner::{Choice, ComputeTimes, Convolved, Counts, Engine, Settings};
 pub use outcome::{Done, JSON_SCHEMA, Outcome, Status, Summary, summarize};
 
-use ferroconv::engine::fault::Stage;
+use crate::engine::fault::Stage;
 use ferroconv::io::files::{self, FileError, shown};
 use ferroconv::{Image, Result, io::interrupt};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};

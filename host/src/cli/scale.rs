@@ -8,9 +8,9 @@ use super::names;
 use super::values::{parse_count, parse_variant};
 use anyhow::{Context as _, Result, bail};
 use ferroconv::engine::gpu::{Gpu, Variant};
-use ferroconv::engine::runner::{Choice, ComputeTimes, Engine, Settings};
 use ferroconv::{Border, DType, Filter, Image};
 use host_tools::batch::shard::fnv1a;
+use host_tools::engine::runner::{Choice, ComputeTimes, Engine, Settings};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 

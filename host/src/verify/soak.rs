@@ -2,7 +2,7 @@
 //! process, checking that outputs exist and equal a re-run, that device memory returns to its
 //! starting level and that throughput does not decay.
 
-use ferroconv::engine::runner::{Engine, Settings};
+use crate::engine::runner::{Engine, Settings};
 use ferroconv::{DType, Image, Result};
 use rand::{Rng, SeedableRng, rngs::StdRng};
 use std::time::Instant;

@@ -2,9 +2,9 @@
 //! written into one output give the one-engine result bit for bit.
 
 use crate::{SEED, gpu};
-use ferroconv::engine::runner::{Choice, Engine, Settings};
 use ferroconv::engine::strips;
 use ferroconv::{Border, DType, Filter, Image, Problem, Variant};
+use host_tools::engine::runner::{Choice, Engine, Settings};
 
 /// Two and three engines (on the first GPU, each with its own plan and stream), with strips from
 /// the fewest (one per engine) to many (a small memory budget), equal the whole image on one

@@ -306,7 +306,7 @@ fn settings(args: &MainArgs, filter: Filter) -> Result<batch::Settings> {
             .max_image_mem
             .map_or_else(ferroconv::io::files::default_max_image_bytes, |b| b as u64),
         max_mem: args.files.max_gpu_mem,
-        inject: ferroconv::engine::fault::Injection::from_env()?,
+        inject: host_tools::engine::fault::Injection::from_env()?,
         encoding: encoding(&args.files),
         keep_orientation: args.files.keep_orientation,
         page: args.files.page,

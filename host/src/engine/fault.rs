@@ -4,7 +4,7 @@
 //! Stages: `compute` (any engine, before the convolution starts), and on the GPU `upload`,
 //! `launch` and `download` (the step itself is skipped and reported as failed).
 
-use crate::{Error, Result};
+use ferroconv::{Error, Result};
 
 /// The environment variable that asks for a fault.
 pub const ENV: &str = "CONV_INJECT_FAULT";

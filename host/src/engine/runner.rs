@@ -1,14 +1,14 @@
-//! The convolution engines of the command line's batches, `host scale` and [`crate::Convolver`]:
+//! The convolution engines of the command line's batches, `host scale` and `host soak`:
 //! the CPU, or one GPU (a [`Filter2D`] plan, reusing its buffers) per [`Engine`], convolving an
 //! image whole or in strips, and several GPUs sharing one image's strips.
 
-pub use crate::engine::autotune::Choice;
 use crate::engine::fault::{self, Injection, Stage};
-use crate::engine::gpu::{Gpu, Problem, Variant};
-use crate::io::files::{Encoding, RawLayout};
-use crate::model::image::DType;
-use crate::plan::Filter2D;
-use crate::{Border, Filter, Image, Result, engine::cpu, engine::strips};
+pub use ferroconv::engine::autotune::Choice;
+use ferroconv::engine::gpu::{Gpu, Problem, Variant};
+use ferroconv::engine::{cpu, strips};
+use ferroconv::io::files::{Encoding, RawLayout};
+use ferroconv::model::image::DType;
+use ferroconv::{Border, Filter, Filter2D, Image, Result};
 use serde::Serialize;
 use std::time::Instant;
 
@@ -44,7 +44,7 @@ pub struct Settings {
 /// Results in sample counts, as OpenCV's `filter2D` and `Sobel` give them with a `ddepth` of
 /// `CV_32F` or `CV_16S`: the input's samples are filtered as `f32` counts, their levels (0-255 for
 /// 8-bit input, 0-65535 for 16-bit; `f32` input as it is; see
-/// [`to_counts`](crate::io::files::to_counts)), and each result is `v · scale + delta`. So integer
+/// [`to_counts`](ferroconv::io::files::to_counts)), and each result is `v · scale + delta`. So integer
 /// taps on an integer image give exact integers (while the sums stay below 2^24), and an 8-bit
 /// image's Sobel derivative keeps its sign and its -1020 to 1020 counts instead of being clamped
 /// to 0-255. RGBA's alpha is copied as its level. The encoder writes them as `f32`, or as rounded
@@ -64,9 +64,12 @@ impl Counts {
         if (a, b) == (1.0, 0.0) {
             return;
         }
-        if let crate::model::image::Samples::F32(v) = image.samples_mut() {
-            for (i, x) in v.iter_mut().enumerate() {
-                if !crate::engine::cpu::is_alpha(ch, i % ch) {
+        let Ok(mut view) = image.view_mut::<f32>() else {
+            return;
+        };
+        for y in 0..view.layout().height {
+            for (i, x) in view.row_mut(y).iter_mut().enumerate() {
+                if !cpu::is_alpha(ch, i % ch) {
                     *x = x.mul_add(a, b);
                 }
             }
