@@ -2,6 +2,7 @@
 //! on the CPU gives exactly the whole-image result for every border, channel count and sample type.
 
 use ferroconv::engine::strips;
+use ferroconv::plan::spread;
 use ferroconv::{Border, DType, Filter, Filter2D, Image, Problem};
 
 fn problem(image: &Image, filter: &Filter, border: Border) -> Problem {
@@ -124,7 +125,7 @@ fn strips_spread_over_workers_give_the_whole_image_result() {
                     let mut ws: Vec<(Filter2D, Vec<usize>)> = (0..workers)
                         .map(|_| (Filter2D::cpu(&filter, border), Vec::new()))
                         .collect();
-                    let got = strips::run_spread(&image, 2, border, &plan, &mut ws, |(plan, log), band| {
+                    let got = spread::run(&image, 2, border, &plan, &mut ws, |(plan, log), band| {
                         log.push(band.rows().start);
                         band.run(&image, plan)
                     })
@@ -142,7 +143,7 @@ fn strips_spread_over_workers_give_the_whole_image_result() {
             }
             let plan = strips::split(oh, 4, 2, border);
             let mut ws: Vec<_> = (0..2).map(|_| Filter2D::cpu(&filter, border)).collect();
-            let e = strips::run_spread(&image, 2, border, &plan, &mut ws, |plan, band| {
+            let e = spread::run(&image, 2, border, &plan, &mut ws, |plan, band| {
                 if band.rows().start > 0 {
                     Err(ferroconv::Error::InvalidRequest("a GPU failed".into()))
                 } else {

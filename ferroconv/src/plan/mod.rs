@@ -38,6 +38,7 @@ mod float64;
 mod gpu_plan;
 mod host;
 mod run;
+pub mod spread;
 mod view;
 
 pub use cpu::{CpuPlan, Real};

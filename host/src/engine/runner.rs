@@ -8,6 +8,7 @@ use ferroconv::engine::gpu::{Gpu, Problem, Variant};
 use ferroconv::engine::{cpu, strips};
 use ferroconv::io::files::{Encoding, RawLayout};
 use ferroconv::model::image::DType;
+use ferroconv::plan::spread;
 use ferroconv::{Border, Filter, Filter2D, Image, Result};
 use serde::Serialize;
 use std::time::Instant;
@@ -212,7 +213,7 @@ impl<'g> Engine<'g> {
     /// least one per GPU, more where the memory budget of the smallest asks for them) are dealt
     /// to the GPUs, strip `i` to GPU `i mod n`, each GPU on its own thread with its own context,
     /// buffers and stream, reading its rows of the image in place and writing its rows of the
-    /// one output ([`strips::run_spread`]). The variant is chosen once, by the first
+    /// one output ([`spread::run`]). The variant is chosen once, by the first
     /// engine, for the whole image, and runs on every strip, so the result is the one GPU's bit
     /// for bit. `kernel_ms`, `h2d_ms` and `d2h_ms` are the busiest GPU's. With one engine (or
     /// the CPU), [`Engine::convolve`].
@@ -252,7 +253,7 @@ impl<'g> Engine<'g> {
         let plan = strips::split(oh, planned.div_ceil(n) * n, r, border);
         let mut workers: Vec<(&mut Engine<'_>, CopyTimes)> =
             engines.iter_mut().map(|e| (e, CopyTimes::default())).collect();
-        let out = strips::run_spread(image, r, border, &plan, &mut workers, |(engine, copy), band| {
+        let out = spread::run(image, r, border, &plan, &mut workers, |(engine, copy), band| {
             let Engine::Gpu { gpu, plan, .. } = &mut **engine else {
                 unreachable!("only GPU engines are spread")
             };

@@ -9,6 +9,7 @@ mod probes;
 mod registry;
 mod select;
 mod shapes;
+mod stream;
 mod tensor_f32;
 mod tensor_u8;
 mod texture;
@@ -20,6 +21,7 @@ pub(crate) use launch::DEFAULT_SHARED_LIMIT;
 pub use launch::Kernel;
 pub(crate) use probes::time_on;
 pub use select::GpuSelection;
+pub use stream::StreamRef;
 pub use variant::{LaunchConfig, Variant};
 
 use crate::error::{check, cuda};
@@ -275,9 +277,9 @@ impl Gpu {
     }
 
     /// The GPU's own stream (non-blocking), for plans' device calls.
-    pub fn stream(&self) -> crate::plan::StreamRef {
+    pub fn stream(&self) -> StreamRef {
         // SAFETY: a stream of this GPU's context, alive while `self` is.
-        unsafe { crate::plan::StreamRef::from_raw(self.inner.stream.as_inner()) }
+        unsafe { StreamRef::from_raw(self.inner.stream.as_inner()) }
     }
 
     /// Makes this GPU's context current on the calling thread until the guard is dropped, when
