@@ -5,7 +5,8 @@ use crate::model::image::{Image, Samples};
 use crate::{Error, Result};
 
 mod sealed {
-    pub trait Sealed {}
+    /// The library's own sample types only; the CPU paths' conversions come with them.
+    pub trait Sealed: crate::engine::cpu::Sample {}
     impl Sealed for u8 {}
     impl Sealed for u16 {}
     impl Sealed for f32 {}
@@ -16,7 +17,7 @@ mod sealed {
 /// A sample type the library takes: `u8`, `u16`, `f32`, `half::f16` or `half::bf16` (its
 /// run-time name is `T::DTYPE`; the half floats run on the CPU and on the GPU variants that have
 /// kernels for them).
-pub trait Pixel: sealed::Sealed + crate::engine::cpu::Sample + bytemuck::Pod {}
+pub trait Pixel: sealed::Sealed + bytemuck::Pod {}
 
 impl Pixel for u8 {}
 impl Pixel for u16 {}
