@@ -54,8 +54,7 @@ impl Convolver {
             return cpu::parallel(image, filter, border, false);
         };
         let problem = Problem::of(image, filter, border, false);
-        // Strips whose inputs, outputs and intermediate fit 90% of the free device memory.
-        let budget = gpu.memory()?.0 / 10 * 9;
+        let budget = strips::budget(gpu)?;
         let plan_strips = strips::plan(&problem, self.variant.spec().has_intermediate(), budget)?;
         let mut plan = Filter2D::new(gpu, filter, border)?.with_variant(self.variant)?;
         strips::run(image, filter.radius(), border, &plan_strips, |strip| {

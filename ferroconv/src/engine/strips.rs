@@ -19,6 +19,11 @@ use crate::model::image::{DType, Image, Samples};
 use crate::{Border, Error, Result};
 use std::ops::Range;
 
+/// The device memory a convolution on `gpu` may use by default: 90% of what is free.
+pub fn budget(gpu: &crate::Gpu) -> Result<usize> {
+    Ok(gpu.memory()?.0 / 10 * 9)
+}
+
 /// Device bytes one convolution of `problem` needs: input, output and, for a variant with two
 /// passes (`intermediate`), its `f32` intermediate (width of the output, height of the input).
 pub fn device_bytes(problem: &Problem, intermediate: bool) -> Result<usize> {

@@ -282,7 +282,7 @@ impl<'g> Engine<'g> {
 fn budget(gpu: &Gpu, s: &Settings) -> Result<usize> {
     match s.max_mem {
         Some(b) => Ok(b),
-        None => Ok(gpu.memory()?.0 / 10 * 9),
+        None => strips::budget(gpu),
     }
 }
 
