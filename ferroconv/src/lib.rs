@@ -22,25 +22,22 @@
 //! filters, borders), [`Gpu`] (with its [`GpuInfo`]) and [`Variant`], and image files
 //! ([`io::files`]).
 //!
-//! The engines (`engine`), timing statistics (`stats`) and name tables (`named`) are public only
-//! for the `host` package (the command line, verification and benchmarks) and hidden from this
-//! documentation: they are not part of the API and change without notice. The command line's
-//! file batches (their pipeline, input globs, shards and signal handler) live in `host`.
+//! Beneath the plans, for verification and benchmarks (the `host` package's checks and tables):
+//! the [`engine`] (the `f64` CPU reference and the timed CPU paths, the kernels' registry, device
+//! jobs and launches, the autotuner, strips), timing [`stats`] and the [`named`] enums' names.
+//! They move faster than the plans: a program that filters images needs only the API above.
 
 #![deny(missing_docs)]
 
 mod convolver;
 
-#[doc(hidden)]
 pub mod engine;
 pub mod error;
 pub mod fork;
 pub mod io;
 pub mod model;
-#[doc(hidden)]
 pub mod named;
 pub mod plan;
-#[doc(hidden)]
 pub mod stats;
 
 pub use convolver::Convolver;

@@ -20,9 +20,9 @@ pub trait Named: Copy + Sized + 'static {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("unknown {what} '{name}' (one of: {})", names.join(", "))]
 pub struct UnknownName {
-    pub what: &'static str,
-    pub name: String,
-    pub names: Vec<&'static str>,
+    pub(crate) what: &'static str,
+    pub(crate) name: String,
+    pub(crate) names: Vec<&'static str>,
 }
 
 /// The value named `s` (by its name or an alias).

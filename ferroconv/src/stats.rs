@@ -5,8 +5,11 @@ use crate::named::{Named, impl_from_str};
 /// Median and minimum of a set of timings (ms).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Timing {
+    /// The median, in ms.
     pub median: f64,
+    /// The minimum, in ms.
     pub min: f64,
+    /// How many timings.
     pub runs: usize,
 }
 

@@ -21,7 +21,7 @@ const PROBE_RUNS: usize = 5;
 
 /// How a choice was made.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Source {
+pub(crate) enum Source {
     /// Read from the cache file.
     Cache,
     /// Measured now: each candidate's median kernel time in ms.
@@ -66,7 +66,7 @@ pub struct Tuner {
 
 /// The cache file: `$CONV_CACHE_DIR`, else `$XDG_CACHE_HOME/rust-gpu-conv`, else
 /// `$HOME/.cache/rust-gpu-conv`, then `variants.json`.
-pub fn cache_path() -> Option<PathBuf> {
+pub(crate) fn cache_path() -> Option<PathBuf> {
     cache_path_in(|k| std::env::var_os(k))
 }
 
@@ -96,17 +96,17 @@ impl Tuner {
     }
 
     /// One line per problem class this run chose a variant for.
-    pub fn choices_made(&self) -> impl Iterator<Item = &String> {
+    pub(crate) fn choices_made(&self) -> impl Iterator<Item = &String> {
         self.made.values()
     }
 
     /// Where the cache lives, if anywhere.
-    pub fn path(&self) -> Option<&PathBuf> {
+    pub(crate) fn path(&self) -> Option<&PathBuf> {
         self.path.as_ref()
     }
 
     /// The fastest variant for `problem` on `gpu`: from the cache, or measured now and cached.
-    pub fn choose(&mut self, gpu: &Gpu, problem: &Problem) -> Result<(Variant, Source)> {
+    pub(crate) fn choose(&mut self, gpu: &Gpu, problem: &Problem) -> Result<(Variant, Source)> {
         let key = key(gpu, problem);
         let (variant, source) = match self.choices.get(&key).and_then(|name| Variant::parse(name)) {
             Some(v) => (v, Source::Cache),
@@ -174,7 +174,7 @@ fn merge_into_file(path: &std::path::Path, key: &str, variant: Variant) -> Optio
 /// rectangle's reach `k3x15`, its odd rectangle's sides), whether
 /// the filter is rank-1, border, the image size rounded to a power of two of pixels, and whether
 /// its rows are words the `warp-rows` kernel loads a lane at a time (`w8`, else `w1`).
-pub fn key(gpu: &Gpu, p: &Problem) -> String {
+pub(crate) fn key(gpu: &Gpu, p: &Problem) -> String {
     let pixels = (p.width * p.height).max(1);
     let bucket = usize::BITS - (pixels - 1).leading_zeros();
     let streams = p
@@ -211,7 +211,7 @@ pub fn key(gpu: &Gpu, p: &Problem) -> String {
 /// 8-bit images with filters up to 9x9 `tensor-u8` and, where it streams by words, up to 5x5
 /// `warp-rows`, for `f32` images `tensor-f32`, and for filters that are not their own square
 /// `blocked-rect`), on the geometries the registry times them on.
-pub fn candidates(problem: &Problem) -> Vec<Variant> {
+pub(crate) fn candidates(problem: &Problem) -> Vec<Variant> {
     let rank1 = problem.filter.rank1().is_some();
     let geometry = problem.geometry().ok();
     REGISTRY
@@ -269,7 +269,7 @@ fn measure(gpu: &Gpu, problem: &Problem) -> Result<Vec<(Variant, f64)>> {
 }
 
 /// One line describing a choice, for the user.
-pub fn describe(variant: Variant, source: &Source, tuner: &Tuner) -> String {
+pub(crate) fn describe(variant: Variant, source: &Source, tuner: &Tuner) -> String {
     let place = tuner.path().map_or("not cached: no cache directory".into(), |p| {
         format!("cache {}", p.display())
     });

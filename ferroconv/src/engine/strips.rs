@@ -43,14 +43,15 @@ pub fn device_bytes(problem: &Problem, intermediate: bool) -> Result<usize> {
 /// clipping to the image (rows outside it are border rows).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Strip {
+    /// The output rows it produces.
     pub rows: Range<usize>,
-    pub input: Range<isize>,
+    pub(crate) input: Range<isize>,
 }
 
 impl Strip {
     /// The strip for output rows `rows`: those rows shifted by the border's offset, plus `radius`
     /// halo rows above and below (for `valid`, input rows `y0 .. y1 + 2r`).
-    pub fn new(rows: Range<usize>, radius: usize, border: Border) -> Strip {
+    pub(crate) fn new(rows: Range<usize>, radius: usize, border: Border) -> Strip {
         let (off, r) = (border.offset(radius) as isize, radius as isize);
         let input = rows.start as isize + off - r..rows.end as isize + off + r;
         Strip { rows, input }
@@ -59,17 +60,17 @@ impl Strip {
     /// The input rows clipped to an image of `height` rows. Convolving those rows as an image
     /// applies the border only at the image's own top and bottom, so the strip's output rows come
     /// out as on the whole image, starting [`skip_clipped`](Strip::skip_clipped) rows in.
-    pub fn clipped(&self, height: usize) -> Range<usize> {
+    pub(crate) fn clipped(&self, height: usize) -> Range<usize> {
         self.input.start.max(0) as usize..(self.input.end.max(0) as usize).min(height)
     }
 
     /// Leading rows of the strip image's result to skip: the halo rows above `rows`.
-    pub fn skip(&self) -> usize {
+    pub(crate) fn skip(&self) -> usize {
         (self.rows.start as isize - self.input.start) as usize
     }
 
     /// As [`skip`](Strip::skip), for the strip image of [`clipped`](Strip::clipped) rows.
-    pub fn skip_clipped(&self) -> usize {
+    pub(crate) fn skip_clipped(&self) -> usize {
         self.rows.start - self.input.start.max(0) as usize
     }
 }

@@ -24,7 +24,7 @@ impl Band<'_> {
 
     /// Filters the band of `image` with `plan` (which filters with the band's border), writing
     /// the kept rows straight into the output. The image's rows under the strip are read in
-    /// place ([`Strip::clipped`]: the border applies only at the image's own edges), except
+    /// place (`Strip::clipped`: the border applies only at the image's own edges), except
     /// where a wrapped border reaches past an edge: that strip's rows are copied with the rows
     /// from the other edge ([`strip_input`]).
     pub fn run(self, image: &Image, plan: &mut Filter2D) -> Result<()> {

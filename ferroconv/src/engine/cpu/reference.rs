@@ -8,9 +8,13 @@ use rayon::prelude::*;
 /// The reference result: unrounded values (integers as value / max), interleaved like the image.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Reference {
+    /// Pixels per row.
     pub width: usize,
+    /// Rows.
     pub height: usize,
+    /// Interleaved samples per pixel.
     pub channels: usize,
+    /// `width · height · channels` values, row after row.
     pub values: Vec<f64>,
 }
 

@@ -5,15 +5,15 @@
 //! plain loops, vectorized the same way.
 
 /// Lanes of one working vector.
-pub const LANES: usize = 8;
+pub(crate) const LANES: usize = 8;
 /// Vectors accumulated together: enough independent multiply-adds in flight to hide their latency
 /// (8 registers of 8 lanes on AVX2, 16 of 4 on NEON).
 const VECTORS: usize = 8;
 /// Output samples computed together; working rows are whole multiples of it.
-pub const BLOCK: usize = LANES * VECTORS;
+pub(crate) const BLOCK: usize = LANES * VECTORS;
 
 /// The operations the loops need on one working vector of [`LANES`] lanes.
-pub trait Vector: Copy {
+pub(crate) trait Vector: Copy {
     /// Every lane `x`.
     fn splat(x: f32) -> Self;
     /// The lanes from `src`.
@@ -28,7 +28,7 @@ pub trait Vector: Copy {
 /// target's baseline (SSE2 on x86-64, NEON on aarch64); the multiply-adds fused if `FMA` (on
 /// aarch64; a software `fma` would be slow elsewhere).
 #[derive(Clone, Copy)]
-pub struct Portable<const FMA: bool>([f32; LANES]);
+pub(crate) struct Portable<const FMA: bool>([f32; LANES]);
 
 impl<const FMA: bool> Vector for Portable<FMA> {
     #[inline(always)]
@@ -60,7 +60,7 @@ impl<const FMA: bool> Vector for Portable<FMA> {
 /// (`band_avx2` in the parent module).
 #[cfg(target_arch = "x86_64")]
 #[derive(Clone, Copy)]
-pub struct Avx2(std::arch::x86_64::__m256);
+pub(crate) struct Avx2(std::arch::x86_64::__m256);
 
 #[cfg(target_arch = "x86_64")]
 impl Vector for Avx2 {
@@ -96,7 +96,7 @@ const MAGIC: f32 = 8_388_608.0;
 /// rows, `k` columns), the row pass (one row, `k` columns) and the column pass (`k` rows, one
 /// column) are this loop. Each sample's terms are summed in the same order wherever it lies.
 #[inline(always)]
-pub fn correlate<V: Vector>(rows: &[&[f32]], taps: &[f32], cols: usize, step: usize, out: &mut [f32]) {
+pub(crate) fn correlate<V: Vector>(rows: &[&[f32]], taps: &[f32], cols: usize, step: usize, out: &mut [f32]) {
     debug_assert_eq!(taps.len(), rows.len() * cols);
     for (b, block) in out.as_chunks_mut::<BLOCK>().0.iter_mut().enumerate() {
         let x = b * BLOCK;
@@ -129,7 +129,7 @@ const PAIR_BLOCK: usize = LANES * PAIR_VECTORS;
 /// loads, many of them across cache lines). Every sample's terms are summed in the order
 /// [`correlate`] uses, so the bits are the same.
 #[inline(always)]
-pub fn correlate_pair<V: Vector>(
+pub(crate) fn correlate_pair<V: Vector>(
     rows: &[&[f32]],
     taps: &[f32],
     cols: usize,
@@ -255,7 +255,7 @@ fn stream_copy(src: &[f32], dst: &mut [f32]) {
 /// are not ordered by the release stores that hand a band's rows back to the caller, but they
 /// are by a sequentially consistent fence (`mfence`).
 #[inline(always)]
-pub fn store_fence() {
+pub(crate) fn store_fence() {
     std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
 }
 

@@ -15,7 +15,7 @@ unsafe extern "C" {
 static LOADED: OnceLock<Result<(), String>> = OnceLock::new();
 
 /// Loads `libcuda.so.1` once; later calls return the first outcome.
-pub fn load() -> Result<(), String> {
+pub(crate) fn load() -> Result<(), String> {
     LOADED
         .get_or_init(|| {
             // SAFETY: conv_cuda_load takes no arguments, runs once (OnceLock), and returns NULL
@@ -33,6 +33,6 @@ pub fn load() -> Result<(), String> {
 }
 
 /// Whether [`load`] has succeeded, i.e. driver calls reach the real driver.
-pub fn is_loaded() -> bool {
+pub(crate) fn is_loaded() -> bool {
     matches!(LOADED.get(), Some(Ok(())))
 }

@@ -8,7 +8,7 @@ use crate::error::check;
 use crate::model::filter::{Separable, taps_param};
 use crate::model::image::{DType, Image, Samples};
 use crate::{Error, Filter, Problem, Result};
-use cust::memory::{AsyncCopyDestination, DeviceBuffer, LockedBuffer};
+use cust::memory::{AsyncCopyDestination, DeviceBuffer};
 use gpu_kernels::launch::{Geometry, Taps, border};
 
 /// Where a job's input lives on the device.
@@ -50,18 +50,9 @@ pub struct DeviceJob {
     /// The sum of a rank-1 filter's row taps (0 for the other variants): a pass over the row
     /// pass's results reads a row outside the image, all the constant, as the constant times it.
     pub(super) row_sum: f32,
-    /// Page-locked host memory that uploads and downloads go through, once [`Gpu::pin`] gave the
-    /// job one; reused for every image of the job's shape.
-    staging: Option<LockedBuffer<u8>>,
 }
 
 impl DeviceJob {
-    /// Bytes of the input image.
-    fn input_bytes(&self) -> usize {
-        let g = &self.geometry;
-        (g.in_width * g.in_height * g.channels) as usize * self.dtype.size()
-    }
-
     /// Device addresses of the input and output buffers, or `None` for a texture input.
     pub(crate) fn linear_buffers(&self) -> Option<(u64, u64)> {
         match &self.input {
@@ -131,7 +122,6 @@ fn pass_taps(kind: TapsArg, filter: &Filter, rank1: Option<&Separable>, g: &Geom
 }
 
 impl Gpu {
-    #[doc(hidden)]
     /// Allocates (uninitialized) device buffers for `problem` as `variant` needs them, and uploads
     /// the filter (a few hundred bytes) for a kernel that reads it from global memory.
     pub fn alloc(&self, variant: Variant, problem: &Problem) -> Result<DeviceJob> {
@@ -222,24 +212,10 @@ impl Gpu {
             intermediate,
             taps,
             row_sum: rank1.map_or(0.0, |s| s.row.iter().sum()),
-            staging: None,
         })
     }
 
-    #[doc(hidden)]
-    /// Gives `job` a page-locked staging buffer: later uploads and downloads copy through it, so
-    /// the DMA runs at full PCIe speed and the buffer is reused for every image of that shape.
-    pub fn pin(&self, job: &mut DeviceJob) -> Result<()> {
-        let len = job.output.len().max(job.input_bytes());
-        // SAFETY: the staging bytes are always written (image copy or DMA) before they are read.
-        job.staging =
-            Some(unsafe { LockedBuffer::uninitialized(len) }.map_err(cuda("allocate pinned memory"))?);
-        Ok(())
-    }
-
-    #[doc(hidden)]
-    /// Copies `image` to the job's input (through the pinned staging buffer if the job has one);
-    /// returns the copy's GPU time in ms.
+    /// Copies `image` to the job's input; returns the copy's GPU time in ms.
     pub fn upload(&self, job: &mut DeviceJob, image: &Image) -> Result<f64> {
         let g = &job.geometry;
         if (image.width(), image.height(), image.channels(), image.dtype())
@@ -254,14 +230,7 @@ impl Gpu {
                 "the image does not match the job it is uploaded to".into(),
             ));
         }
-        let bytes = image.samples().as_bytes();
-        let source: &[u8] = match (&mut job.staging, &job.input) {
-            (Some(staging), Input::Linear(_)) => {
-                staging[..bytes.len()].copy_from_slice(bytes);
-                &staging[..bytes.len()]
-            }
-            _ => bytes,
-        };
+        let source = image.samples().as_bytes();
         self.time(|gpu| match &mut job.input {
             Input::Linear(buf) => {
                 // SAFETY: `time` waits for an event recorded after this copy before it returns,
@@ -276,7 +245,6 @@ impl Gpu {
         })
     }
 
-    #[doc(hidden)]
     /// Fills the output buffer with `byte` repeated (or, for `f32` outputs when `byte` is `None`,
     /// with NaN); returns the GPU time in ms.
     pub fn poison(&self, job: &mut DeviceJob, byte: Option<u8>) -> Result<f64> {
@@ -299,30 +267,19 @@ impl Gpu {
         })
     }
 
-    #[doc(hidden)]
-    /// Copies the job's output into a new image (through the pinned staging buffer if the job
-    /// has one); returns it and the copy's GPU time in ms.
+    /// Copies the job's output into a new image; returns it and the copy's GPU time in ms.
     pub fn download(&self, job: &mut DeviceJob) -> Result<(Image, f64)> {
         let g = &job.geometry;
         let (w, h, c) = (g.out_width as usize, g.out_height as usize, g.channels as usize);
         let mut samples = Samples::filled(job.dtype, w * h * c);
-        let len = job.output.len();
-        let ms = {
-            let target: &mut [u8] = match &mut job.staging {
-                Some(staging) => &mut staging[..len],
-                None => samples.as_bytes_mut(),
-            };
-            let output = &job.output;
-            self.time(|gpu| {
-                // SAFETY: `time` waits for an event recorded after this copy before it returns,
-                // so the target outlives the copy.
-                unsafe { output.async_copy_to(target, &gpu.inner.stream) }
-                    .map_err(cuda("copy the result from the GPU"))
-            })?
-        };
-        if let Some(staging) = &job.staging {
-            samples.as_bytes_mut().copy_from_slice(&staging[..len]);
-        }
+        let target = samples.as_bytes_mut();
+        let output = &job.output;
+        let ms = self.time(|gpu| {
+            // SAFETY: `time` waits for an event recorded after this copy before it returns, so
+            // the target outlives the copy.
+            unsafe { output.async_copy_to(target, &gpu.inner.stream) }
+                .map_err(cuda("copy the result from the GPU"))
+        })?;
         Ok((Image::new(w, h, c, samples)?, ms))
     }
 }

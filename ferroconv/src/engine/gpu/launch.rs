@@ -30,6 +30,7 @@ struct Entry {
 }
 
 impl Kernel {
+    /// The variant whose entry points this kernel holds.
     pub fn variant(&self) -> Variant {
         self.variant
     }
@@ -114,7 +115,6 @@ pub(super) fn arg<T>(value: &T) -> *mut c_void {
 }
 
 impl Gpu {
-    #[doc(hidden)]
     /// Resolves a variant's kernels for samples of `dtype`.
     pub fn kernel(&self, variant: Variant, dtype: DType) -> Result<Kernel> {
         variant.check_supports(dtype, variant.spec().min_radius)?;
@@ -142,7 +142,6 @@ impl Gpu {
         })
     }
 
-    #[doc(hidden)]
     /// Queues `kernel` on the job (does not wait).
     pub fn launch(&self, kernel: &Kernel, job: &mut DeviceJob) -> Result<()> {
         self.launch_on(kernel, job, job.geometry, self.inner.stream.as_inner(), None, 1)

@@ -1,7 +1,7 @@
 //! The GPU engine: opens the device, loads the embedded kernels with `cust`, and times work on
 //! its stream; [`variant`] describes the kernels, `job.rs` their buffers, `launch.rs` their launches.
 
-pub mod driver;
+pub(crate) mod driver;
 mod job;
 mod launch;
 pub mod pipeline;
@@ -22,7 +22,7 @@ pub use launch::Kernel;
 pub(crate) use probes::time_on;
 pub use select::GpuSelection;
 pub use stream::StreamRef;
-pub use variant::{LaunchConfig, Variant};
+pub use variant::Variant;
 
 use crate::error::{check, cuda};
 use crate::{Error, Result};
@@ -250,6 +250,7 @@ impl Gpu {
         })
     }
 
+    /// Facts about this GPU.
     pub fn info(&self) -> &GpuInfo {
         &self.inner.info
     }
@@ -293,13 +294,11 @@ impl Gpu {
         Ok(Entered(std::marker::PhantomData))
     }
 
-    #[doc(hidden)]
     /// Time the driver took to load the kernels (and JIT-compile them, for PTX), in ms.
     pub fn module_load_ms(&self) -> f64 {
         self.inner.module_load_ms
     }
 
-    #[doc(hidden)]
     /// What the kernels were loaded from.
     pub fn module_kind(&self) -> ModuleKind {
         self.inner.module_kind

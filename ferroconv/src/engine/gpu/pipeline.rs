@@ -3,7 +3,7 @@
 //! kernels and another strip's copy out run at the same time on the copy engines and the SMs.
 //!
 //! The strips are those of [`crate::engine::strips`]; each strip's input rows are clipped to the
-//! image ([`Strip::clipped`]) and copied straight from the pinned image. Clipping happens only at
+//! image (`Strip::clipped`) and copied straight from the pinned image. Clipping happens only at
 //! the image's own top and bottom, where the kernel applies the border itself, so every kept output
 //! row is the one the whole image gives. The `wrap` border needs the opposite edge's rows, so it
 //! runs as one strip.
@@ -20,7 +20,7 @@ use cust::stream::{Stream, StreamFlags, StreamWaitEventFlags};
 /// Splits `out_height` output rows into `count` strips (fewer if there are fewer rows; one for
 /// the `wrap` border, whose halo rows are the opposite edge's): the strips of
 /// [`crate::engine::strips`], each copied in as its input rows clipped to the image.
-pub fn plan(out_height: usize, radius: usize, border: Border, count: usize) -> Vec<Strip> {
+pub(crate) fn plan(out_height: usize, radius: usize, border: Border, count: usize) -> Vec<Strip> {
     let count = if border == Border::Wrap { 1 } else { count };
     strips::split(out_height, count, radius, border)
 }
@@ -125,7 +125,7 @@ impl Pipeline {
 
     /// Queues the whole pipelined convolution and waits for it; returns its GPU time in ms,
     /// from an event before the first copy in to one after the last copy out.
-    pub fn run(&mut self, gpu: &Gpu, kernel: &Kernel) -> Result<f64> {
+    pub(crate) fn run(&mut self, gpu: &Gpu, kernel: &Kernel) -> Result<f64> {
         let (jobs, strips) = (&self.jobs, &self.strips);
         let (host_in, host_out) = (&self.host_in, &mut self.host_out);
         let (in_row, out_row, in_height) = (self.in_row, self.out_row, self.in_height);
@@ -146,7 +146,7 @@ impl Pipeline {
         })
     }
 
-    /// The result of the last [`run`](Pipeline::run).
+    /// The result of the last `run`.
     pub fn output(&self) -> Result<Image> {
         let (w, h, c) = self.out_size;
         let mut samples = Samples::filled(self.dtype, w * h * c);

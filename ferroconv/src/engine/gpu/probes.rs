@@ -10,14 +10,12 @@ use cust::stream::Stream;
 use gpu_kernels::kernels::{probe, spin};
 
 impl Gpu {
-    #[doc(hidden)]
     /// Runs `work` (which queues GPU work on this stream) between two events, waits, and returns
     /// the GPU time between the events in ms.
     pub fn time(&self, work: impl FnOnce(&Self) -> Result<()>) -> Result<f64> {
         time_on(&self.inner.stream, || work(self))
     }
 
-    #[doc(hidden)]
     /// Times `runs` calls of `work` (each queues GPU work on this stream; it gets the call's
     /// index) back to back: a `gpu_spin` kernel queued first keeps the GPU busy while the host
     /// queues every call between its own pair of events, so each time is the GPU's alone, without
@@ -67,7 +65,6 @@ impl Gpu {
             .collect()
     }
 
-    #[doc(hidden)]
     /// Device-to-device copy bandwidth, counting bytes read plus bytes written, in GB/s: the
     /// median of `runs` copies of a `bytes`-byte buffer after a warm-up copy.
     pub fn copy_bandwidth(&self, bytes: usize, runs: usize) -> Result<f64> {
@@ -85,7 +82,6 @@ impl Gpu {
         Ok(2.0 * bytes as f64 / ms / 1e6)
     }
 
-    #[doc(hidden)]
     /// One copy of `bytes` bytes from page-locked host memory to this GPU and one back, in ms
     /// (CUDA events, each the median of `runs` after a warm-up): what copies of a host image of
     /// that size cost at best.
@@ -113,7 +109,6 @@ impl Gpu {
         Ok((h2d, d2h))
     }
 
-    #[doc(hidden)]
     /// The FP32 fused multiply-add rate, in GFLOP/s, measured with the `fma_probe` kernel on
     /// enough blocks to fill every SM: the median of `runs` launches after a warm-up.
     pub fn fma_peak(&self, runs: usize) -> Result<f64> {

@@ -8,7 +8,7 @@ use half::f16;
 
 /// `v` as FP16 high and low parts, each rounded to nearest: `v ≈ hi + lo` to 22 significant bits
 /// wherever `|v| < 2^15` (the kernel's `split_f16x2` on the host).
-pub fn split(v: f32) -> (f16, f16) {
+pub(crate) fn split(v: f32) -> (f16, f16) {
     let hi = f16::from_f32(v);
     (hi, f16::from_f32(v - hi.to_f32()))
 }
@@ -30,14 +30,14 @@ fn scale(taps: &[f32]) -> f32 {
 /// columns `8c + 2t, +1` of the window meet at output column `g` on filter row `2p`, `b1` on row
 /// `2p + 1`. Then the bits of the `f32` factor that undoes the scale, the shift (0, 0) and a word
 /// of padding.
-pub fn fragments(taps: &[f32], radius: usize) -> Vec<u32> {
+pub(crate) fn fragments(taps: &[f32], radius: usize) -> Vec<u32> {
     fragments_rect(taps, 2 * radius + 1, radius, scale(taps), (0, 0))
 }
 
 /// Columns a filter of the kernel of radius `radius` may have, where the window's chunks reach:
 /// `2r + 1`, and up to 3 more at the right (zeros in the square filter), which a block uses to
 /// start its tile on a multiple of 4 columns.
-pub fn max_columns(radius: usize) -> usize {
+pub(crate) fn max_columns(radius: usize) -> usize {
     let r = radius as u32;
     (8 * kernel::chunks(r) - 7 - (kernel::lead(r) - r)) as usize
 }
@@ -89,10 +89,10 @@ fn fragments_rect(taps: &[f32], cols: usize, radius: usize, s: f32, centre: (i32
 /// blocks' radius, how many there are ([`Geometry::blocks`](gpu_kernels::launch::Geometry::blocks))
 /// and their [`block_words(radius)`](kernel::block_words) words each.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Blocks {
-    pub radius: u32,
-    pub count: u32,
-    pub words: Vec<u32>,
+pub(crate) struct Blocks {
+    pub(crate) radius: u32,
+    pub(crate) count: u32,
+    pub(crate) words: Vec<u32>,
 }
 
 /// A block's taps before they become fragments: `rows × cols`, row-major, tap `(i, j)` meeting
@@ -126,7 +126,7 @@ const UNALIGNED_COST: f64 = 0.3;
 /// [`block_cost`], each block as tall as that radius allows and as wide as allows it to start its
 /// tile on a multiple of 4 columns where it can (gray images, whose tiles load 16-byte vectors);
 /// blocks of zeros are left out. Every block's taps are scaled alike (by the filter's largest).
-pub fn blocks(taps: &[f32], k: usize, g: &Geometry) -> Blocks {
+pub(crate) fn blocks(taps: &[f32], k: usize, g: &Geometry) -> Blocks {
     let (radius, split) = choose(taps, k, g);
     let s = scale(taps);
     let words = split
@@ -142,7 +142,7 @@ pub fn blocks(taps: &[f32], k: usize, g: &Geometry) -> Blocks {
 
 /// The radius and the number of the blocks [`blocks`] cuts the filter into, without their
 /// fragments.
-pub fn block_count(taps: &[f32], k: usize, g: &Geometry) -> (usize, usize) {
+pub(crate) fn block_count(taps: &[f32], k: usize, g: &Geometry) -> (usize, usize) {
     let (radius, split) = choose(taps, k, g);
     (radius, split.len())
 }

@@ -34,7 +34,7 @@ fn digits(t: i64) -> [i8; kernel::DIGITS as usize] {
 /// `radius`: [`words(radius)`](kernel::words) words, the B-fragment word of every lane for
 /// every pair of filter rows, digit and half of K, then the bits of the `f32` factor that turns
 /// the kernel's integer sum into a value in [0, 1].
-pub fn fragments(taps: &[f32], radius: usize) -> Vec<u32> {
+pub(crate) fn fragments(taps: &[f32], radius: usize) -> Vec<u32> {
     let k = 2 * radius + 1;
     assert_eq!(taps.len(), k * k, "a {k}x{k} filter");
     let s = scale(taps);

@@ -13,7 +13,7 @@ const MAX_TEXELS_PER_ROW: usize = 131_072;
 
 /// A pitched copy of an image and the texture object reading it. One texel per sample, so a row
 /// of `width · channels` texels; integer samples read as normalized floats.
-pub struct TextureInput {
+pub(crate) struct TextureInput {
     memory: raw::CUdeviceptr,
     pitch: usize,
     row_bytes: usize,
@@ -21,14 +21,20 @@ pub struct TextureInput {
     object: raw::CUtexObject,
     /// Whether the texture unit's address mode implements the border (the kernel then leaves
     /// out-of-image coordinates alone).
-    pub hardware_border: bool,
+    pub(crate) hardware_border: bool,
 }
 
 impl TextureInput {
     /// Allocates pitched memory for a `width × height × channels` image of `dtype` and creates a
     /// point-sampled texture object over it. For one channel with the zero or replicate border,
     /// the address mode (border colour 0, clamp) handles the border.
-    pub fn new(width: usize, height: usize, channels: usize, dtype: DType, border: Border) -> Result<Self> {
+    pub(crate) fn new(
+        width: usize,
+        height: usize,
+        channels: usize,
+        dtype: DType,
+        border: Border,
+    ) -> Result<Self> {
         let texels = width * channels;
         if texels > MAX_TEXELS_PER_ROW {
             return Err(Error::Image(format!(
@@ -108,7 +114,7 @@ impl TextureInput {
     }
 
     /// The handle the kernel receives.
-    pub fn object(&self) -> u64 {
+    pub(crate) fn object(&self) -> u64 {
         self.object
     }
 
@@ -116,7 +122,7 @@ impl TextureInput {
     ///
     /// # Safety
     /// `image` must stay alive and unchanged until the copy has finished on `stream`.
-    pub unsafe fn queue_upload(&self, image: &Image, stream: &Stream) -> Result<()> {
+    pub(crate) unsafe fn queue_upload(&self, image: &Image, stream: &Stream) -> Result<()> {
         let bytes = image.samples().as_bytes();
         if bytes.len() != self.row_bytes * self.height {
             return Err(Error::Mismatch(

@@ -55,10 +55,10 @@ pub enum Variant {
 
 /// Grid, block and dynamic shared memory of one kernel launch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct LaunchConfig {
-    pub grid: (u32, u32, u32),
-    pub block: (u32, u32),
-    pub shared_bytes: u32,
+pub(crate) struct LaunchConfig {
+    pub(crate) grid: (u32, u32, u32),
+    pub(crate) block: (u32, u32),
+    pub(crate) shared_bytes: u32,
 }
 
 impl LaunchConfig {
@@ -79,7 +79,7 @@ impl LaunchConfig {
 
 /// A device buffer a pass reads or writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Buffer {
+pub(crate) enum Buffer {
     /// The job's input image (linear memory or a texture object).
     Input,
     /// The `f32` intermediate between two passes (`out_width × in_height × channels`).
@@ -90,7 +90,7 @@ pub enum Buffer {
 
 /// The last kernel argument: where a pass finds its taps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TapsArg {
+pub(crate) enum TapsArg {
     /// A device pointer to the `k × k` filter in global memory.
     Global,
     /// The `k × k` filter by value (a [`launch::Taps`] in the constant bank).
@@ -124,33 +124,33 @@ pub enum TapsArg {
 /// One kernel launch of a variant: every kernel has the signature
 /// `(input, output, Geometry, taps)`, with `input`/`output` as [`Buffer`]s and taps as [`TapsArg`].
 #[derive(Debug)]
-pub struct Pass {
+pub(crate) struct Pass {
     /// Entry-point base name: the kernel's `ENTRY` in [`gpu_kernels::kernels`].
-    pub entry: &'static str,
+    pub(crate) entry: &'static str,
     /// One entry point per radius, `<entry>[_<type>]_r<r>`, instead of `<entry>_<type>`.
-    pub per_radius: bool,
+    pub(crate) per_radius: bool,
     /// Also interleaved entries, `<entry>_c<channels>[_<type>]_r<r>` for the
     /// [`launch::INTERLEAVED_CHANNELS`] (`blocked-*`, `tensor-*`, `warp-rows`).
-    pub interleaved: Option<Interleaved>,
-    pub reads: Buffer,
-    pub writes: Buffer,
-    pub taps: TapsArg,
+    pub(crate) interleaved: Option<Interleaved>,
+    pub(crate) reads: Buffer,
+    pub(crate) writes: Buffer,
+    pub(crate) taps: TapsArg,
     /// The launch shape for a geometry.
-    pub config: fn(&Geometry) -> LaunchConfig,
+    pub(crate) config: fn(&Geometry) -> LaunchConfig,
 }
 
 /// A pass's interleaved (RGB, RGBA) entries: up to which radius they exist, and for which
 /// geometries they are taken.
 #[derive(Clone, Copy, Debug)]
-pub struct Interleaved {
-    pub applies: fn(&Geometry) -> bool,
-    pub max_radius: u32,
+pub(crate) struct Interleaved {
+    pub(crate) applies: fn(&Geometry) -> bool,
+    pub(crate) max_radius: u32,
 }
 
 impl Pass {
     /// The pass's entry points for samples with name suffix `t` (`None` for a kernel of one sample
     /// type, whose entry names carry none; see [`Pass::function_index`]).
-    pub fn entry_names(&self, t: Option<&str>, max_radius: usize) -> Vec<String> {
+    pub(crate) fn entry_names(&self, t: Option<&str>, max_radius: usize) -> Vec<String> {
         let t = t.map(|t| format!("_{t}")).unwrap_or_default();
         if !self.per_radius {
             return vec![format!("{}{t}", self.entry)];
@@ -168,7 +168,7 @@ impl Pass {
     }
 
     /// The index in [`Pass::entry_names`] of the entry that runs geometry `g`.
-    pub fn function_index(&self, g: &Geometry, max_radius: usize) -> usize {
+    pub(crate) fn function_index(&self, g: &Geometry, max_radius: usize) -> usize {
         let r = g.radius as usize;
         if !self.per_radius {
             0
@@ -197,49 +197,50 @@ pub enum InputKind {
 /// Everything about one variant.
 #[derive(Debug)]
 pub struct Spec {
-    pub variant: Variant,
+    pub(crate) variant: Variant,
     /// The name used in tables and on the command line.
     pub name: &'static str,
     /// One line for `host info` and the docs.
     pub summary: &'static str,
     /// Kernel launches, in order.
-    pub passes: &'static [Pass],
+    pub(crate) passes: &'static [Pass],
+    /// How the image reaches the kernels.
     pub input: InputKind,
     /// Works only with rank-1 (separable) filters.
     pub rank1_only: bool,
     /// Among `--variant auto`'s candidates only for filters that are not their own square (it
     /// runs squares too, at their square's cost).
-    pub rectangles_only: bool,
+    pub(crate) rectangles_only: bool,
     /// Runs only filters of one row or one column.
     pub lines_only: bool,
     /// Among the candidates `--variant auto` times.
-    pub autotune: bool,
+    pub(crate) autotune: bool,
     /// Filters a batch of packed images in one launch (grid z holds every image's planes).
     pub batched: bool,
     /// The geometries `--variant auto` times it on, if a candidate.
-    pub autotune_for: fn(&Geometry) -> bool,
+    pub(crate) autotune_for: fn(&Geometry) -> bool,
     /// Whether its kernels treat RGBA's alpha as [`Geometry::filter_alpha`] asks on this
     /// geometry (kernels that stage only the colour channels copy it regardless).
-    pub honours_alpha: fn(&Geometry) -> bool,
+    pub(crate) honours_alpha: fn(&Geometry) -> bool,
     /// Global-memory (or texture) loads per output sample for a radius, counted by hand as the
     /// reports do.
-    pub loads_per_pixel: fn(usize) -> f64,
+    pub(crate) loads_per_pixel: fn(usize) -> f64,
     /// The sample types it has kernels for.
-    pub dtypes: &'static [DType],
+    pub(crate) dtypes: &'static [DType],
     /// The smallest filter radius it offers.
-    pub min_radius: usize,
+    pub(crate) min_radius: usize,
     /// The largest filter radius it has kernels for.
     pub max_radius: usize,
 }
 
 /// The largest radius of any variant; most support every sample type, border and radius up to
 /// this one.
-pub const MAX_RADIUS: usize = launch::MAX_RADIUS as usize;
+pub(crate) const MAX_RADIUS: usize = launch::MAX_RADIUS as usize;
 
 impl Spec {
     /// The largest radius its per-radius entry points exist for: [`Spec::max_radius`], or the
     /// kernels' for a variant that runs larger filters as blocks of taps.
-    pub fn entry_radius(&self) -> usize {
+    pub(crate) fn entry_radius(&self) -> usize {
         self.max_radius.min(MAX_RADIUS)
     }
 
@@ -273,7 +274,6 @@ impl Variant {
         Variant::LinesU8,
     ];
 
-    #[doc(hidden)]
     /// The variant's description in [`REGISTRY`].
     pub fn spec(self) -> &'static Spec {
         let index = match self {

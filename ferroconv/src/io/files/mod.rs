@@ -21,7 +21,6 @@ pub use decode::{
 };
 pub use probe::sample_types;
 pub use write::{Encoding, TiffCompression, write, write_pages, write_with};
-#[doc(hidden)]
 pub use write::{check_writable_dir, not_a_regular_file, remove_temporaries_and_exit};
 
 use crate::model::image::{DType, Image, Samples};
