@@ -101,7 +101,11 @@ fn processes_tuning_the_same_class_agree_on_one_variant() {
         .map(|i| {
             (
                 key.clone(),
-                [Variant::Blocked4x4, Variant::Blocked4x2, Variant::TiledOutput(1)][i % 3],
+                [
+                    Variant::Blocked4x4,
+                    Variant::Blocked4x2,
+                    Variant::TiledOutput32x16,
+                ][i % 3],
             )
         })
         .collect();

@@ -1,6 +1,7 @@
 //! What every kernel and the host agree on: the geometry and taps parameters, the border codes and
 //! the largest filter. Each kernel's own launch (entry name, block, tile, shared memory, register
-//! limit) is at the top of its file in [`kernels`](crate::kernels).
+//! limit) is at the top of its file in [`kernels`](crate::kernels), with, on the host, its launch
+//! shape for a geometry (a `LaunchConfig`) and its global loads per pixel.
 
 /// Largest filter radius any kernel accepts (filter size `2 * MAX_RADIUS + 1` = 31).
 pub const MAX_RADIUS: u32 = 15;
@@ -15,6 +16,11 @@ pub const MAX_SEPARABLE_RADIUS: u32 = 511;
 /// Block shape of the one-thread-per-output-sample kernels (`naive`, `constant`, `readonly`,
 /// `texture`): 32 threads along a row, 8 rows (256 threads).
 pub const PIXEL_BLOCK: (u32, u32) = (32, 8);
+
+#[cfg(not(target_arch = "nvptx64"))]
+mod shape;
+#[cfg(not(target_arch = "nvptx64"))]
+pub use shape::{LaunchConfig, halo, taps};
 
 /// Border modes, as the kernels receive them in [`Geometry::border`].
 pub mod border {

@@ -341,7 +341,7 @@ mod tests {
         assert!(candidates(&problem(FilterKind::Gaussian)).contains(&Variant::Separable));
         let general = candidates(&problem(FilterKind::Sharpen));
         assert!(!general.contains(&Variant::Separable));
-        assert!(general.contains(&Variant::Blocked4x4) && general.contains(&Variant::TiledOutput(1)));
+        assert!(general.contains(&Variant::Blocked4x4) && general.contains(&Variant::TiledOutput32x16));
     }
 
     /// `blocked-rect` is timed only for filters that are not their own square, whose class

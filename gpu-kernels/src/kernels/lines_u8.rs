@@ -4,6 +4,8 @@
 //! their outputs in registers: no shared memory, no barrier.
 
 use crate::launch::Geometry;
+#[cfg(not(target_arch = "nvptx64"))]
+use crate::launch::LaunchConfig;
 
 /// The entry-point base name: `conv_lines_u8_r<radius>` (8-bit samples only).
 pub const ENTRY: &str = "conv_lines_u8";
@@ -32,6 +34,28 @@ pub const fn by_vectors(g: &Geometry) -> bool {
 /// valid border.
 pub const fn by_words(g: &Geometry) -> bool {
     g.channels == 1 && g.offset == 0 && g.in_width.is_multiple_of(COLUMN_BYTES)
+}
+
+/// The launch: one block per 512 bytes of 8 rows, every channel's bytes together.
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn launch_config(g: &Geometry) -> LaunchConfig {
+    LaunchConfig {
+        grid: (
+            (g.out_width * g.channels).div_ceil(TILE.0),
+            g.out_height.div_ceil(TILE.1),
+            1,
+        ),
+        block: BLOCK,
+        shared_bytes: 0,
+    }
+}
+
+/// Global loads per output pixel: a column filter's thread loads its word of `8 + 2r` rows for
+/// 8 outputs (a row filter's, three vectors for one: 3).
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn loads_per_pixel(r: usize) -> f64 {
+    let rows = f64::from(COLUMN_ROWS);
+    (rows + 2.0 * r as f64) / rows
 }
 
 #[cfg(target_arch = "nvptx64")]

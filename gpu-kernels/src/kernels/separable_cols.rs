@@ -1,5 +1,8 @@
 //! The separable filter's column pass: the row pass's `f32` result convolved down the columns.
 
+#[cfg(not(target_arch = "nvptx64"))]
+use crate::launch::{Geometry, LaunchConfig};
+
 /// The entry-point base name: `conv_separable_cols_<type>` (`f32` in, samples out).
 pub const ENTRY: &str = "conv_separable_cols";
 
@@ -21,6 +24,18 @@ pub const fn tile_rows(radius: u32) -> u32 {
 /// Shared memory: the taps, zero-padded to whole groups of 4, then the tile, 32 wide.
 pub const fn shared_bytes(radius: u32) -> u32 {
     (4 * super::separable_rows::tap_groups(radius) + tile_rows(radius) * BLOCK.0) * 4
+}
+
+/// The launch: one block per `BLOCK.0 × SPAN` outputs, one grid plane per channel.
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn launch_config(g: &Geometry) -> LaunchConfig {
+    LaunchConfig::tiles(g, (BLOCK.0, SPAN), BLOCK, shared_bytes(g.radius))
+}
+
+/// Global loads per output pixel of this pass: its column span and halo over the span.
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn loads_per_pixel(r: usize) -> f64 {
+    (f64::from(SPAN) + 2.0 * r as f64) / f64::from(SPAN)
 }
 
 #[cfg(target_arch = "nvptx64")]

@@ -2,6 +2,9 @@
 //! so the image is read once and the result written once (no intermediate image in global memory).
 
 use super::blocked::PER_THREAD;
+#[cfg(not(target_arch = "nvptx64"))]
+use crate::launch::{Geometry, LaunchConfig};
+
 /// The entry-point base name: `conv_separable_fused_<type>_r<radius>`.
 pub const ENTRY: &str = "conv_separable_fused";
 
@@ -13,6 +16,20 @@ pub const TILE: (u32, u32) = (BLOCK.0 * PER_THREAD.0, BLOCK.1 * PER_THREAD.1);
 /// Shared memory: the row-filtered `128 × (32 + 2r)` tile.
 pub const fn shared_bytes(radius: u32) -> u32 {
     TILE.0 * (TILE.1 + 2 * radius) * 4
+}
+
+/// The launch: one block per output tile of [`TILE`].
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn launch_config(g: &Geometry) -> LaunchConfig {
+    LaunchConfig::tiles(g, TILE, BLOCK, shared_bytes(g.radius))
+}
+
+/// Global loads per output pixel: every row-pass item reads its 4 + 2r pixels, once per row of
+/// the haloed tile.
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn loads_per_pixel(r: usize) -> f64 {
+    let (h, r) = (f64::from(TILE.1), r as f64);
+    (4.0 + 2.0 * r) / 4.0 * (h + 2.0 * r) / h
 }
 
 #[cfg(target_arch = "nvptx64")]

@@ -1,5 +1,8 @@
 //! The separable filter's row pass: each image row convolved with the row taps, into `f32`.
 
+#[cfg(not(target_arch = "nvptx64"))]
+use crate::launch::{Geometry, LaunchConfig};
+
 /// The entry-point base name: `conv_separable_rows_<type>` (samples in, `f32` out).
 pub const ENTRY: &str = "conv_separable_rows";
 
@@ -25,6 +28,27 @@ pub const fn row_len(radius: u32) -> u32 {
 /// Shared memory: the taps, zero-padded to whole groups of 4, then each block row's tile.
 pub const fn shared_bytes(radius: u32) -> u32 {
     (4 * tap_groups(radius) + BLOCK.1 * row_len(radius)) * 4
+}
+
+/// The launch: every input row (the column pass needs the halo rows), [`SPAN`] outputs a
+/// block along a row, one grid plane per channel.
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn launch_config(g: &Geometry) -> LaunchConfig {
+    LaunchConfig {
+        grid: (
+            g.out_width.div_ceil(SPAN),
+            g.in_height.div_ceil(BLOCK.1),
+            g.channels,
+        ),
+        block: BLOCK,
+        shared_bytes: shared_bytes(g.radius),
+    }
+}
+
+/// Global loads per output pixel of this pass: its row span and halo over the span.
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn loads_per_pixel(r: usize) -> f64 {
+    (f64::from(SPAN) + 2.0 * r as f64) / f64::from(SPAN)
 }
 
 #[cfg(target_arch = "nvptx64")]

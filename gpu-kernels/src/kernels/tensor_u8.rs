@@ -2,6 +2,9 @@
 //! products of the samples and the taps split into signed 8-bit digits.
 
 use crate::launch::Geometry;
+#[cfg(not(target_arch = "nvptx64"))]
+use crate::launch::LaunchConfig;
+
 /// The entry-point base name: `conv_tensor_u8_r<radius>`, and `conv_tensor_u8_c<channels>_r<radius>`
 /// for RGB and RGBA.
 pub const ENTRY: &str = "conv_tensor_u8";
@@ -68,6 +71,23 @@ pub const fn interleaved(g: &Geometry) -> bool {
 /// 0: none): the gray entry of radius 4 fits in 64.
 pub const fn max_registers(radius: usize, channels: usize) -> u32 {
     if radius == 4 && channels == 1 { 64 } else { 0 }
+}
+
+/// The launch: a block covers every channel of its tile.
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn launch_config(g: &Geometry) -> LaunchConfig {
+    let tiles = LaunchConfig::tiles(g, TILE, BLOCK, shared_bytes(g.radius, g.channels));
+    LaunchConfig {
+        grid: (tiles.grid.0, tiles.grid.1, 1),
+        ..tiles
+    }
+}
+
+/// Global loads per output pixel: the shared tile (rows of 160 bytes, halo and the zero-tap row
+/// included) over the outputs it serves.
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn loads_per_pixel(r: usize) -> f64 {
+    f64::from(COLUMNS * rows(r as u32)) / f64::from(TILE.0 * TILE.1)
 }
 
 #[cfg(target_arch = "nvptx64")]

@@ -1,5 +1,8 @@
 //! The `tiled` kernel: the textbook's first tiled strategy, blocks the size of the input tile.
 
+#[cfg(not(target_arch = "nvptx64"))]
+use crate::launch::{Geometry, LaunchConfig};
+
 /// The entry-point base name: `conv_tiled_<type>`.
 pub const ENTRY: &str = "conv_tiled";
 
@@ -14,6 +17,21 @@ pub const fn output_side(radius: u32) -> u32 {
 
 /// Dynamic shared memory, in bytes: one `f32` per thread of the block.
 pub const SHARED_BYTES: u32 = SIDE * SIDE * 4;
+
+/// The launch: a block of `SIDE × SIDE` threads per output tile of
+/// [`output_side`] squared.
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn launch_config(g: &Geometry) -> LaunchConfig {
+    let out = output_side(g.radius);
+    LaunchConfig::tiles(g, (out, out), (SIDE, SIDE), SHARED_BYTES)
+}
+
+/// Global loads per output pixel: the input tile over its output tile.
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn loads_per_pixel(r: usize) -> f64 {
+    let ratio = f64::from(SIDE) / f64::from(output_side(r as u32));
+    ratio * ratio
+}
 
 #[cfg(target_arch = "nvptx64")]
 use {

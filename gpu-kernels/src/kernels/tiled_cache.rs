@@ -1,5 +1,8 @@
 //! The `tiled-cache` kernel: the textbook's second tiled strategy, halo through the caches.
 
+#[cfg(not(target_arch = "nvptx64"))]
+use crate::launch::{Geometry, LaunchConfig};
+
 /// The entry-point base name: `conv_tiled_cache_<type>`.
 pub const ENTRY: &str = "conv_tiled_cache";
 
@@ -8,6 +11,30 @@ pub const BLOCK: (u32, u32) = (32, 16);
 
 /// Shared memory: one `f32` per thread.
 pub const SHARED_BYTES: u32 = BLOCK.0 * BLOCK.1 * 4;
+
+/// The launch: one block per output tile of [`BLOCK`].
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn launch_config(g: &Geometry) -> LaunchConfig {
+    LaunchConfig::tiles(g, BLOCK, BLOCK, SHARED_BYTES)
+}
+
+/// Global loads per output pixel: one per thread for the tile, plus every tap that falls outside
+/// the tile.
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn loads_per_pixel(r: usize) -> f64 {
+    let (w, h) = BLOCK;
+    let inside = |n: u32| -> f64 {
+        (0..n as i64)
+            .map(|t| {
+                (0..2 * r as i64 + 1)
+                    .filter(|j| (0..n as i64).contains(&(t + j - r as i64)))
+                    .count() as f64
+            })
+            .sum()
+    };
+    let total = f64::from(w * h) * crate::launch::taps(r);
+    1.0 + (total - inside(w) * inside(h)) / f64::from(w * h)
+}
 
 #[cfg(target_arch = "nvptx64")]
 use {

@@ -1,14 +1,34 @@
 //! The `tiled-output` kernel: blocks the size of the output tile, haloed tile loaded in batches.
 
+#[cfg(not(target_arch = "nvptx64"))]
+use crate::launch::{Geometry, LaunchConfig};
+
 /// The entry-point base name: `conv_tiled_output_<type>`.
 pub const ENTRY: &str = "conv_tiled_output";
 
-/// Block shapes (threads = output pixels) the kernel is offered with.
-pub const BLOCKS: [(u32, u32); 3] = [(16, 16), (32, 16), (32, 32)];
+/// The block shape (threads = output pixels) of `tiled-output-16x16`.
+pub const BLOCK_16X16: (u32, u32) = (16, 16);
+/// The block shape of `tiled-output-32x16`.
+pub const BLOCK_32X16: (u32, u32) = (32, 16);
+/// The block shape of `tiled-output-32x32`.
+pub const BLOCK_32X32: (u32, u32) = (32, 32);
 
 /// Shared memory: the output tile plus an `r`-pixel halo.
 pub const fn shared_bytes(block: (u32, u32), radius: u32) -> u32 {
     (block.0 + 2 * radius) * (block.1 + 2 * radius) * 4
+}
+
+/// The launch with block shape `block` (one of [`BLOCK_16X16`], [`BLOCK_32X16`],
+/// [`BLOCK_32X32`]): one block per output tile of its size.
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn launch_config(g: &Geometry, block: (u32, u32)) -> LaunchConfig {
+    LaunchConfig::tiles(g, block, block, shared_bytes(block, g.radius))
+}
+
+/// Global loads per output pixel with block shape `block`: the haloed tile over its outputs.
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn loads_per_pixel(block: (u32, u32), r: usize) -> f64 {
+    crate::launch::halo(block.0, block.1, r)
 }
 
 #[cfg(target_arch = "nvptx64")]
@@ -25,8 +45,8 @@ use {
 
 #[cfg(target_arch = "nvptx64")]
 /// # Tiling
-/// A block of `bw × bh` threads (the launch's block shape; see
-/// [`BLOCKS`]) produces a `bw × bh` output tile of
+/// A block of `bw × bh` threads (the launch's block shape, one of the `BLOCK_*`
+/// shapes) produces a `bw × bh` output tile of
 /// one channel. Its input tile is `(bw + 2r) × (bh + 2r)`, more pixels than threads, so the block
 /// loads it in batches: thread `t` loads tile elements `t, t + bw·bh, t + 2·bw·bh, …` (the
 /// reports' "2-batch loading" for small radii). After a barrier every thread computes its output

@@ -248,7 +248,7 @@ a_naive,2048,2048,3,warm,100,0.0010,0.0010,2600,7900,1e-6,0.011,0.9,ok
         let peers = parse(CSV).unwrap();
         let rows = [
             row(Variant::Blocked4x4, DType::F32, 5, "warm", 0.0110),
-            row(Variant::TiledOutput(1), DType::F32, 5, "warm", 0.0100),
+            row(Variant::TiledOutput32x16, DType::F32, 5, "warm", 0.0100),
             // Not general, not f32, or cold: left out.
             row(Variant::SeparableFused, DType::F32, 5, "warm", 0.0010),
             row(Variant::Blocked4x4, DType::U8, 5, "warm", 0.0010),
@@ -261,7 +261,7 @@ a_naive,2048,2048,3,warm,100,0.0010,0.0010,2600,7900,1e-6,0.011,0.9,ok
         let c = &cases[0];
         assert_eq!(
             (c.k, c.ours.as_str(), c.ours_ms),
-            (5, Variant::TiledOutput(1).name(), 0.0100)
+            (5, Variant::TiledOutput32x16.name(), 0.0100)
         );
         assert_eq!((c.peer.as_str(), c.peer_ms), ("g_fast_px4py2", 0.0125));
         assert!((c.ratio() - 0.8).abs() < 1e-12);

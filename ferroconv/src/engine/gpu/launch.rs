@@ -2,12 +2,13 @@
 //! typed launch for every pass of every variant, as its [`Spec`](super::variant::Spec) describes.
 
 use super::job::{DeviceJob, Input, PassTaps};
-use super::variant::{Buffer, LaunchConfig, Variant};
+use super::variant::{Buffer, Variant};
 use super::{EntryPoint, Gpu};
 use crate::error::check;
 use crate::model::image::DType;
 use crate::{Error, Result};
 use cust::sys::CUstream;
+use gpu_kernels::launch::LaunchConfig;
 use gpu_kernels::launch::{Geometry, Taps};
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicU32, Ordering};

@@ -8,7 +8,6 @@ pub mod pipeline;
 mod probes;
 mod registry;
 mod select;
-mod shapes;
 mod stream;
 mod tensor_f32;
 mod tensor_u8;

@@ -147,6 +147,18 @@ pub(crate) fn block_count(taps: &[f32], k: usize, g: &Geometry) -> (usize, usize
     (radius, split.len())
 }
 
+/// `tensor-f32-blocks`'s global loads per output pixel for a dense gray filter of radius `r`:
+/// each block's tile.
+pub(crate) fn loads_per_pixel_blocks(r: usize) -> f64 {
+    let k = 2 * r + 1;
+    let gray = Geometry {
+        channels: 1,
+        ..Geometry::default()
+    };
+    let (radius, count) = block_count(&vec![1.0; k * k], k, &gray);
+    count as f64 * kernel::loads_per_pixel(radius)
+}
+
 /// The radius [`blocks`] takes and its blocks.
 fn choose(taps: &[f32], k: usize, g: &Geometry) -> (usize, Vec<Split>) {
     assert_eq!(taps.len(), k * k, "a {k}x{k} filter");

@@ -5,7 +5,7 @@
 pub use super::registry::REGISTRY;
 use crate::model::image::DType;
 use crate::{Error, Result};
-use gpu_kernels::launch::{self, Geometry};
+use gpu_kernels::launch::{self, Geometry, LaunchConfig};
 
 /// The GPU kernel variants, in the order the textbook and the reports introduce them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -20,9 +20,12 @@ pub enum Variant {
     Texture,
     /// Blocks the size of the input tile; whole tile in shared memory.
     Tiled,
-    /// Blocks the size of the output tile (block shape `TILED_OUTPUT_BLOCKS[i]`); haloed tile
-    /// loaded in batches.
-    TiledOutput(usize),
+    /// Blocks the size of a 16 × 16 output tile; haloed tile loaded in batches.
+    TiledOutput16x16,
+    /// Blocks the size of a 32 × 16 output tile; haloed tile loaded in batches.
+    TiledOutput32x16,
+    /// Blocks the size of a 32 × 32 output tile; haloed tile loaded in batches.
+    TiledOutput32x32,
     /// Only the tile's interior in shared memory; halo through the caches.
     TiledCache,
     /// Row pass then column pass (rank-1 filters only).
@@ -51,30 +54,6 @@ pub enum Variant {
     /// 8-bit filters of one row or one column (1 × k, k × 1) read as whole vectors, each byte
     /// used as the integer it is, the outputs in registers; radius fixed at compile time, up to 15.
     LinesU8,
-}
-
-/// Grid, block and dynamic shared memory of one kernel launch.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct LaunchConfig {
-    pub(crate) grid: (u32, u32, u32),
-    pub(crate) block: (u32, u32),
-    pub(crate) shared_bytes: u32,
-}
-
-impl LaunchConfig {
-    /// One block per `tile` of output pixels (`tile` = the block's output), one grid plane per
-    /// channel.
-    pub(super) fn tiles(g: &Geometry, tile: (u32, u32), block: (u32, u32), shared_bytes: u32) -> Self {
-        Self {
-            grid: (
-                g.out_width.div_ceil(tile.0),
-                g.out_height.div_ceil(tile.1),
-                g.channels,
-            ),
-            block,
-            shared_bytes,
-        }
-    }
 }
 
 /// A device buffer a pass reads or writes.
@@ -258,9 +237,9 @@ impl Variant {
         Variant::Readonly,
         Variant::Texture,
         Variant::Tiled,
-        Variant::TiledOutput(0),
-        Variant::TiledOutput(1),
-        Variant::TiledOutput(2),
+        Variant::TiledOutput16x16,
+        Variant::TiledOutput32x16,
+        Variant::TiledOutput32x32,
         Variant::TiledCache,
         Variant::Separable,
         Variant::SeparableFused,
@@ -276,27 +255,8 @@ impl Variant {
 
     /// The variant's description in [`REGISTRY`].
     pub fn spec(self) -> &'static Spec {
-        let index = match self {
-            Variant::Naive => 0,
-            Variant::Constant => 1,
-            Variant::Readonly => 2,
-            Variant::Texture => 3,
-            Variant::Tiled => 4,
-            // Block shapes past the last are the last, as `TILED_OUTPUT_BLOCKS` has three.
-            Variant::TiledOutput(i) => 5 + i.min(2),
-            Variant::TiledCache => 8,
-            Variant::Separable => 9,
-            Variant::SeparableFused => 10,
-            Variant::Blocked4x4 => 11,
-            Variant::Blocked4x2 => 12,
-            Variant::BlockedRect => 13,
-            Variant::TensorU8 => 14,
-            Variant::TensorF32 => 15,
-            Variant::TensorF32Blocks => 16,
-            Variant::WarpRows => 17,
-            Variant::LinesU8 => 18,
-        };
-        &REGISTRY[index]
+        // REGISTRY lists the variants in declaration order (checked by a test).
+        &REGISTRY[self as usize]
     }
 
     /// The name used in tables and on the command line.

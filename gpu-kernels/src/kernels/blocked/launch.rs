@@ -2,6 +2,9 @@
 //! read by the host and by the kernel.
 
 use crate::launch::Geometry;
+#[cfg(not(target_arch = "nvptx64"))]
+use crate::launch::LaunchConfig;
+
 /// The entry-point base name of `blocked-4x4`: `conv_blocked_4x4_<type>_r<radius>`, and
 /// `conv_blocked_4x4_c<channels>_<type>_r<radius>` for the interleaved entries.
 pub const ENTRY_4X4: &str = "conv_blocked_4x4";
@@ -15,9 +18,10 @@ pub const ENTRY_RECT: &str = "conv_blocked_rect";
 pub const BLOCK: (u32, u32) = (32, 8);
 /// Outputs per thread of `blocked-4x4`: a 4 × 4 patch held in registers.
 pub const PER_THREAD: (u32, u32) = (4, 4);
-/// Output rows per thread: 4 (`blocked-4x4`) or 2 (`blocked-4x2`: half the tile, more blocks,
-/// fewer registers).
-pub const ROWS: [u32; 2] = [4, 2];
+/// Output rows per thread of `blocked-4x4`.
+pub const ROWS_4X4: u32 = PER_THREAD.1;
+/// Output rows per thread of `blocked-4x2`: half the tile, more blocks, fewer registers.
+pub const ROWS_4X2: u32 = 2;
 /// Output tile of one block with `rows` output rows per thread: 128 × (8 · rows) pixels.
 pub const fn tile(rows: u32) -> (u32, u32) {
     (BLOCK.0 * PER_THREAD.0, BLOCK.1 * rows)
@@ -101,4 +105,50 @@ pub const fn max_registers(sample_bytes: usize, radius: usize, rows: usize, chan
         (4, 3, 1 | 2, 1) => 0,
         _ => 32,
     }
+}
+
+/// The launch of `blocked-4x4` (`rows` = [`ROWS_4X4`]) or `blocked-4x2` ([`ROWS_4X2`]): the
+/// interleaved entries cover a row of `out_width · channels` samples; the others put the channels
+/// of a tile in neighbouring blocks along x (grid z = 1), so they run together.
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn launch_config(g: &Geometry, rows: u32) -> LaunchConfig {
+    let tile = tile(rows);
+    let (samples, planes) = if interleaved(g) {
+        (g.channels, 1)
+    } else {
+        (1, g.channels)
+    };
+    LaunchConfig {
+        grid: (
+            (g.out_width * samples).div_ceil(tile.0) * planes,
+            g.out_height.div_ceil(tile.1),
+            1,
+        ),
+        block: BLOCK,
+        shared_bytes: shared_bytes(g.radius, rows, samples),
+    }
+}
+
+/// The launch of `blocked-rect`: as `blocked-4x4`'s gray entries, the tile `2 · radius_y` rows
+/// taller than its output.
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn rect_launch_config(g: &Geometry) -> LaunchConfig {
+    let tile = tile(rect_rows(g.radius));
+    LaunchConfig {
+        grid: (
+            g.out_width.div_ceil(tile.0) * g.channels,
+            g.out_height.div_ceil(tile.1),
+            1,
+        ),
+        block: BLOCK,
+        shared_bytes: rect_shared_bytes(g.radius, g.radius_y),
+    }
+}
+
+/// Global loads per output pixel with `rows` output rows per thread: the shared tile's rows, halo
+/// included, over the outputs it serves.
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn loads_per_pixel(rows: u32, r: usize) -> f64 {
+    let (w, h) = tile(rows);
+    f64::from(stride(r as u32)) * (f64::from(h) + 2.0 * r as f64) / f64::from(w * h)
 }

@@ -2,6 +2,8 @@
 //! read by the host and by the kernel.
 
 use crate::launch::Geometry;
+#[cfg(not(target_arch = "nvptx64"))]
+use crate::launch::LaunchConfig;
 
 /// The entry-point base name: `conv_tensor_f32_r<radius>`, and
 /// `conv_tensor_f32_c<channels>_r<radius>` for RGB and RGBA.
@@ -118,3 +120,26 @@ pub const fn max_registers(radius: usize, channels: usize) -> u32 {
 /// sums then start after its tile is loaded (with them live through the loads, 8192² k = 3 to 17
 /// took 2-11% longer).
 pub const BLOCKS_MIN_RADIUS: u32 = 8;
+
+/// The launch: an RGB or RGBA block covers every colour channel of its tile up to
+/// [`COLOUR_MAX_RADIUS`]; beyond, as `blocked-4x4`, the channels of a tile are neighbouring
+/// blocks along x.
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn launch_config(g: &Geometry) -> LaunchConfig {
+    let planes = planes(g.channels, g.radius);
+    let shared = shared_bytes(g.radius, planes);
+    let tiles = LaunchConfig::tiles(g, tile(planes), block(planes), shared);
+    let blocks_per_tile = if planes == 1 { g.channels } else { 1 };
+    LaunchConfig {
+        grid: (tiles.grid.0 * blocks_per_tile, tiles.grid.1, 1),
+        ..tiles
+    }
+}
+
+/// Global loads per output pixel of a gray block: the shared tile (its columns and rows, halo
+/// included) over the outputs it serves.
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn loads_per_pixel(r: usize) -> f64 {
+    let (w, h) = tile(1);
+    f64::from(columns(r as u32) * rows(r as u32, 1)) / f64::from(w * h)
+}
