@@ -1,7 +1,8 @@
-//! The registry of GPU variants, [`REGISTRY`]: one [`Spec`] per variant, in [`Variant::ALL`]'s
-//! order, naming its kernels (by their stem) and their launch shapes.
+//! The registry of GPU variants: one row per variant, its case of [`Variant`] and its [`Spec`]
+//! (naming its kernels by their stem, their launch shapes and loads per pixel from the kernel
+//! files), from which [`Variant::ALL`] and [`REGISTRY`] are made in one order.
 
-use super::variant::{Buffer, InputKind, Interleaved, MAX_RADIUS, Pass, Spec, TapsArg, Variant};
+use super::variant::{Buffer, InputKind, Interleaved, MAX_RADIUS, Pass, Spec, TapsArg};
 use crate::model::filter::MAX_GENERAL_SIZE;
 use crate::model::image::DType;
 use gpu_kernels::kernels::{
@@ -63,9 +64,33 @@ const fn spec(variant: Variant, name: &'static str, summary: &'static str, passe
     }
 }
 
-/// Every variant, in [`Variant::ALL`]'s order.
-pub static REGISTRY: [Spec; 19] = [
-    Spec {
+/// Declares [`Variant`], [`Variant::ALL`] and [`REGISTRY`] from one row per variant: its case
+/// of `Variant` (with its documentation) and its [`Spec`], in the order the textbook and the
+/// reports introduce them.
+macro_rules! registry {
+    ($($(#[doc = $doc:literal])+ $variant:ident => $spec:expr,)+) => {
+        /// The GPU kernel variants, in the order the textbook and the reports introduce them.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Variant {
+            $($(#[doc = $doc])+ $variant,)+
+        }
+
+        /// How many variants there are.
+        const COUNT: usize = [$(stringify!($variant)),+].len();
+
+        impl Variant {
+            /// Every variant.
+            pub const ALL: [Variant; COUNT] = [$(Variant::$variant),+];
+        }
+
+        /// Every variant, in [`Variant::ALL`]'s order.
+        pub static REGISTRY: [Spec; COUNT] = [$($spec),+];
+    };
+}
+
+registry! {
+    /// Filter and image both from global memory.
+    Naive => Spec {
         loads_per_pixel: naive::loads_per_pixel,
         ..spec(
             Variant::Naive,
@@ -74,19 +99,22 @@ pub static REGISTRY: [Spec; 19] = [
             &[single(naive::ENTRY, TapsArg::Global, naive::launch_config)],
         )
     },
-    spec(
+    /// Filter in the constant bank, image from global memory.
+    Constant => spec(
         Variant::Constant,
         "constant",
         "filter in the constant bank, image from global memory",
         &[single(constant::ENTRY, TapsArg::Filter, constant::launch_config)],
     ),
-    spec(
+    /// Image through the read-only data cache (`ld.global.nc`), filter in the constant bank.
+    Readonly => spec(
         Variant::Readonly,
         "readonly",
         "image through the read-only data cache, filter in the constant bank",
         &[single(readonly::ENTRY, TapsArg::Filter, readonly::launch_config)],
     ),
-    Spec {
+    /// Image through a 2D texture object, filter in the constant bank.
+    Texture => Spec {
         input: InputKind::Texture,
         ..spec(
             Variant::Texture,
@@ -95,7 +123,8 @@ pub static REGISTRY: [Spec; 19] = [
             &[single(texture::ENTRY, TapsArg::Filter, texture::launch_config)],
         )
     },
-    Spec {
+    /// Blocks the size of the input tile; whole tile in shared memory.
+    Tiled => Spec {
         loads_per_pixel: tiled::loads_per_pixel,
         ..spec(
             Variant::Tiled,
@@ -104,7 +133,8 @@ pub static REGISTRY: [Spec; 19] = [
             &[single(tiled::ENTRY, TapsArg::Filter, tiled::launch_config)],
         )
     },
-    Spec {
+    /// Blocks the size of a 16 × 16 output tile; haloed tile loaded in batches.
+    TiledOutput16x16 => Spec {
         autotune: true,
         loads_per_pixel: |r| tiled_output::loads_per_pixel(tiled_output::BLOCK_16X16, r),
         ..spec(
@@ -116,7 +146,8 @@ pub static REGISTRY: [Spec; 19] = [
             })],
         )
     },
-    Spec {
+    /// Blocks the size of a 32 × 16 output tile; haloed tile loaded in batches.
+    TiledOutput32x16 => Spec {
         autotune: true,
         loads_per_pixel: |r| tiled_output::loads_per_pixel(tiled_output::BLOCK_32X16, r),
         ..spec(
@@ -128,7 +159,8 @@ pub static REGISTRY: [Spec; 19] = [
             })],
         )
     },
-    Spec {
+    /// Blocks the size of a 32 × 32 output tile; haloed tile loaded in batches.
+    TiledOutput32x32 => Spec {
         autotune: true,
         loads_per_pixel: |r| tiled_output::loads_per_pixel(tiled_output::BLOCK_32X32, r),
         ..spec(
@@ -140,7 +172,8 @@ pub static REGISTRY: [Spec; 19] = [
             })],
         )
     },
-    Spec {
+    /// Only the tile's interior in shared memory; halo through the caches.
+    TiledCache => Spec {
         loads_per_pixel: tiled_cache::loads_per_pixel,
         ..spec(
             Variant::TiledCache,
@@ -153,7 +186,8 @@ pub static REGISTRY: [Spec; 19] = [
             )],
         )
     },
-    Spec {
+    /// Row pass then column pass (rank-1 filters only).
+    Separable => Spec {
         dtypes: &DType::EVERY,
         rank1_only: true,
         autotune: true,
@@ -180,7 +214,8 @@ pub static REGISTRY: [Spec; 19] = [
             ],
         )
     },
-    Spec {
+    /// Row pass into shared memory then column pass, in one kernel (rank-1 filters only).
+    SeparableFused => Spec {
         dtypes: &DType::EVERY,
         rank1_only: true,
         autotune: true,
@@ -197,7 +232,8 @@ pub static REGISTRY: [Spec; 19] = [
             )],
         )
     },
-    Spec {
+    /// Register-blocked (4 × 4 outputs per thread), radius fixed at compile time.
+    Blocked4x4 => Spec {
         autotune: true,
         batched: true,
         loads_per_pixel: |r| blocked::loads_per_pixel(blocked::ROWS_4X4, r),
@@ -213,7 +249,8 @@ pub static REGISTRY: [Spec; 19] = [
             }],
         )
     },
-    Spec {
+    /// As [`Variant::Blocked4x4`] with 4 × 2 outputs per thread: half the tile, fewer registers.
+    Blocked4x2 => Spec {
         dtypes: &DType::EVERY,
         autotune: true,
         batched: true,
@@ -230,7 +267,9 @@ pub static REGISTRY: [Spec; 19] = [
             }],
         )
     },
-    Spec {
+    /// As [`Variant::Blocked4x4`] for a rectangle: its radius along a row fixed at compile time,
+    /// its rows looped over at run time, so it costs its own taps, not its square's.
+    BlockedRect => Spec {
         autotune: true,
         rectangles_only: true,
         batched: true,
@@ -246,7 +285,9 @@ pub static REGISTRY: [Spec; 19] = [
             )],
         )
     },
-    Spec {
+    /// 8-bit images on the tensor cores (exact integer products, taps split into 8-bit digits),
+    /// radius fixed at compile time, up to 4.
+    TensorU8 => Spec {
         autotune: true,
         batched: true,
         loads_per_pixel: tensor_u8::loads_per_pixel,
@@ -266,7 +307,9 @@ pub static REGISTRY: [Spec; 19] = [
             }],
         )
     },
-    Spec {
+    /// `f32` images on the tensor cores (samples and taps split into FP16 high and low parts, three
+    /// products per tap), radius fixed at compile time, 1 to 15.
+    TensorF32 => Spec {
         autotune: true,
         batched: true,
         loads_per_pixel: tensor_f32::loads_per_pixel,
@@ -287,7 +330,9 @@ pub static REGISTRY: [Spec; 19] = [
             }],
         )
     },
-    Spec {
+    /// `f32` filters past 31 × 31 (to 127 × 127, of any rank) as blocks of taps, each a
+    /// [`Variant::TensorF32`] launch adding to the output.
+    TensorF32Blocks => Spec {
         autotune: true,
         batched: true,
         loads_per_pixel: super::tensor_f32::loads_per_pixel_blocks,
@@ -311,7 +356,9 @@ pub static REGISTRY: [Spec; 19] = [
             }],
         )
     },
-    Spec {
+    /// 8-bit rows streamed through registers by warps (no shared memory, no barrier), radius
+    /// fixed at compile time, up to 2 (RGB and RGBA on their own entries up to 1).
+    WarpRows => Spec {
         autotune: true,
         batched: true,
         autotune_for: warp_rows::by_words,
@@ -335,7 +382,9 @@ pub static REGISTRY: [Spec; 19] = [
             }],
         )
     },
-    Spec {
+    /// 8-bit filters of one row or one column (1 × k, k × 1) read as whole vectors, each byte
+    /// used as the integer it is, the outputs in registers; radius fixed at compile time, up to 15.
+    LinesU8 => Spec {
         autotune: true,
         rectangles_only: true,
         lines_only: true,
@@ -355,7 +404,7 @@ pub static REGISTRY: [Spec; 19] = [
             )],
         )
     },
-];
+}
 
 #[cfg(test)]
 mod tests;

@@ -2,59 +2,10 @@
 //! everything the launcher, the autotuner, `bench`, `verify`, the tests and `host info` need to
 //! know about it (kernels and their launch shapes, taps, input, loads per pixel, what it supports).
 
-pub use super::registry::REGISTRY;
+pub use super::registry::{REGISTRY, Variant};
 use crate::model::image::DType;
 use crate::{Error, Result};
 use gpu_kernels::launch::{self, Geometry, LaunchConfig};
-
-/// The GPU kernel variants, in the order the textbook and the reports introduce them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Variant {
-    /// Filter and image both from global memory.
-    Naive,
-    /// Filter in the constant bank, image from global memory.
-    Constant,
-    /// Image through the read-only data cache (`ld.global.nc`), filter in the constant bank.
-    Readonly,
-    /// Image through a 2D texture object, filter in the constant bank.
-    Texture,
-    /// Blocks the size of the input tile; whole tile in shared memory.
-    Tiled,
-    /// Blocks the size of a 16 × 16 output tile; haloed tile loaded in batches.
-    TiledOutput16x16,
-    /// Blocks the size of a 32 × 16 output tile; haloed tile loaded in batches.
-    TiledOutput32x16,
-    /// Blocks the size of a 32 × 32 output tile; haloed tile loaded in batches.
-    TiledOutput32x32,
-    /// Only the tile's interior in shared memory; halo through the caches.
-    TiledCache,
-    /// Row pass then column pass (rank-1 filters only).
-    Separable,
-    /// Row pass into shared memory then column pass, in one kernel (rank-1 filters only).
-    SeparableFused,
-    /// Register-blocked (4 × 4 outputs per thread), radius fixed at compile time.
-    Blocked4x4,
-    /// As [`Variant::Blocked4x4`] with 4 × 2 outputs per thread: half the tile, fewer registers.
-    Blocked4x2,
-    /// As [`Variant::Blocked4x4`] for a rectangle: its radius along a row fixed at compile time,
-    /// its rows looped over at run time, so it costs its own taps, not its square's.
-    BlockedRect,
-    /// 8-bit images on the tensor cores (exact integer products, taps split into 8-bit digits),
-    /// radius fixed at compile time, up to 4.
-    TensorU8,
-    /// `f32` images on the tensor cores (samples and taps split into FP16 high and low parts, three
-    /// products per tap), radius fixed at compile time, 1 to 15.
-    TensorF32,
-    /// `f32` filters past 31 × 31 (to 127 × 127, of any rank) as blocks of taps, each a
-    /// [`Variant::TensorF32`] launch adding to the output.
-    TensorF32Blocks,
-    /// 8-bit rows streamed through registers by warps (no shared memory, no barrier), radius
-    /// fixed at compile time, up to 2 (RGB and RGBA on their own entries up to 1).
-    WarpRows,
-    /// 8-bit filters of one row or one column (1 × k, k × 1) read as whole vectors, each byte
-    /// used as the integer it is, the outputs in registers; radius fixed at compile time, up to 15.
-    LinesU8,
-}
 
 /// A device buffer a pass reads or writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -230,29 +181,6 @@ impl Spec {
 }
 
 impl Variant {
-    /// Every variant.
-    pub const ALL: [Variant; 19] = [
-        Variant::Naive,
-        Variant::Constant,
-        Variant::Readonly,
-        Variant::Texture,
-        Variant::Tiled,
-        Variant::TiledOutput16x16,
-        Variant::TiledOutput32x16,
-        Variant::TiledOutput32x32,
-        Variant::TiledCache,
-        Variant::Separable,
-        Variant::SeparableFused,
-        Variant::Blocked4x4,
-        Variant::Blocked4x2,
-        Variant::BlockedRect,
-        Variant::TensorU8,
-        Variant::TensorF32,
-        Variant::TensorF32Blocks,
-        Variant::WarpRows,
-        Variant::LinesU8,
-    ];
-
     /// The variant's description in [`REGISTRY`].
     pub fn spec(self) -> &'static Spec {
         // REGISTRY lists the variants in declaration order (checked by a test).
