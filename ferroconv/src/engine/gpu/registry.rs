@@ -2,14 +2,17 @@
 //! (naming its kernels by their stem, their launch shapes and loads per pixel from the kernel
 //! files), from which [`Variant::ALL`] and [`REGISTRY`] are made in one order.
 
-use super::variant::{Buffer, InputKind, Interleaved, MAX_RADIUS, Pass, Spec, TapsArg};
+use super::variant::{
+    Buffer, InputKind, Interleaved, MAX_RADIUS, Pass, Spec, TapsArg, TestSizes, per_radius, registry, single,
+    spec,
+};
 use crate::model::filter::MAX_GENERAL_SIZE;
 use crate::model::image::DType;
 use gpu_kernels::kernels::{
     blocked, constant, lines_u8, naive, readonly, separable_cols, separable_fused, separable_rows,
     tensor_f32, tensor_u8, texture, tiled, tiled_cache, tiled_output, warp_rows,
 };
-use gpu_kernels::launch::{Geometry, LaunchConfig, taps};
+use gpu_kernels::launch::Geometry;
 
 /// `blocked-4x4`'s and `blocked-4x2`'s interleaved entries.
 const BLOCKED_INTERLEAVED: Interleaved = Interleaved {
@@ -17,75 +20,19 @@ const BLOCKED_INTERLEAVED: Interleaved = Interleaved {
     max_radius: blocked::INTERLEAVED_MAX_RADIUS,
 };
 
+/// `blocked-4x4`'s and `blocked-4x2`'s own test: RGB rows of whole vectors (a width that is a
+/// multiple of 4) take the interleaved entries up to radius 4 (RGBA at any width).
+const BLOCKED_TESTS: &[TestSizes] = &[TestSizes {
+    sizes: &[(12, 5), (528, 268)],
+    filters: &[(1, 1), (3, 3), (5, 5), (7, 7), (9, 9), (11, 11)],
+    channels: &[3, 4],
+}];
+
 /// `tensor-f32`'s RGBA entries that stage the colour channels together (up to its colour radius)
 /// copy alpha; beyond it each channel is a block of its own, alpha included (and
 /// `tensor-f32-blocks` cuts a filter into blocks past it where alpha is filtered).
 fn tensor_f32_alpha(g: &Geometry) -> bool {
     g.filter_alpha == 0 || tensor_f32::planes(g.channels, g.radius) == 1
-}
-
-const fn single(entry: &'static str, taps: TapsArg, config: fn(&Geometry) -> LaunchConfig) -> Pass {
-    Pass {
-        entry,
-        per_radius: false,
-        interleaved: None,
-        reads: Buffer::Input,
-        writes: Buffer::Output,
-        taps,
-        config,
-    }
-}
-
-const fn per_radius(entry: &'static str, taps: TapsArg, config: fn(&Geometry) -> LaunchConfig) -> Pass {
-    Pass {
-        per_radius: true,
-        ..single(entry, taps, config)
-    }
-}
-
-const fn spec(variant: Variant, name: &'static str, summary: &'static str, passes: &'static [Pass]) -> Spec {
-    Spec {
-        variant,
-        name,
-        summary,
-        passes,
-        input: InputKind::Linear,
-        rank1_only: false,
-        rectangles_only: false,
-        lines_only: false,
-        autotune: false,
-        batched: false,
-        autotune_for: |_| true,
-        honours_alpha: |_| true,
-        loads_per_pixel: taps,
-        dtypes: &DType::ALL,
-        min_radius: 0,
-        max_radius: MAX_RADIUS,
-    }
-}
-
-/// Declares [`Variant`], [`Variant::ALL`] and [`REGISTRY`] from one row per variant: its case
-/// of `Variant` (with its documentation) and its [`Spec`], in the order the textbook and the
-/// reports introduce them.
-macro_rules! registry {
-    ($($(#[doc = $doc:literal])+ $variant:ident => $spec:expr,)+) => {
-        /// The GPU kernel variants, in the order the textbook and the reports introduce them.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-        pub enum Variant {
-            $($(#[doc = $doc])+ $variant,)+
-        }
-
-        /// How many variants there are.
-        const COUNT: usize = [$(stringify!($variant)),+].len();
-
-        impl Variant {
-            /// Every variant.
-            pub const ALL: [Variant; COUNT] = [$(Variant::$variant),+];
-        }
-
-        /// Every variant, in [`Variant::ALL`]'s order.
-        pub static REGISTRY: [Spec; COUNT] = [$($spec),+];
-    };
 }
 
 registry! {
@@ -188,6 +135,12 @@ registry! {
     },
     /// Row pass then column pass (rank-1 filters only).
     Separable => Spec {
+        // Rank-1 filters past 31 × 31, which only this variant runs.
+        tests: &[TestSizes {
+            sizes: &[(7, 5), (257, 129)],
+            filters: &[(33, 33), (81, 81), (1, 301), (201, 15), (1023, 3)],
+            channels: &[1, 3, 4],
+        }],
         dtypes: &DType::EVERY,
         rank1_only: true,
         autotune: true,
@@ -234,6 +187,7 @@ registry! {
     },
     /// Register-blocked (4 × 4 outputs per thread), radius fixed at compile time.
     Blocked4x4 => Spec {
+        tests: BLOCKED_TESTS,
         autotune: true,
         batched: true,
         loads_per_pixel: |r| blocked::loads_per_pixel(blocked::ROWS_4X4, r),
@@ -251,6 +205,7 @@ registry! {
     },
     /// As [`Variant::Blocked4x4`] with 4 × 2 outputs per thread: half the tile, fewer registers.
     Blocked4x2 => Spec {
+        tests: BLOCKED_TESTS,
         dtypes: &DType::EVERY,
         autotune: true,
         batched: true,
@@ -270,6 +225,32 @@ registry! {
     /// As [`Variant::Blocked4x4`] for a rectangle: its radius along a row fixed at compile time,
     /// its rows looped over at run time, so it costs its own taps, not its square's.
     BlockedRect => Spec {
+        // Wide and tall rectangles of every radius class: 8 rows a thread up to radius 1 along
+        // a row, whose tallest tiles take more than 48 KiB of shared memory; the taps of 4 rows
+        // kept up to radius 3, read at each use past it.
+        tests: &[
+            TestSizes {
+                sizes: &[(1, 1), (7, 5), (31, 17), (257, 129)],
+                filters: &[
+                    (31, 1),
+                    (1, 31),
+                    (15, 3),
+                    (3, 15),
+                    (31, 3),
+                    (21, 5),
+                    (5, 21),
+                    (9, 2),
+                    (31, 7),
+                    (7, 31),
+                ],
+                channels: &[1, 3, 4],
+            },
+            TestSizes {
+                sizes: &[(528, 268)],
+                filters: &[(15, 3), (3, 15), (31, 1), (9, 31)],
+                channels: &[1],
+            },
+        ],
         autotune: true,
         rectangles_only: true,
         batched: true,
@@ -288,6 +269,14 @@ registry! {
     /// 8-bit images on the tensor cores (exact integer products, taps split into 8-bit digits),
     /// radius fixed at compile time, up to 4.
     TensorU8 => Spec {
+        // Several whole tiles of a width that is a multiple of 16, whose inner tiles take the
+        // vector paths, and one of a multiple of 4 only (RGB loads pixel by pixel, RGBA's last
+        // vectors are partly outside), with every filter size it has.
+        tests: &[TestSizes {
+            sizes: &[(528, 268), (300, 140)],
+            filters: &[(1, 1), (3, 3), (5, 5), (7, 7), (9, 9)],
+            channels: &[1, 3, 4],
+        }],
         autotune: true,
         batched: true,
         loads_per_pixel: tensor_u8::loads_per_pixel,
@@ -310,6 +299,12 @@ registry! {
     /// `f32` images on the tensor cores (samples and taps split into FP16 high and low parts, three
     /// products per tap), radius fixed at compile time, 1 to 15.
     TensorF32 => Spec {
+        // Its gray vector path needs a width that is a multiple of 4.
+        tests: &[TestSizes {
+            sizes: &[(528, 268)],
+            filters: &[(3, 3), (9, 9), (17, 17), (31, 31)],
+            channels: &[1, 3, 4],
+        }],
         autotune: true,
         batched: true,
         loads_per_pixel: tensor_f32::loads_per_pixel,
@@ -333,6 +328,22 @@ registry! {
     /// `f32` filters past 31 × 31 (to 127 × 127, of any rank) as blocks of taps, each a
     /// [`Variant::TensorF32`] launch adding to the output.
     TensorF32Blocks => Spec {
+        // Only filters past 31 × 31, which it alone runs: squares, rectangles and one of the
+        // largest, on tiny, odd and whole-tile images (gray of a width that is a multiple of 4,
+        // where aligned blocks load vectors).
+        tests: &[
+            TestSizes {
+                sizes: &[(1, 1), (7, 5), (31, 17), (257, 129)],
+                filters: &[(33, 33), (63, 63), (45, 9), (5, 101)],
+                channels: &[1, 3, 4],
+            },
+            TestSizes {
+                sizes: &[(528, 268)],
+                filters: &[(35, 35), (127, 127), (64, 40)],
+                channels: &[1],
+            },
+        ],
+        tests_only: true,
         autotune: true,
         batched: true,
         loads_per_pixel: super::tensor_f32::loads_per_pixel_blocks,
@@ -359,6 +370,15 @@ registry! {
     /// 8-bit rows streamed through registers by warps (no shared memory, no barrier), radius
     /// fixed at compile time, up to 2 (RGB and RGBA on their own entries up to 1).
     WarpRows => Spec {
+        // Rows of whole 8-byte words load a word per lane (the ladder's other sizes go pixel by
+        // pixel): 512 ends with lane 31 of a strip, 528 with lane 1; 264 gray, 88 RGB and 66
+        // RGBA bytes end on lane 0 (pixel by pixel but for the zero border); 2056 × 9 has no
+        // row of blocks inside.
+        tests: &[TestSizes {
+            sizes: &[(528, 268), (512, 40), (264, 40), (88, 20), (66, 20), (2056, 9)],
+            filters: &[(1, 1), (3, 3), (5, 5)],
+            channels: &[1, 3, 4],
+        }],
         autotune: true,
         batched: true,
         autotune_for: warp_rows::by_words,
@@ -385,6 +405,37 @@ registry! {
     /// 8-bit filters of one row or one column (1 × k, k × 1) read as whole vectors, each byte
     /// used as the integer it is, the outputs in registers; radius fixed at compile time, up to 15.
     LinesU8 => Spec {
+        // Only filters of one row or one column, of every radius: rows of whole 16-byte vectors
+        // (16: one vector, both ends of the row; 528 and 512 several), of words only (516, 68),
+        // of neither, and colour images (computed sample by sample).
+        tests: &[TestSizes {
+            sizes: &[
+                (1, 1),
+                (7, 5),
+                (31, 17),
+                (257, 129),
+                (16, 9),
+                (68, 40),
+                (516, 37),
+                (512, 20),
+                (528, 268),
+            ],
+            filters: &[
+                (1, 1),
+                (1, 3),
+                (3, 1),
+                (1, 9),
+                (9, 1),
+                (1, 31),
+                (31, 1),
+                (1, 2),
+                (2, 1),
+                (1, 16),
+                (23, 1),
+            ],
+            channels: &[1, 3, 4],
+        }],
+        tests_only: true,
         autotune: true,
         rectangles_only: true,
         lines_only: true,

@@ -124,6 +124,19 @@ pub enum InputKind {
     Texture,
 }
 
+/// Images and filters the GPU tests of a variant run besides the ladder every variant runs (or
+/// instead of it, where [`Spec::tests_only`]): the cross product of these, in the test's sample
+/// type and border.
+#[derive(Debug)]
+pub struct TestSizes {
+    /// Image sizes `(width, height)`.
+    pub sizes: &'static [(usize, usize)],
+    /// Filter shapes `(rows, cols)`.
+    pub filters: &'static [(usize, usize)],
+    /// Channel counts.
+    pub channels: &'static [usize],
+}
+
 /// Everything about one variant.
 #[derive(Debug)]
 pub struct Spec {
@@ -161,11 +174,99 @@ pub struct Spec {
     pub(crate) min_radius: usize,
     /// The largest filter radius it has kernels for.
     pub max_radius: usize,
+    /// The sizes its GPU tests add to the ladder every variant's run: its own paths.
+    pub tests: &'static [TestSizes],
+    /// Its GPU tests run only [`Spec::tests`] (it runs only some filters).
+    pub tests_only: bool,
 }
+
+/// Declares [`Variant`], [`Variant::ALL`] and [`REGISTRY`] from one row per variant: its case
+/// of `Variant` (with its documentation) and its [`Spec`], in the order the textbook and the
+/// reports introduce them.
+macro_rules! registry {
+    ($($(#[doc = $doc:literal])+ $variant:ident => $spec:expr,)+) => {
+        /// The GPU kernel variants, in the order the textbook and the reports introduce them.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Variant {
+            $($(#[doc = $doc])+ $variant,)+
+        }
+
+        /// How many variants there are.
+        const COUNT: usize = [$(stringify!($variant)),+].len();
+
+        impl Variant {
+            /// Every variant.
+            pub const ALL: [Variant; COUNT] = [$(Variant::$variant),+];
+        }
+
+        /// Every variant, in [`Variant::ALL`]'s order.
+        pub static REGISTRY: [Spec; COUNT] = [$($spec),+];
+    };
+}
+pub(super) use registry;
 
 /// The largest radius of any variant; most support every sample type, border and radius up to
 /// this one.
 pub(crate) const MAX_RADIUS: usize = launch::MAX_RADIUS as usize;
+
+/// A pass of one entry point (or one per sample type) from the input to the output.
+pub(super) const fn single(
+    entry: &'static str,
+    taps: TapsArg,
+    config: fn(&Geometry) -> LaunchConfig,
+) -> Pass {
+    Pass {
+        entry,
+        per_radius: false,
+        interleaved: None,
+        reads: Buffer::Input,
+        writes: Buffer::Output,
+        taps,
+        config,
+    }
+}
+
+/// As [`single`] with one entry point per radius.
+pub(super) const fn per_radius(
+    entry: &'static str,
+    taps: TapsArg,
+    config: fn(&Geometry) -> LaunchConfig,
+) -> Pass {
+    Pass {
+        per_radius: true,
+        ..single(entry, taps, config)
+    }
+}
+
+/// A variant of these passes with the defaults: linear input, every sample type, radius 0 to
+/// [`MAX_RADIUS`], any filter, not autotuned, loads per pixel one per tap, no tests of its own.
+pub(super) const fn spec(
+    variant: Variant,
+    name: &'static str,
+    summary: &'static str,
+    passes: &'static [Pass],
+) -> Spec {
+    Spec {
+        variant,
+        name,
+        summary,
+        passes,
+        input: InputKind::Linear,
+        rank1_only: false,
+        rectangles_only: false,
+        lines_only: false,
+        autotune: false,
+        batched: false,
+        autotune_for: |_| true,
+        honours_alpha: |_| true,
+        loads_per_pixel: launch::taps,
+        dtypes: &DType::ALL,
+        min_radius: 0,
+        max_radius: MAX_RADIUS,
+        tests: &[],
+        tests_only: false,
+    }
+}
 
 impl Spec {
     /// The largest radius its per-radius entry points exist for: [`Spec::max_radius`], or the
