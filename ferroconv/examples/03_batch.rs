@@ -10,7 +10,8 @@ pub fn main() -> Result<(), Error> {
     // A batch laid out as N × H × W × C, as ML frameworks keep images: one view n·h rows tall.
     let batch: Vec<u8> = (0..n * w * h * 3).map(|i| (i % 253) as u8).collect();
     let mut out = vec![0u8; batch.len()];
-    let filter = Filter::random(5, 1)?;
+    // A 5 × 5 filter of taps in [-1, 1), not symmetric, so a misplaced tap shows.
+    let filter = Filter::new(5, (0..25).map(|i| ((i * 7) % 25) as f32 / 12.5 - 1.0).collect())?;
     let mut plan = Filter2D::auto(&filter, Border::Reflect)?;
     plan.run_batch(
         n,

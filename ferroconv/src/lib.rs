@@ -6,10 +6,13 @@
 //! it: the command line, the verification against the reference, and the benchmarks.
 //!
 //! ```
-//! use ferroconv::{Border, Convolver, DType, Filter, Image};
+//! use ferroconv::{Border, Convolver, Filter, Image};
 //! use ferroconv::model::filter::FilterKind;
+//! use ferroconv::model::image::Samples;
 //!
-//! let image = Image::random(640, 480, 3, DType::U8, 1)?;
+//! // An RGB image, its samples interleaved row after row.
+//! let pixels: Vec<u8> = (0..640 * 480 * 3).map(|i| (i % 251) as u8).collect();
+//! let image = Image::new(640, 480, 3, Samples::U8(pixels))?;
 //! let blur = Filter::builtin(FilterKind::Gaussian, 5, None)?;
 //! // The GPU when there is one, else the CPU: the same result either way.
 //! let out = Convolver::new()?.convolve(&image, &blur, Border::Reflect)?;

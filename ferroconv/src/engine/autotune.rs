@@ -253,7 +253,7 @@ fn measure(gpu: &Gpu, problem: &Problem) -> Result<Vec<(Variant, f64)>> {
             problem.dtype.suffix()
         )));
     }
-    let image = Image::random(probe.width, probe.height, probe.channels, probe.dtype, 0x7a11)?;
+    let image = Image::noise(probe.width, probe.height, probe.channels, probe.dtype, 0x7a11)?;
     variants
         .into_iter()
         .map(|variant| {

@@ -277,8 +277,20 @@ impl Image {
     }
 
     /// A reproducible image of uniform random samples (floats in [0, 1), integers over their
-    /// whole range); never all zeros.
+    /// whole range), for tests and benchmarks (feature `testing`).
+    #[cfg(feature = "testing")]
     pub fn random(width: usize, height: usize, channels: usize, dtype: DType, seed: u64) -> Result<Self> {
+        Self::noise(width, height, channels, dtype, seed)
+    }
+
+    /// [`Image::random`]'s image, which the autotuner times its candidates on.
+    pub(crate) fn noise(
+        width: usize,
+        height: usize,
+        channels: usize,
+        dtype: DType,
+        seed: u64,
+    ) -> Result<Self> {
         check_dims(width, height)?;
         check_channels(channels)?;
         let n = width * height * channels;

@@ -1,6 +1,8 @@
 //! The GPU engine: opens the device, loads the embedded kernels with `cust`, and times work on
 //! its stream; [`variant`] describes the kernels, `job.rs` their buffers, `launch.rs` their launches.
 
+#[cfg(feature = "testing")]
+mod ceilings;
 pub(crate) mod driver;
 mod job;
 mod launch;

@@ -4,9 +4,11 @@
 //! conversion for the GPU.
 
 mod builtin;
+#[cfg(feature = "testing")]
 mod random;
 
 pub use builtin::{FilterKind, gaussian_size, gaussian_taps};
+#[cfg(feature = "testing")]
 pub use random::Shape;
 
 use crate::{Border, Error, Result};

@@ -1,4 +1,5 @@
-//! Reproducible random filters, for verification, of a side or a `(rows, cols)` shape.
+//! Reproducible random filters for tests and benchmarks (feature `testing`), of a side or a
+//! `(rows, cols)` shape.
 
 use super::{Filter, outer};
 use crate::Result;
