@@ -1,21 +1,15 @@
 //! The `naive` kernel: input and filter both read from global memory.
 
 #[cfg(not(target_arch = "nvptx64"))]
-use crate::launch::{Geometry, LaunchConfig};
+use crate::launch::taps;
 
 /// The entry-point base name: `conv_naive_<type>`.
 pub const ENTRY: &str = "conv_naive";
 
-/// The launch: one thread per output sample ([`LaunchConfig::pixels`]).
-#[cfg(not(target_arch = "nvptx64"))]
-pub fn launch_config(g: &Geometry) -> LaunchConfig {
-    LaunchConfig::pixels(g)
-}
-
 /// Global loads per output sample: each tap's pixel and the tap itself.
 #[cfg(not(target_arch = "nvptx64"))]
 pub fn loads_per_pixel(r: usize) -> f64 {
-    2.0 * crate::launch::taps(r)
+    2.0 * taps(r)
 }
 
 #[cfg(target_arch = "nvptx64")]

@@ -1,22 +1,7 @@
 //! The `readonly` kernel: input through the read-only data cache, filter in the constant bank.
 
-#[cfg(not(target_arch = "nvptx64"))]
-use crate::launch::{Geometry, LaunchConfig};
-
 /// The entry-point base name: `conv_readonly_<type>`.
 pub const ENTRY: &str = "conv_readonly";
-
-/// The launch: one thread per output sample ([`LaunchConfig::pixels`]).
-#[cfg(not(target_arch = "nvptx64"))]
-pub fn launch_config(g: &Geometry) -> LaunchConfig {
-    LaunchConfig::pixels(g)
-}
-
-/// Global loads per output sample: one per tap (the filter is in the constant bank).
-#[cfg(not(target_arch = "nvptx64"))]
-pub fn loads_per_pixel(r: usize) -> f64 {
-    crate::launch::taps(r)
-}
 
 #[cfg(target_arch = "nvptx64")]
 use {

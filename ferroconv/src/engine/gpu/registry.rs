@@ -12,7 +12,7 @@ use gpu_kernels::kernels::{
     blocked, constant, lines_u8, naive, readonly, separable_cols, separable_fused, separable_rows,
     tensor_f32, tensor_u8, texture, tiled, tiled_cache, tiled_output, warp_rows,
 };
-use gpu_kernels::launch::Geometry;
+use gpu_kernels::launch::{Geometry, LaunchConfig};
 
 /// `blocked-4x4`'s and `blocked-4x2`'s interleaved entries.
 const BLOCKED_INTERLEAVED: Interleaved = Interleaved {
@@ -43,7 +43,7 @@ registry! {
             Variant::Naive,
             "naive",
             "filter and image from global memory",
-            &[single(naive::ENTRY, TapsArg::Global, naive::launch_config)],
+            &[single(naive::ENTRY, TapsArg::Global, LaunchConfig::pixels)],
         )
     },
     /// Filter in the constant bank, image from global memory.
@@ -51,14 +51,14 @@ registry! {
         Variant::Constant,
         "constant",
         "filter in the constant bank, image from global memory",
-        &[single(constant::ENTRY, TapsArg::Filter, constant::launch_config)],
+        &[single(constant::ENTRY, TapsArg::Filter, LaunchConfig::pixels)],
     ),
     /// Image through the read-only data cache (`ld.global.nc`), filter in the constant bank.
     Readonly => spec(
         Variant::Readonly,
         "readonly",
         "image through the read-only data cache, filter in the constant bank",
-        &[single(readonly::ENTRY, TapsArg::Filter, readonly::launch_config)],
+        &[single(readonly::ENTRY, TapsArg::Filter, LaunchConfig::pixels)],
     ),
     /// Image through a 2D texture object, filter in the constant bank.
     Texture => Spec {
@@ -67,7 +67,7 @@ registry! {
             Variant::Texture,
             "texture",
             "image through a 2D texture object, filter in the constant bank",
-            &[single(texture::ENTRY, TapsArg::Filter, texture::launch_config)],
+            &[single(texture::ENTRY, TapsArg::Filter, LaunchConfig::pixels)],
         )
     },
     /// Blocks the size of the input tile; whole tile in shared memory.
