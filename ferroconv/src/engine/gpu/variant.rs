@@ -174,7 +174,7 @@ pub struct Spec {
     pub(crate) min_radius: usize,
     /// The largest filter radius it has kernels for.
     pub max_radius: usize,
-    /// The sizes its GPU tests add to the ladder every variant's run: its own paths.
+    /// The sizes its GPU tests add to the ladder every variant runs: its own paths.
     pub tests: &'static [TestSizes],
     /// Its GPU tests run only [`Spec::tests`] (it runs only some filters).
     pub tests_only: bool,
@@ -284,7 +284,7 @@ impl Spec {
 impl Variant {
     /// The variant's description in [`REGISTRY`].
     pub fn spec(self) -> &'static Spec {
-        // REGISTRY lists the variants in declaration order (checked by a test).
+        // `registry!` declares the cases and the rows in one order.
         &REGISTRY[self as usize]
     }
 
