@@ -153,31 +153,9 @@ impl DeviceImage {
     /// Copies a host image of this shape into this one; returns when the image is on the device,
     /// so work queued next on any stream (non-blocking ones included) reads it.
     pub fn copy_from<T: Pixel>(&mut self, image: &ImageView<'_, T>) -> Result<()> {
-        self.check_host(image.layout(), T::DTYPE)?;
-        let bytes = std::mem::size_of::<T>();
         let _current = self.gpu.enter()?;
-        if let Some(samples) = image.packed() {
-            // SAFETY: the source is the borrowed slice, of exactly this allocation's size; the
-            // copy is synchronous.
-            check("copy an image to the GPU", unsafe {
-                cust::sys::cuMemcpyHtoD_v2(self.raw.ptr, samples.as_ptr().cast(), size_of_val(samples))
-            })?;
-        } else {
-            // SAFETY: the source rows are `stride` samples apart inside the borrowed slice
-            // (checked when the view was made); the destination is this allocation, of the same
-            // shape; the copy is synchronous.
-            unsafe {
-                copy_2d(
-                    Place::Host(image.rows(0..image.layout().height).as_ptr().cast()),
-                    image.layout().stride * bytes,
-                    Place::Device(self.raw.ptr),
-                    self.raw.pitch,
-                    self.raw.row_bytes(),
-                    self.raw.rows(),
-                    None,
-                )?
-            };
-        }
+        // SAFETY: a synchronous copy (no stream) from the borrowed view.
+        unsafe { self.queue_from(image, None) }?;
         // A synchronous copy from pageable memory may return before its last DMA has landed,
         // and a non-blocking stream does not wait for the legacy stream it ran on.
         // SAFETY: the null handle is the legacy default stream of the current context.
@@ -186,20 +164,114 @@ impl DeviceImage {
         })
     }
 
+    /// Queues a copy of a host image of this shape into this one on `stream` and returns: work
+    /// queued after it on `stream` (a plan's [`run_device`](crate::Filter2D::run_device)) reads
+    /// the new image. From page-locked host memory (`cuMemHostAlloc`, a torch tensor's
+    /// `pin_memory()`) the copy runs beside other streams' work and the call returns at once;
+    /// from pageable memory the driver stages the bytes and may return only once it has read
+    /// them.
+    ///
+    /// # Safety
+    /// `stream` is a stream of this image's GPU (as [`StreamRef::from_raw`] says), and the
+    /// memory `image` views stays alive and unchanged, and this image alive, until `stream` has
+    /// passed the copy ([`StreamRef::synchronize`], or an event recorded after it).
+    pub unsafe fn copy_from_async<T: Pixel>(
+        &mut self,
+        image: &ImageView<'_, T>,
+        stream: StreamRef,
+    ) -> Result<()> {
+        let _current = self.gpu.enter()?;
+        // SAFETY: the caller keeps the source and this image alive until the stream passes the copy.
+        unsafe { self.queue_from(image, Some(stream.as_raw())) }
+    }
+
     /// Copies this image into a host image of its shape (waits for the copy).
     pub fn copy_to<T: Pixel>(&self, image: &mut ImageViewMut<'_, T>) -> Result<()> {
-        self.check_host(image.layout(), T::DTYPE)?;
-        let bytes = std::mem::size_of::<T>();
-        let stride = image.layout().stride * bytes;
-        let height = image.layout().height;
         let _current = self.gpu.enter()?;
-        if let Some(samples) = image.packed_mut() {
-            // SAFETY: as in `copy_from`, the other way; the destination is borrowed mutably.
-            return check("copy an image from the GPU", unsafe {
-                cust::sys::cuMemcpyDtoH_v2(samples.as_mut_ptr().cast(), self.raw.ptr, size_of_val(samples))
+        // SAFETY: a synchronous copy (no stream) into the mutably borrowed view.
+        unsafe { self.queue_to(image, None) }
+    }
+
+    /// Queues a copy of this image into a host image of its shape on `stream` and returns: the
+    /// host image holds the result once `stream` has passed the copy. Into page-locked host
+    /// memory the copy runs beside other streams' work.
+    ///
+    /// # Safety
+    /// As [`copy_from_async`](Self::copy_from_async): `stream` is a stream of this image's GPU,
+    /// and the memory `image` views stays alive and is neither read nor written, and this image
+    /// stays alive, until `stream` has passed the copy.
+    pub unsafe fn copy_to_async<T: Pixel>(
+        &self,
+        image: &mut ImageViewMut<'_, T>,
+        stream: StreamRef,
+    ) -> Result<()> {
+        let _current = self.gpu.enter()?;
+        // SAFETY: the caller keeps the target and this image alive until the stream passes the copy.
+        unsafe { self.queue_to(image, Some(stream.as_raw())) }
+    }
+
+    /// Copies `image` into this one, on `stream` or synchronously where it is `None`, this GPU's
+    /// context current.
+    ///
+    /// # Safety
+    /// With a stream: the source stays alive and unchanged until the stream has passed the copy.
+    unsafe fn queue_from<T: Pixel>(
+        &mut self,
+        image: &ImageView<'_, T>,
+        stream: Option<CUstream>,
+    ) -> Result<()> {
+        self.check_host(image.layout(), T::DTYPE)?;
+        if let Some(samples) = image.packed() {
+            let (src, bytes) = (samples.as_ptr().cast(), size_of_val(samples));
+            // SAFETY: the source is the borrowed slice, of exactly this allocation's size; the
+            // caller keeps it alive until a queued copy has finished.
+            return check("copy an image to the GPU", unsafe {
+                match stream {
+                    Some(s) => cust::sys::cuMemcpyHtoDAsync_v2(self.raw.ptr, src, bytes, s),
+                    None => cust::sys::cuMemcpyHtoD_v2(self.raw.ptr, src, bytes),
+                }
             });
         }
-        // SAFETY: as in `copy_from`, the other way; the destination is borrowed mutably.
+        // SAFETY: the source rows are `stride` samples apart inside the borrowed slice (checked
+        // when the view was made); the destination is this allocation, of the same shape; the
+        // caller keeps the source alive until a queued copy has finished.
+        unsafe {
+            copy_2d(
+                Place::Host(image.rows(0..image.layout().height).as_ptr().cast()),
+                image.layout().stride * size_of::<T>(),
+                Place::Device(self.raw.ptr),
+                self.raw.pitch,
+                self.raw.row_bytes(),
+                self.raw.rows(),
+                stream,
+            )
+        }
+    }
+
+    /// Copies this image into `image`, on `stream` or synchronously where it is `None`, this
+    /// GPU's context current.
+    ///
+    /// # Safety
+    /// With a stream: the target stays alive and untouched until the stream has passed the copy.
+    unsafe fn queue_to<T: Pixel>(
+        &self,
+        image: &mut ImageViewMut<'_, T>,
+        stream: Option<CUstream>,
+    ) -> Result<()> {
+        self.check_host(image.layout(), T::DTYPE)?;
+        let stride = image.layout().stride * size_of::<T>();
+        let height = image.layout().height;
+        if let Some(samples) = image.packed_mut() {
+            let (dst, bytes) = (samples.as_mut_ptr().cast(), size_of_val(samples));
+            // SAFETY: as in `queue_from`, the other way; the destination is borrowed mutably.
+            return check("copy an image from the GPU", unsafe {
+                match stream {
+                    Some(s) => cust::sys::cuMemcpyDtoHAsync_v2(dst, self.raw.ptr, bytes, s),
+                    None => cust::sys::cuMemcpyDtoH_v2(dst, self.raw.ptr, bytes),
+                }
+            });
+        }
+        // SAFETY: as in `queue_from`, the other way; the destination is borrowed mutably.
         unsafe {
             copy_2d(
                 Place::Device(self.raw.ptr),
@@ -208,7 +280,7 @@ impl DeviceImage {
                 stride,
                 self.raw.row_bytes(),
                 self.raw.rows(),
-                None,
+                stream,
             )
         }
     }

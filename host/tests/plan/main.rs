@@ -232,6 +232,10 @@ fn main() {
         owned::gpu_plans_and_images_own_their_gpu,
     );
     harness.gpu(
+        "gpu_async_copies_queue_on_the_callers_stream",
+        owned::gpu_async_copies_queue_on_the_callers_stream,
+    );
+    harness.gpu(
         "gpu_spread_strips_match_one_engine",
         spread::gpu_spread_strips_match_one_engine,
     );
