@@ -148,3 +148,35 @@ fn launch_shapes_cover_the_output() {
         }
     }
 }
+
+/// Every variant's own test sizes are runnable cases of what it runs: non-empty lists, images of
+/// at least one pixel, channel counts the kernels take, filters of the radii it has (lines only
+/// where it runs only lines); a variant whose tests are only its own has some.
+#[test]
+fn the_registry_test_sizes_are_cases_the_variant_runs() {
+    for spec in &REGISTRY {
+        assert!(!spec.tests_only || !spec.tests.is_empty(), "{}", spec.name);
+        for t in spec.tests {
+            assert!(
+                !t.sizes.is_empty() && !t.filters.is_empty() && !t.channels.is_empty(),
+                "{}",
+                spec.name
+            );
+            assert!(t.sizes.iter().all(|&(w, h)| w > 0 && h > 0), "{}", spec.name);
+            assert!(t.channels.iter().all(|c| [1, 3, 4].contains(c)), "{}", spec.name);
+            for &(rows, cols) in t.filters {
+                let radius = rows.max(cols) / 2;
+                assert!(
+                    rows > 0 && cols > 0 && (spec.min_radius..=spec.max_radius).contains(&radius),
+                    "{}: {rows}x{cols}",
+                    spec.name
+                );
+                assert!(
+                    !spec.lines_only || rows == 1 || cols == 1,
+                    "{}: {rows}x{cols}",
+                    spec.name
+                );
+            }
+        }
+    }
+}
