@@ -29,41 +29,38 @@ impl Band<'_> {
     /// from the other edge ([`strip_input`]).
     pub fn run(self, image: &Image, plan: &mut Filter2D) -> Result<()> {
         let h = image.height() as isize;
-        if self.border == Border::Wrap && (self.strip.input.start < 0 || self.strip.input.end > h) {
-            let strip = strip_input(image, self.border, &self.strip)?;
-            let all = 0..strip.height();
-            return band_rows(plan, &strip, all, self.strip.skip(), self.output);
-        }
-        let input = self.strip.clipped(image.height());
-        band_rows(plan, image, input, self.strip.skip_clipped(), self.output)
+        let wrapped;
+        let (source, input, skip) =
+            if self.border == Border::Wrap && (self.strip.input.start < 0 || self.strip.input.end > h) {
+                wrapped = strip_input(image, self.border, &self.strip)?;
+                (&wrapped, 0..wrapped.height(), self.strip.skip())
+            } else {
+                (
+                    image,
+                    self.strip.clipped(image.height()),
+                    self.strip.skip_clipped(),
+                )
+            };
+        for_dtype!(source.dtype(), T => band_rows::<T>(plan, source, input, skip, self.output))
     }
 }
 
 /// `plan`'s result of `image`'s rows `input`, its rows from `skip` on written into `output`
 /// (whole rows of the result's width).
-fn band_rows(
+fn band_rows<T: Pixel>(
     plan: &mut Filter2D,
     image: &Image,
     input: Range<usize>,
     skip: usize,
     output: &mut [u8],
 ) -> Result<()> {
-    fn typed<T: Pixel>(
-        plan: &mut Filter2D,
-        image: &Image,
-        input: Range<usize>,
-        skip: usize,
-        output: &mut [u8],
-    ) -> Result<()> {
-        let ch = image.channels();
-        let (ow, _) = plan.output_size(image.width(), input.len())?;
-        let rows = output.len() / (ow * ch * size_of::<T>()).max(1);
-        let out = bytemuck::try_cast_slice_mut(output)
-            .map_err(|e| Error::Mismatch(format!("an output band is not aligned to its samples: {e}")))?;
-        let mut dst = ImageViewMut::new(out, ow, rows, ch)?;
-        plan.run_rows(&image.view::<T>()?.band(input), &mut dst, skip)
-    }
-    for_dtype!(image.dtype(), T => typed::<T>(plan, image, input, skip, output))
+    let ch = image.channels();
+    let (ow, _) = plan.output_size(image.width(), input.len())?;
+    let rows = output.len() / (ow * ch * size_of::<T>()).max(1);
+    let out = bytemuck::try_cast_slice_mut(output)
+        .map_err(|e| Error::Mismatch(format!("an output band is not aligned to its samples: {e}")))?;
+    let mut dst = ImageViewMut::new(out, ow, rows, ch)?;
+    plan.run_rows(&image.view::<T>()?.band(input), &mut dst, skip)
 }
 
 /// Convolves `image` strip by strip on `workers`, each on its own thread: strip `i` goes to
