@@ -274,6 +274,40 @@ impl Filter2D {
         }
     }
 
+    /// The variant the plan runs on images of this shape (`None` on the CPU), chosen as a run
+    /// would choose it (for `Auto`, measured once and cached) but without preparing buffers.
+    pub(crate) fn choose(&mut self, shape: (usize, usize, usize, DType)) -> Result<Option<Variant>> {
+        let problem = self.problem(shape)?;
+        match &mut self.engine {
+            Engine::Cpu => Ok(None),
+            Engine::Gpu(plan) => {
+                let _current = plan.gpu.enter()?;
+                plan.choice.variant(&plan.gpu, &problem).map(Some)
+            }
+        }
+    }
+
+    /// `run` on this plan with its GPU variant fixed to `variant` (where given; nothing changes
+    /// on the CPU), the plan's own choice restored afterwards.
+    pub(crate) fn fixed<R>(
+        &mut self,
+        variant: Option<Variant>,
+        run: impl FnOnce(&mut Self) -> Result<R>,
+    ) -> Result<R> {
+        let (Some(v), Engine::Gpu(plan)) = (variant, &mut self.engine) else {
+            return run(self);
+        };
+        let own = std::mem::replace(&mut plan.choice, Choice::Fixed(v));
+        if plan.ready.as_ref().is_some_and(|r| r.variant != v) {
+            plan.unprepare();
+        }
+        let result = run(self);
+        if let Engine::Gpu(plan) = &mut self.engine {
+            plan.choice = own;
+        }
+        result
+    }
+
     /// The size of the result for a `width × height` input: the input's, or smaller by the
     /// filter's radius on each side for [`Border::Valid`].
     pub fn output_size(&self, width: usize, height: usize) -> Result<(usize, usize)> {

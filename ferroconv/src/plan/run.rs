@@ -34,7 +34,13 @@ impl Filter2D {
         src: &ImageView<'_, T>,
         dst: &mut ImageViewMut<'_, T>,
     ) -> Result<()> {
-        let (s, d) = (src.layout(), dst.layout());
+        self.batch_heights(images, src.layout(), dst.layout())?;
+        self.run_kept(images, src, dst, 0)
+    }
+
+    /// The input and output heights of one image of a batch of `images` images in views of
+    /// layouts `s` and `d`, checked as [`run_batch`](Self::run_batch) takes them.
+    pub(super) fn batch_heights(&self, images: usize, s: Layout, d: Layout) -> Result<(usize, usize)> {
         if images == 0 || !s.height.is_multiple_of(images) || !d.height.is_multiple_of(images) {
             return Err(Error::InvalidRequest(format!(
                 "a batch of {images} images needs views whose heights are multiples of {images} \
@@ -45,7 +51,7 @@ impl Filter2D {
         let (sh, dh) = (s.height / images, d.height / images);
         let one = |l: Layout, height: usize| Layout { height, ..l };
         self.check_output(one(s, sh), one(d, dh))?;
-        self.run_kept(images, src, dst, 0)
+        Ok((sh, dh))
     }
 
     /// Filters `src` as one image but keeps only rows `skip .. skip + h` of its result, written

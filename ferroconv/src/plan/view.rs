@@ -208,6 +208,32 @@ impl<T: Pixel> ImageView<'_, T> {
     }
 }
 
+impl<'a, T: Pixel> ImageViewMut<'a, T> {
+    /// The image cut above row `y` (0 < `y` < height) into two writable images of their own:
+    /// rows `0..y` and rows `y..`.
+    pub(crate) fn split_rows(self, y: usize) -> (ImageViewMut<'a, T>, ImageViewMut<'a, T>) {
+        let l = self.layout;
+        let (top, bottom) = self.data.split_at_mut(y * l.stride);
+        let (top_l, bottom_l) = (
+            Layout { height: y, ..l },
+            Layout {
+                height: l.height - y,
+                ..l
+            },
+        );
+        (
+            ImageViewMut {
+                data: top,
+                layout: top_l,
+            },
+            ImageViewMut {
+                data: bottom,
+                layout: bottom_l,
+            },
+        )
+    }
+}
+
 impl<T: Pixel> ImageViewMut<'_, T> {
     /// Rows `rows` (not empty, inside the image) as an image of their own.
     pub(crate) fn band_mut(&mut self, rows: std::ops::Range<usize>) -> ImageViewMut<'_, T> {

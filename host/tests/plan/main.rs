@@ -239,5 +239,9 @@ fn main() {
         "gpu_spread_strips_match_one_engine",
         spread::gpu_spread_strips_match_one_engine,
     );
+    harness.gpu(
+        "gpu_spread_batches_match_one_plan",
+        spread::gpu_spread_batches_match_one_plan,
+    );
     harness.run()
 }

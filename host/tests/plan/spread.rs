@@ -1,9 +1,12 @@
-//! One image over several GPU engines (`Engine::convolve_spread`): strips read in place and
-//! written into one output give the one-engine result bit for bit.
+//! One image over several GPU engines (`Engine::convolve_spread`), and a batch over several plans
+//! (`plan::spread::run_batch`): strips read in place and written into one output give the
+//! one-engine result bit for bit.
 
 use crate::{SEED, gpu};
 use ferroconv::engine::strips;
-use ferroconv::{Border, DType, Filter, Image, Problem, Variant};
+use ferroconv::model::image::Samples;
+use ferroconv::plan::{Filter2D, Pixel, spread};
+use ferroconv::{Border, DType, Filter, Gpu, Image, Problem, Variant};
 use host_tools::engine::runner::{Choice, Engine, Settings};
 
 /// Two and three engines (on the first GPU, each with its own plan and stream), with strips from
@@ -77,4 +80,68 @@ fn differences(a: &Image, b: &Image) -> String {
         }
     }
     format!("{count} samples differ from one engine's: {}", first.join(", "))
+}
+
+/// A batch spread over plans on the first GPU (two and three of them, each with its own stream
+/// and buffers) and over one plan per visible GPU: one image in strips and runs of whole images,
+/// every border, 8-bit and `f32`, a general and a rank-1 filter (the automatic variant, which
+/// the first plan chooses for all), equal to one plan bit for bit; the outputs poisoned.
+pub fn gpu_spread_batches_match_one_plan() {
+    let gpu = gpu("gpu_spread_batches_match_one_plan");
+    let count = ferroconv::engine::gpu::device_count().unwrap();
+    let every: Vec<Gpu> = (0..count).map(|d| Gpu::open(d).unwrap()).collect();
+    let mut cases = 0;
+    for dtype in [DType::U8, DType::F32] {
+        for border in Border::checked(dtype) {
+            for filter in [
+                Filter::random(7, SEED).unwrap(),
+                Filter::random_rank1(9, SEED).unwrap(),
+            ] {
+                for (w, h, c, images) in [(301, 257, 1, 1), (97, 200, 3, 1), (64, 64, 4, 5)] {
+                    let stacked = Image::random(w, h * images, c, dtype, SEED + w as u64).unwrap();
+                    let mut one = Filter2D::new(gpu, &filter, border).unwrap();
+                    let whole = run(std::slice::from_mut(&mut one), &stacked, images);
+                    let sets: [Vec<&Gpu>; 3] = [vec![gpu; 2], vec![gpu; 3], every.iter().collect()];
+                    for set in sets {
+                        let mut plans: Vec<Filter2D> = set
+                            .iter()
+                            .map(|g| Filter2D::new(g, &filter, border).unwrap())
+                            .collect();
+                        let got = run(&mut plans, &stacked, images);
+                        let what = format!(
+                            "{} {w}x{h}x{c} x{images} {} over {} plans ({:?})",
+                            dtype.suffix(),
+                            border.name(),
+                            set.len(),
+                            one.variant()
+                        );
+                        assert!(got == whole, "{what}: {}", differences(&got, &whole));
+                        cases += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(cases >= 120, "only {cases} cases ran");
+}
+
+/// `images` stacked images through `spread::run_batch` on `plans` (one plan: its own
+/// `run_batch`), into a poisoned output.
+fn run(plans: &mut [Filter2D], stacked: &Image, images: usize) -> Image {
+    match stacked.dtype() {
+        DType::U8 => run_typed::<u8>(plans, stacked, images),
+        DType::U16 => run_typed::<u16>(plans, stacked, images),
+        _ => run_typed::<f32>(plans, stacked, images),
+    }
+}
+
+fn run_typed<T: Pixel>(plans: &mut [Filter2D], stacked: &Image, images: usize) -> Image {
+    let (w, h, c) = (stacked.width(), stacked.height() / images, stacked.channels());
+    let (ow, oh) = plans[0].output_size(w, h).unwrap();
+    let mut samples = Samples::zeroed(stacked.dtype(), ow * oh * images * c);
+    samples.as_bytes_mut().fill(0xA5);
+    let mut out = Image::new(ow, oh * images, c, samples).unwrap();
+    let mut dst = out.view_mut::<T>().unwrap();
+    spread::run_batch(plans, images, &stacked.view::<T>().unwrap(), &mut dst).unwrap();
+    out
 }
