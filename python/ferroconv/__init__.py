@@ -9,7 +9,9 @@ correlation planned once and called many times.
 Arrays: numpy arrays run through the library's host path (the GPU when there is one, else every
 CPU core); CUDA arrays (PyTorch tensors, CuPy arrays; DLPack-only arrays such as JAX's, viewed
 through torch or CuPy) run where they are, queued on the framework's current stream (or
-``stream=``, a raw handle), without synchronizing. Any number of axes, filtered as scipy filters
+``stream=``, a raw handle), without synchronizing. ``device=`` says where numpy arrays run: a GPU
+index, ``"all"`` (every GPU: a batch's images dealt out, one image cut into strips, the result
+the same bit for bit) or ``"cpu"``; float64 numpy arrays always run on the CPU plan, in float64. Any number of axes, filtered as scipy filters
 them: every axis, or ``axes``; ``channel_axis=`` names an axis of channels to leave out.
 
 Dtypes: the result has the output's dtype (the input's, or ``output=`` an array or a dtype).
@@ -60,6 +62,7 @@ __all__ = [
     *_params.FUNCTIONS,
     "Filter2D",
     "gpu_available",
+    "device_count",
     "set_result_pool",
     "cv",
     "MODES",
@@ -87,3 +90,9 @@ def gpu_available() -> bool:
     """Whether a GPU can be used (CUDA device 0 opens)."""
     return _native.gpu_available()
 
+
+
+def device_count() -> int:
+    """The GPUs this process can use (0 without a driver or a GPU, and in a child forked after
+    its parent started CUDA): the indices ``device=`` takes."""
+    return _native.device_count()

@@ -10,7 +10,7 @@ from typing import Any, Optional
 import numpy as np
 
 from . import _params, _xp
-from ._params import Array, ArrayLike, Axes, Mode, Output, PerAxis
+from ._params import Array, ArrayLike, Axes, Device, Mode, Output, PerAxis
 from ._front import axis_index, check_axes, folded, front, modes, passes, real_cval, seq
 from ._ndimage import _gaussian_passes, _sigma
 
@@ -42,19 +42,19 @@ def _prewitt(shape, in_name, out_name, axis, mode, channel_axis, cval=0.0):
 
 def sobel(
     input: Array, axis: int = -1, output: Output = None, mode: Mode = "reflect", cval: float = 0.0, *,
-    channel_axis: Optional[int] = None, stream: Optional[int] = None,
+    channel_axis: Optional[int] = None, stream: Optional[int] = None, device: Device = None,
 ) -> Array:
     """``scipy.ndimage.sobel``: the derivative along ``axis`` ([-1, 0, 1]) smoothed along every
     other axis but ``channel_axis`` ([1, 2, 1]); each 1D pass reads ``cval`` past the edges."""
-    return _sobel(input, axis, mode, channel_axis, cval=real_cval(cval, True), output=output, stream=stream)
+    return _sobel(input, axis, mode, channel_axis, cval=real_cval(cval, True), output=output, stream=stream, device=device)
 
 
 def prewitt(
     input: Array, axis: int = -1, output: Output = None, mode: Mode = "reflect", cval: float = 0.0, *,
-    channel_axis: Optional[int] = None, stream: Optional[int] = None,
+    channel_axis: Optional[int] = None, stream: Optional[int] = None, device: Device = None,
 ) -> Array:
     """``scipy.ndimage.prewitt``: as :func:`sobel`, smoothed with [1, 1, 1]."""
-    return _prewitt(input, axis, mode, channel_axis, cval=real_cval(cval, True), output=output, stream=stream)
+    return _prewitt(input, axis, mode, channel_axis, cval=real_cval(cval, True), output=output, stream=stream, device=device)
 
 
 def _term_name(out_name):
@@ -98,10 +98,10 @@ def _laplace(shape, in_name, out_name, mode, axes, channel_axis, cval=0.0):
 
 def laplace(
     input: Array, output: Output = None, mode: Mode = "reflect", cval: float = 0.0, *, axes: Axes = None,
-    channel_axis: Optional[int] = None, stream: Optional[int] = None,
+    channel_axis: Optional[int] = None, stream: Optional[int] = None, device: Device = None,
 ) -> Array:
     """``scipy.ndimage.laplace``: the sum over the axes of the second differences [1, -2, 1]."""
-    return _laplace(input, mode, axes, channel_axis, cval=real_cval(cval, True), output=output, stream=stream)
+    return _laplace(input, mode, axes, channel_axis, cval=real_cval(cval, True), output=output, stream=stream, device=device)
 
 
 def _gaussian_terms(shape, in_name, out_name, sigma, order, mode, axes, channel_axis, cval, kwargs):
@@ -145,11 +145,11 @@ def _gaussian_laplace(shape, in_name, out_name, sigma, mode, axes, channel_axis,
 
 def gaussian_laplace(
     input: Array, sigma: PerAxis, output: Output = None, mode: Mode = "reflect", cval: float = 0.0, *,
-    axes: Axes = None, channel_axis: Optional[int] = None, stream: Optional[int] = None, **kwargs: Any,
+    axes: Axes = None, channel_axis: Optional[int] = None, stream: Optional[int] = None, device: Device = None, **kwargs: Any,
 ) -> Array:
     """``scipy.ndimage.gaussian_laplace``: the sum over the axes of the second derivative of a
     Gaussian along each (``truncate`` and ``radius`` as :func:`gaussian_filter` takes them)."""
-    return _gaussian_laplace(input, sigma, mode, axes, channel_axis, tuple(sorted(kwargs.items())), cval=real_cval(cval, True), output=output, stream=stream)
+    return _gaussian_laplace(input, sigma, mode, axes, channel_axis, tuple(sorted(kwargs.items())), cval=real_cval(cval, True), output=output, stream=stream, device=device)
 
 
 @front
@@ -162,10 +162,10 @@ def _gaussian_gradient_magnitude(shape, in_name, out_name, sigma, mode, axes, ch
 
 def gaussian_gradient_magnitude(
     input: Array, sigma: PerAxis, output: Output = None, mode: Mode = "reflect", cval: float = 0.0, *,
-    axes: Axes = None, channel_axis: Optional[int] = None, stream: Optional[int] = None, **kwargs: Any,
+    axes: Axes = None, channel_axis: Optional[int] = None, stream: Optional[int] = None, device: Device = None, **kwargs: Any,
 ) -> Array:
     """``scipy.ndimage.gaussian_gradient_magnitude``: the root of the sum over the axes of the
     squared first derivative of a Gaussian along each."""
     return _gaussian_gradient_magnitude(
-        input, sigma, mode, axes, channel_axis, tuple(sorted(kwargs.items())), cval=real_cval(cval, True), output=output, stream=stream
+        input, sigma, mode, axes, channel_axis, tuple(sorted(kwargs.items())), cval=real_cval(cval, True), output=output, stream=stream, device=device
     )

@@ -9,12 +9,12 @@ import numpy as np
 
 from typing import Optional
 
-from . import _engine, _params
+from . import _engine, _numpy, _params
 from ._cuda import _torch_stream
 from ._front import check_axes, whole_level
 from ._ndimage import correlate
 from ._numpy import _run_numpy
-from ._params import Array, ArrayLike, Axes, Output, PerAxis
+from ._params import Array, ArrayLike, Axes, Device, Output, PerAxis
 
 
 class Filter2D:
@@ -112,8 +112,11 @@ class Filter2D:
 
     def __call__(
         self, input: Array, output: Output = None, *, axes: Axes = None, channel_axis: Optional[int] = None,
-        stream: Optional[int] = None,
+        stream: Optional[int] = None, device: Device = None,
     ) -> Array:
+        if device is not None:
+            with _numpy.on_device(device, input):
+                return self(input, output, axes=axes, channel_axis=channel_axis, stream=stream)
         if output is None and stream is None and axes is None:
             t = type(input)
             torch = sys.modules.get("torch")

@@ -14,7 +14,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from . import _engine, _fold, _params, _xp
+from . import _engine, _fold, _numpy, _params, _xp
 from ._cuda import _is_cuda, _is_dlpack_cuda, dlpack_view
 
 
@@ -133,7 +133,10 @@ def front(prepare):
     written into ``output``."""
 
     @functools.wraps(prepare)
-    def call(input, *args, output=None, stream=None, complex_weights=False, **params):
+    def call(input, *args, output=None, stream=None, device=None, complex_weights=False, **params):
+        if device is not None:
+            with _numpy.on_device(device, input):
+                return call(input, *args, output=output, stream=stream, complex_weights=complex_weights, **params)
         if output is None and stream is None and not complex_weights:
             # The common call, in as few steps as Python allows: a real array of a shape and
             # dtype seen before with these parameters, into a new result.

@@ -14,7 +14,7 @@ import numbers
 import numpy as np
 
 from . import _engine, _fold, _params, _xp
-from ._params import Array, ArrayLike, Axes, Mode, Output, PerAxis
+from ._params import Array, ArrayLike, Axes, Device, Mode, Output, PerAxis
 from ._front import axis_index, check_axes, folded, front, modes, passes, real_cval, seq, whole_level, writes_into
 
 
@@ -161,27 +161,27 @@ def _correlate(shape, in_name, out_name, weights, mode, origin, axes, channel_ax
 
 def correlate(
     input: Array, weights: ArrayLike, output: Output = None, mode: Mode = "reflect", cval: float = 0.0,
-    origin: PerAxis = 0, *, axes: Axes = None, channel_axis: Optional[int] = None, stream: Optional[int] = None,
+    origin: PerAxis = 0, *, axes: Axes = None, channel_axis: Optional[int] = None, stream: Optional[int] = None, device: Device = None,
 ) -> Array:
     """``scipy.ndimage.correlate``: the N-D correlation of ``input`` with ``weights`` (one axis
     per filtered axis: every axis, or ``axes``, whose sorted order the weights' axes follow)."""
     w = _weights(weights)
     return _correlate(
         input, Weights(w), mode, origin, axes, channel_axis, False, cval=real_cval(cval, True),
-        output=output, stream=stream, complex_weights=w.dtype.kind == "c",
+        output=output, stream=stream, device=device, complex_weights=w.dtype.kind == "c",
     )
 
 
 def convolve(
     input: Array, weights: ArrayLike, output: Output = None, mode: Mode = "reflect", cval: float = 0.0,
-    origin: PerAxis = 0, *, axes: Axes = None, channel_axis: Optional[int] = None, stream: Optional[int] = None,
+    origin: PerAxis = 0, *, axes: Axes = None, channel_axis: Optional[int] = None, stream: Optional[int] = None, device: Device = None,
 ) -> Array:
     """``scipy.ndimage.convolve``: :func:`correlate` with the weights flipped on every axis and
     the origins moved as scipy moves them (negated, one tap more on an even side)."""
     w = _weights(weights)
     return _correlate(
         input, Weights(w), mode, origin, axes, channel_axis, True, cval=real_cval(cval, True),
-        output=output, stream=stream, complex_weights=w.dtype.kind == "c",
+        output=output, stream=stream, device=device, complex_weights=w.dtype.kind == "c",
     )
 
 
@@ -203,22 +203,22 @@ def _line(shape, in_name, out_name, weights, axis, mode, origin, convolution, cv
 
 def correlate1d(
     input: Array, weights: ArrayLike, axis: int = -1, output: Output = None, mode: str = "reflect", cval: float = 0.0,
-    origin: int = 0, *, stream: Optional[int] = None,
+    origin: int = 0, *, stream: Optional[int] = None, device: Device = None,
 ) -> Array:
     """``scipy.ndimage.correlate1d``: the lines along ``axis`` correlated with 1D ``weights``."""
     w = _weights(weights, 1)
     o = _origin(origin, len(w))
-    return _line(input, Weights(w), axis, mode, o, False, cval=real_cval(cval, True), output=output, stream=stream, complex_weights=w.dtype.kind == "c")
+    return _line(input, Weights(w), axis, mode, o, False, cval=real_cval(cval, True), output=output, stream=stream, device=device, complex_weights=w.dtype.kind == "c")
 
 
 def convolve1d(
     input: Array, weights: ArrayLike, axis: int = -1, output: Output = None, mode: str = "reflect", cval: float = 0.0,
-    origin: int = 0, *, stream: Optional[int] = None,
+    origin: int = 0, *, stream: Optional[int] = None, device: Device = None,
 ) -> Array:
     """``scipy.ndimage.convolve1d``: :func:`correlate1d` with the weights reversed."""
     w = _weights(weights, 1)
     o = _origin(origin, len(w))
-    return _line(input, Weights(w), axis, mode, o, True, cval=real_cval(cval, True), output=output, stream=stream, complex_weights=w.dtype.kind == "c")
+    return _line(input, Weights(w), axis, mode, o, True, cval=real_cval(cval, True), output=output, stream=stream, device=device, complex_weights=w.dtype.kind == "c")
 
 
 def _sigma(value):
@@ -299,7 +299,7 @@ def _gaussian(shape, in_name, out_name, sigma, order, mode, truncate, radius, ax
 def gaussian_filter(
     input: Array, sigma: PerAxis, order: PerAxis = 0, output: Output = None, mode: Mode = "reflect",
     cval: float = 0.0, truncate: float = 4.0, *, radius: Optional[PerAxis] = None, axes: Axes = None,
-    channel_axis: Optional[int] = None, stream: Optional[int] = None,
+    channel_axis: Optional[int] = None, stream: Optional[int] = None, device: Device = None,
 ) -> Array:
     """``scipy.ndimage.gaussian_filter``: a Gaussian (or its ``order``-th derivative) of standard
     deviation ``sigma`` along every axis (or ``axes``), each a 1D pass, cut at ``truncate``
@@ -307,20 +307,20 @@ def gaussian_filter(
     sigma runs in at most ``2n + 1`` taps on an axis of ``n`` samples (folded by the mode)."""
     return _gaussian(
         input, sigma, order, mode, _params.real(truncate, "truncate"), radius, axes, channel_axis,
-        cval=real_cval(cval, True), output=output, stream=stream,
+        cval=real_cval(cval, True), output=output, stream=stream, device=device,
     )
 
 
 def gaussian_filter1d(
     input: Array, sigma: float, axis: int = -1, order: int = 0, output: Output = None, mode: str = "reflect",
-    cval: float = 0.0, truncate: float = 4.0, *, radius: Optional[int] = None, stream: Optional[int] = None,
+    cval: float = 0.0, truncate: float = 4.0, *, radius: Optional[int] = None, stream: Optional[int] = None, device: Device = None,
 ) -> Array:
     """``scipy.ndimage.gaussian_filter1d``: :func:`gaussian_filter` along one axis."""
     if not isinstance(mode, str):
         raise RuntimeError("mode must be a string for a filter along one axis")
     return _gaussian1d(
         input, _sigma(sigma), axis, _order(order), mode, _params.real(truncate, "truncate"), radius,
-        cval=real_cval(cval, True), output=output, stream=stream,
+        cval=real_cval(cval, True), output=output, stream=stream, device=device,
     )
 
 
@@ -378,11 +378,11 @@ def _uniform(shape, in_name, out_name, size, mode, origin, axes, channel_axis, c
 
 def uniform_filter(
     input: Array, size: PerAxis = 3, output: Output = None, mode: Mode = "reflect", cval: float = 0.0,
-    origin: PerAxis = 0, *, axes: Axes = None, channel_axis: Optional[int] = None, stream: Optional[int] = None,
+    origin: PerAxis = 0, *, axes: Axes = None, channel_axis: Optional[int] = None, stream: Optional[int] = None, device: Device = None,
 ) -> Array:
     """``scipy.ndimage.uniform_filter``: the mean over a box of ``size`` along every axis (or
     ``axes``), one 1D pass an axis; an axis of size at most 1 is left as it is."""
-    return _uniform(input, size, mode, origin, axes, channel_axis, cval=real_cval(cval, True), output=output, stream=stream)
+    return _uniform(input, size, mode, origin, axes, channel_axis, cval=real_cval(cval, True), output=output, stream=stream, device=device)
 
 
 @front
@@ -394,7 +394,7 @@ def _uniform1d(shape, in_name, out_name, size, axis, mode, origin, cval=0.0):
 
 def uniform_filter1d(
     input: Array, size: int, axis: int = -1, output: Output = None, mode: str = "reflect", cval: float = 0.0,
-    origin: int = 0, *, stream: Optional[int] = None,
+    origin: int = 0, *, stream: Optional[int] = None, device: Device = None,
 ) -> Array:
     """``scipy.ndimage.uniform_filter1d``: :func:`uniform_filter` along one axis."""
     if isinstance(size, (float, np.floating)) and math.isnan(size):
@@ -404,4 +404,4 @@ def uniform_filter1d(
         raise RuntimeError("incorrect filter size")
     if not isinstance(mode, str):
         raise RuntimeError("mode must be a string for a filter along one axis")
-    return _uniform1d(input, k, axis, mode, origin, cval=real_cval(cval, True), output=output, stream=stream)
+    return _uniform1d(input, k, axis, mode, origin, cval=real_cval(cval, True), output=output, stream=stream, device=device)

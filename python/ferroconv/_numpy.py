@@ -3,11 +3,13 @@ there is one, else all CPU cores), with a pool of dead results' memory for large
 
 from __future__ import annotations
 
+import contextlib
 import math
+import threading
 
 import numpy as np
 
-from . import _params
+from . import _native, _params
 from ._params import type_name
 
 _DTYPES = {
@@ -122,11 +124,46 @@ def _packed_apart(output, x):
     return None
 
 
+# The device numpy calls of this thread run on (``device=``; None: the first GPU, else the CPU).
+_HOST = threading.local()
+
+
+def host_device():
+    """The device of this thread's numpy calls (``_params.device``'s values)."""
+    return getattr(_HOST, "device", None)
+
+
+@contextlib.contextmanager
+def _on(device):
+    saved = host_device()
+    _HOST.device = device
+    try:
+        yield
+    finally:
+        _HOST.device = saved
+
+
+def on_device(device, input):
+    """The context in which a call's numpy arrays are filtered on ``device`` (``device=`` of the
+    public functions). A CUDA array is filtered where it is: ``device`` must be None or its own
+    device's index."""
+    if device is None:
+        return contextlib.nullcontext()
+    at = getattr(input, "__dlpack_device__", None)
+    if at is not None and at()[0] != 1:  # not kDLCPU: a device array
+        own = at()[1]
+        if device != own or isinstance(device, bool):
+            raise ValueError(f"device={device!r}: the input is a CUDA array on device {own}, filtered where it is")
+        return contextlib.nullcontext()
+    return _on(_params.device(device, _native.device_count()))
+
+
 def _run_numpy(f, input, output, axes):
+    device = host_device()
     if axes is None and type(input) is np.ndarray and input.flags.c_contiguous:
         # A packed array of a shape and dtype this plan ran as it is before: straight on it, into
         # a new result or a packed output apart from it.
-        known = f._hosts.get((input.shape, input.dtype))
+        known = f._hosts.get((input.shape, input.dtype, device))
         if known is not None:
             result = _host_empty(input.shape, input.dtype) if output is None else _packed_apart(output, input)
             if result is not None:
@@ -140,7 +177,7 @@ def _run_numpy(f, input, output, axes):
         raise ValueError(f"an empty image: shape {x.shape}")
     if output is not None:
         _check_output(output, x.shape, x.dtype)
-    plan = f._plan(None, cval, h, w)
+    plan = f._plan(device, cval, h, w)
     work = np.ascontiguousarray(np.transpose(x, order).reshape(n, h, w, c), dtype=compute)
     planes = c not in (1, 3, 4)
     if planes:
@@ -164,7 +201,7 @@ def _run_numpy(f, input, output, axes):
         # Kept (for a bounded number of shapes) for the short way above.
         if len(f._hosts) >= _HOSTS_KEPT:
             f._hosts.clear()
-        f._hosts[(x.shape, x.dtype)] = (plan, name, (ni, h, w, ci))
+        f._hosts[(x.shape, x.dtype, device)] = (plan, name, (ni, h, w, ci))
     if direct:
         return output
     if planes:

@@ -39,6 +39,9 @@ Output = Any
 Mode = Union[str, Sequence[str]]
 Axes = Optional[Union[int, Sequence[int]]]
 PerAxis = Union[float, Sequence[float]]
+# Where numpy inputs are filtered: a GPU index, "all" (every GPU) or "cpu"; None: the first GPU,
+# else the CPU.
+Device = Optional[Union[int, str]]
 
 MODES = ("reflect", "mirror", "nearest", "wrap", "constant")
 # scipy's other names of the modes, for filters.
@@ -187,6 +190,28 @@ def stream(value):
     if value is None:
         return None
     return integer(value, "stream", bools=False)
+
+
+def device(value, count):
+    """Where a numpy input is filtered: None (the first GPU, else the CPU), a GPU index below
+    ``count`` (the GPUs the process can use), ``"all"`` (a tuple of every GPU: batches and
+    large images spread over them) or ``"cpu"``."""
+    if value is None or value == "cpu" and isinstance(value, str):
+        return value
+    if isinstance(value, str):
+        if value != "all":
+            raise ValueError(f"device must be a GPU index, 'all' or 'cpu', got {value!r}")
+        if count == 0:
+            raise RuntimeError("device='all': no GPU can be used in this process")
+        return tuple(range(count))
+    d = integer(value, "device", bools=False)
+    if d < 0:
+        raise ValueError(f"device must be a GPU index of at least 0, 'all' or 'cpu', got {d}")
+    if count == 0:
+        raise RuntimeError(f"device={d}: no GPU can be used in this process")
+    if not 0 <= d < count:
+        raise ValueError(f"device={d}: no such GPU (this process can use GPUs 0 to {count - 1})")
+    return d
 
 
 def gaussian_radius(s: float, truncate, radius, axis: str) -> int:

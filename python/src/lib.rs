@@ -4,7 +4,7 @@
 //! `ferroconv/__init__.py` checks every shape, dtype and address before it calls in.
 
 use ferroconv::model::image::DType;
-use ferroconv::plan::{Filter2D, Float64Plan, ImageView, ImageViewMut, Pixel, RawImage, StreamRef};
+use ferroconv::plan::{Filter2D, Float64Plan, RawImage, StreamRef};
 use ferroconv::{Border, Error, Filter, Gpu, fork};
 use pyo3::exceptions::{PyRuntimeError, PyRuntimeWarning, PyValueError};
 use pyo3::prelude::*;
@@ -12,6 +12,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, OnceLock, PoisonError};
 
 mod cpu;
+mod host;
+
+use host::Host;
 
 /// The library's error as a Python exception: faults of the GPU or its driver are
 /// `RuntimeError`, everything the caller asked wrongly `ValueError`.
@@ -64,6 +67,16 @@ fn gpu(ordinal: usize) -> Result<&'static Gpu, Error> {
     }
 }
 
+/// The GPUs this process can use (0 without a driver or a device, and in a child forked after
+/// its parent started CUDA).
+#[pyfunction]
+fn device_count() -> usize {
+    if fork::cuda_forked() {
+        return 0;
+    }
+    ferroconv::engine::gpu::device_count().unwrap_or(0)
+}
+
 /// Whether a GPU can be used (device 0 opens).
 #[pyfunction]
 fn gpu_available() -> bool {
@@ -84,13 +97,23 @@ fn check_filter(taps: Vec<f32>, shape: (usize, usize), origin: (isize, isize)) -
     filter(taps, shape, origin).map(drop)
 }
 
+/// Where a plan runs: a GPU, several GPUs (host batches spread over them), or `"cpu"`.
+#[derive(FromPyObject)]
+enum Devices {
+    One(usize),
+    Many(Vec<usize>),
+    Named(String),
+}
+
 /// A filter and a border planned for device 0 (or the CPU where no GPU can be used), or for
-/// the CUDA device `device`; see `ferroconv.Filter2D`. With `truncate`, integer results are
+/// `device`: a CUDA device, a list of them (host calls spread over them; device calls run on
+/// the first), or `"cpu"`; see `ferroconv.Filter2D`. With `truncate`, integer results are
 /// truncated toward zero as scipy.ndimage casts them (the library's `with_truncate`), else
 /// rounded to the nearest level.
 #[pyclass(module = "ferroconv._native")]
 struct Plan {
-    plan: Mutex<Filter2D>,
+    /// One plan per device (one on the CPU), each filtering as the first.
+    plans: Mutex<Vec<Filter2D>>,
     /// The filter and border, for the CPU plan a forked child runs instead of a GPU plan.
     filter: Filter,
     border: Border,
@@ -128,14 +151,18 @@ impl Plan {
         origin: (isize, isize),
         border_name: &str,
         cval: f64,
-        device: Option<usize>,
+        device: Option<Devices>,
         truncate: bool,
     ) -> PyResult<Self> {
         let filter = filter(taps, shape, origin)?;
         let border = border(border_name, cval)?;
-        let plan = match device {
-            Some(d) => Filter2D::new(gpu(d).map_err(to_py)?, &filter, border),
-            None => match gpu(0) {
+        let on = |d: usize| Filter2D::new(gpu(d)?, &filter, border);
+        let plans = match device {
+            Some(Devices::One(d)) => vec![on(d)],
+            Some(Devices::Many(ds)) if !ds.is_empty() => ds.into_iter().map(on).collect(),
+            Some(Devices::Named(name)) if name == "cpu" => vec![Ok(Filter2D::cpu(&filter, border))],
+            Some(_) => return Err(PyValueError::new_err("device must be a GPU index, a list of them, or 'cpu'")),
+            None => vec![match gpu(0) {
                 Ok(g) => Filter2D::new(g, &filter, border),
                 Err(Error::NoGpu(_)) => {
                     if fork::cuda_forked() {
@@ -144,14 +171,16 @@ impl Plan {
                     Ok(Filter2D::cpu(&filter, border))
                 }
                 Err(e) => Err(e),
-            },
-        }
-        .map_err(to_py)?
-        // Every channel is filtered, alpha included, as scipy and PyTorch do.
-        .with_filter_alpha(true)
-        .with_truncate(truncate);
+            }],
+        };
+        let plans = plans
+            .into_iter()
+            // Every channel is filtered, alpha included, as scipy and PyTorch do.
+            .map(|p| p.map(|p| p.with_filter_alpha(true).with_truncate(truncate)))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(to_py)?;
         Ok(Self {
-            plan: Mutex::new(plan),
+            plans: Mutex::new(plans),
             filter,
             border,
             truncate,
@@ -170,7 +199,7 @@ impl Plan {
     fn on_gpu(&self) -> bool {
         // In a forked child the parent's plan runs on the CPU (`run_host`), and its lock, which a
         // thread that was not copied may hold, is never taken.
-        self.pid == fork::process_id() && self.lock().gpu().is_some()
+        self.pid == fork::process_id() && self.lock()[0].gpu().is_some()
     }
 
     /// The GPU variant chosen for the last shape run (`None` on the CPU, before a run, and in a
@@ -180,7 +209,7 @@ impl Plan {
         if self.pid != fork::process_id() {
             return None;
         }
-        self.lock().variant().map(|v| v.name())
+        self.lock()[0].variant().map(|v| v.name())
     }
 
     /// Runs the plan on `images` host images stacked one below the other: `src` and `dst` are
@@ -220,7 +249,7 @@ impl Plan {
             let mut cpu = Filter2D::cpu(&self.filter, self.border)
                 .with_filter_alpha(true)
                 .with_truncate(self.truncate);
-            return py.detach(|| shape.run_any(d, &mut cpu)).map_err(to_py);
+            return py.detach(|| shape.run_any(d, std::slice::from_mut(&mut cpu))).map_err(to_py);
         }
         py.detach(|| shape.run_any(d, &mut self.lock())).map_err(to_py)
     }
@@ -254,7 +283,8 @@ impl Plan {
             }));
         }
         py.detach(|| {
-            let mut plan = self.lock();
+            let mut plans = self.lock();
+            let plan = &mut plans[0];
             let (ow, oh) = plan.output_size(width, height)?;
             let raw = |ptr, pitch, width, height| RawImage {
                 ptr,
@@ -285,70 +315,8 @@ impl Plan {
 }
 
 impl Plan {
-    fn lock(&self) -> std::sync::MutexGuard<'_, Filter2D> {
-        self.plan.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-}
-
-/// A host call's images: addresses, strides in samples, and shape.
-struct Host {
-    src: usize,
-    src_stride: usize,
-    dst: usize,
-    dst_stride: usize,
-    width: usize,
-    height: usize,
-    channels: usize,
-    images: usize,
-}
-
-impl Host {
-    fn run_any(&self, d: DType, plan: &mut Filter2D) -> Result<(), Error> {
-        match d {
-            DType::U8 => self.run::<u8>(plan),
-            DType::U16 => self.run::<u16>(plan),
-            DType::F32 => self.run::<f32>(plan),
-            DType::F16 => self.run::<half::f16>(plan),
-            DType::BF16 => self.run::<half::bf16>(plan),
-        }
-    }
-
-    fn run<T: Pixel>(&self, plan: &mut Filter2D) -> Result<(), Error> {
-        let (ow, oh) = plan.output_size(self.width, self.height)?;
-        let rows = |h: usize| self.images * h;
-        let len = |h: usize, stride: usize, row: usize| (rows(h) - 1) * stride + row;
-        let c = self.channels;
-        if self.images == 0 || rows(self.height) == 0 {
-            return Err(Error::InvalidRequest("an empty batch".into()));
-        }
-        let size = std::mem::size_of::<T>();
-        let (src_end, dst_end) = (
-            self.src + len(self.height, self.src_stride, self.width * c) * size,
-            self.dst + len(oh, self.dst_stride, ow * c) * size,
-        );
-        if self.src < dst_end && self.dst < src_end {
-            // The package computes such calls through a temporary; two slices over one memory
-            // would be undefined behaviour.
-            return Err(Error::InvalidRequest("the output overlaps the input".into()));
-        }
-        // SAFETY: the package passes the data addresses of live, aligned numpy arrays it holds
-        // until the call returns: `src` holds `images × height` rows of `width × channels`
-        // samples `src_stride` apart, `dst` (another array, writable) the result's rows at
-        // `dst_stride`; nothing else writes them during the call.
-        let (src, dst) = unsafe {
-            (
-                std::slice::from_raw_parts(
-                    self.src as *const T,
-                    len(self.height, self.src_stride, self.width * c),
-                ),
-                std::slice::from_raw_parts_mut(self.dst as *mut T, len(oh, self.dst_stride, ow * c)),
-            )
-        };
-        plan.run_batch(
-            self.images,
-            &ImageView::with_stride(src, self.width, rows(self.height), c, self.src_stride)?,
-            &mut ImageViewMut::with_stride(dst, ow, rows(oh), c, self.dst_stride)?,
-        )
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Filter2D>> {
+        self.plans.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 
@@ -435,6 +403,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Plan64>()?;
     m.add_class::<cpu::CpuPlan>()?;
     m.add_function(wrap_pyfunction!(gpu_available, m)?)?;
+    m.add_function(wrap_pyfunction!(device_count, m)?)?;
     m.add_function(wrap_pyfunction!(check_filter, m)?)?;
     Ok(())
 }
