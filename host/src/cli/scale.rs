@@ -37,6 +37,10 @@ pub struct ScaleArgs {
     /// The variant every GPU runs.
     #[arg(long, value_parser = parse_variant, default_value = "blocked-4x4")]
     pub variant: Variant,
+    /// Plans per GPU in the batch, each with its own stream, staging and thread: with 2, one
+    /// image's copy out overlaps the next one's copy in and kernel.
+    #[arg(long, default_value_t = 2, value_parser = parse_count)]
+    pub streams: usize,
 }
 
 /// One measured case.
@@ -86,7 +90,11 @@ pub fn run(args: &ScaleArgs) -> Result<()> {
             .map(|gpu| Engine::gpu(gpu, Choice::Fixed(args.variant)))
             .collect();
         if args.images > 0 {
-            let mut row = time_batch(&mut engines, &batch, args.images, &settings)?;
+            let mut streams: Vec<Engine> = (0..args.streams)
+                .flat_map(|_| gpus.iter())
+                .map(|gpu| Engine::gpu(gpu, Choice::Fixed(args.variant)))
+                .collect();
+            let mut row = time_batch(&mut streams, n, &batch, args.images, &settings)?;
             let per_gpu = args.images.div_ceil(n) as f64;
             let total = args.images * image_bytes(args.size);
             row.ceiling = ceiling(&gpus, (image_bytes(args.size), per_gpu), total, memcpy)?;
@@ -117,10 +125,15 @@ pub fn run(args: &ScaleArgs) -> Result<()> {
     Ok(())
 }
 
-/// The batch, `images` long, on `engines`: one GPU convolves in turn; several take the next
-/// image when free, each on its own thread (as `host -i` does).
-fn time_batch(engines: &mut [Engine<'_>], batch: &[Image], images: usize, s: &Settings) -> Result<Row> {
-    let n = engines.len();
+/// The batch, `images` long, on `engines` (on `n` GPUs): each engine takes the next image when
+/// free, on its own thread (as `host -i` does).
+fn time_batch(
+    engines: &mut [Engine<'_>],
+    n: usize,
+    batch: &[Image],
+    images: usize,
+    s: &Settings,
+) -> Result<Row> {
     let next = AtomicUsize::new(0);
     // Each GPU once first, to allocate and pin its buffers.
     let work = |engine: &mut Engine<'_>, warm: bool| -> ferroconv::Result<(f64, f64, f64)> {
@@ -161,7 +174,13 @@ fn time_batch(engines: &mut [Engine<'_>], batch: &[Image], images: usize, s: &Se
     let start = Instant::now();
     let sums = run_all(engines, false)?;
     let seconds = start.elapsed().as_secs_f64();
-    let busiest = sums.iter().fold((0.0f64, 0.0f64, 0.0f64), |m, s| {
+    // Engine `e` runs on GPU `e mod n`: each GPU's sums, then the busiest GPU's.
+    let mut per_gpu = vec![(0.0f64, 0.0f64, 0.0f64); n];
+    for (e, s) in sums.iter().enumerate() {
+        let g = &mut per_gpu[e % n];
+        *g = (g.0 + s.0, g.1 + s.1, g.2 + s.2);
+    }
+    let busiest = per_gpu.iter().fold((0.0f64, 0.0f64, 0.0f64), |m, s| {
         (m.0.max(s.0), m.1.max(s.1), m.2.max(s.2))
     });
     let per_image = images.div_ceil(n) as f64;
@@ -229,9 +248,9 @@ fn stages(t: &ComputeTimes) -> (f64, f64, f64) {
 
 fn print_table(rows: &[Row], args: &ScaleArgs) {
     println!(
-        "| case | GPUs | seconds | megapixels/s | vs 1 GPU | ceiling s | of ceiling | copy in / kernel / copy out ms (busiest GPU, per image) | result |"
+        "| case | GPUs | seconds | megapixels/s | vs 1 GPU | ceiling s | of ceiling | copy in / kernel / copy out ms (busiest GPU, per image) | per image / (ceiling + kernel) | result |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
     for row in rows {
         let one = rows.iter().find(|r| r.case == row.case && r.gpus == 1);
         let speedup = one.map_or("-".to_string(), |o| format!("{:.2}x", o.seconds / row.seconds));
@@ -249,8 +268,15 @@ fn print_table(rows: &[Row], args: &ScaleArgs) {
             "batch" => format!("batch of {} {}x{}", args.images, args.size, args.size),
             _ => format!("one {}x{}", args.big, args.big),
         };
+        // A GPU's images in the batch (one strip set for the large image).
+        let images = if row.case == "batch" {
+            args.images.div_ceil(row.gpus)
+        } else {
+            1
+        } as f64;
+        let ceiling_and_kernel = row.ceiling / images + row.stages.1 / 1e3;
         println!(
-            "| {case} | {} | {:.3} | {:.0} | {speedup} | {:.3} | {:.0}% | {:.2} / {:.2} / {:.2} | {result} |",
+            "| {case} | {} | {:.3} | {:.0} | {speedup} | {:.3} | {:.0}% | {:.2} / {:.2} / {:.2} | {:.2}x | {result} |",
             row.gpus,
             row.seconds,
             row.megapixels / row.seconds,
@@ -258,7 +284,8 @@ fn print_table(rows: &[Row], args: &ScaleArgs) {
             100.0 * row.ceiling / row.seconds,
             row.stages.0,
             row.stages.1,
-            row.stages.2
+            row.stages.2,
+            row.seconds / images / ceiling_and_kernel
         );
     }
 }
