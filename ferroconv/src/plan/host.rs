@@ -37,6 +37,9 @@ pub(super) struct HostPath {
     /// Timing events of a timed run: before the upload, after it, after the kernel, after the
     /// download (created by the first timed run).
     marks: Option<[Event; 4]>,
+    /// An event the stream passed at a known time (ms after [`super::epoch`]): where the marks
+    /// lie on the host's clock.
+    origin: Option<(Event, f64)>,
     input: DeviceBuffer<u8>,
     output: DeviceBuffer<u8>,
 }
@@ -64,6 +67,7 @@ impl HostPath {
             stream: Stream::new(StreamFlags::NON_BLOCKING, None).map_err(cuda("create a stream"))?,
             slots: Vec::new(),
             marks: None,
+            origin: None,
             input: empty(),
             output: empty(),
         })
@@ -109,6 +113,10 @@ impl HostPath {
         if self.marks.is_none() {
             let event = || Event::new(EventFlags::DEFAULT).map_err(cuda("create an event"));
             self.marks = Some([event()?, event()?, event()?, event()?]);
+            let origin = event()?;
+            origin.record(&self.stream).map_err(cuda("record an event"))?;
+            origin.synchronize().map_err(cuda("wait for an event"))?;
+            self.origin = Some((origin, super::epoch().elapsed().as_secs_f64() * 1e3));
         }
         let marks = self.marks.as_ref().expect("created above");
         marks[i].record(&self.stream).map_err(cuda("record an event"))
@@ -116,12 +124,13 @@ impl HostPath {
 
     /// The stage times of the last timed run (its events have all passed: `download` waited).
     pub(super) fn times(&self) -> Option<super::StageTimes> {
-        let m = self.marks.as_ref()?;
+        let (m, (origin, origin_ms)) = (self.marks.as_ref()?, self.origin.as_ref()?);
         let between = |a: usize, b: usize| m[b].elapsed_time_f32(&m[a]).ok().map(f64::from);
         Some(super::StageTimes {
             upload_ms: between(0, 1)?,
             kernel_ms: between(1, 2)?,
             download_ms: between(2, 3)?,
+            start_ms: origin_ms + f64::from(m[0].elapsed_time_f32(origin).ok()?),
         })
     }
 

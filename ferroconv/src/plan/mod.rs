@@ -77,6 +77,16 @@ pub struct StageTimes {
     pub kernel_ms: f64,
     /// From the kernel's end to the last row back in page-locked staging.
     pub download_ms: f64,
+    /// When the upload began: ms after [`epoch`], on the host's clock (placed through an event
+    /// the plan's stream passed at a known instant, so to within a few microseconds).
+    pub start_ms: f64,
+}
+
+/// The instant [`StageTimes::start_ms`] counts from: the first call of this function in the
+/// process (a timeline's origin for GPU stages and host threads alike).
+pub fn epoch() -> std::time::Instant {
+    static EPOCH: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    *EPOCH.get_or_init(std::time::Instant::now)
 }
 
 enum Engine {

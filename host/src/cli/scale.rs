@@ -11,6 +11,7 @@ use ferroconv::engine::gpu::{Gpu, Variant};
 use ferroconv::{Border, DType, Filter, Image};
 use host_tools::batch::shard::fnv1a;
 use host_tools::engine::runner::{Choice, ComputeTimes, Engine, Settings};
+use host_tools::engine::trace;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
@@ -41,6 +42,10 @@ pub struct ScaleArgs {
     /// image's copy out overlaps the next one's copy in and kernel.
     #[arg(long, default_value_t = 2, value_parser = parse_count)]
     pub streams: usize,
+    /// Write a Chrome trace (Perfetto, chrome://tracing) of every GPU's copies and kernels and
+    /// the host threads to this file.
+    #[arg(long)]
+    pub trace: Option<std::path::PathBuf>,
 }
 
 /// One measured case.
@@ -79,6 +84,9 @@ pub fn run(args: &ScaleArgs) -> Result<()> {
         args.mask,
         visible
     );
+    if args.trace.is_some() {
+        trace::start();
+    }
     let memcpy = memcpy_gbps();
     println!("host all-core memcpy: {memcpy:.1} GB/s");
     let image_bytes = |side: usize| side * side * args.dtype.size();
@@ -122,6 +130,10 @@ pub fn run(args: &ScaleArgs) -> Result<()> {
         }
     }
     print_table(&rows, args);
+    if let Some(path) = &args.trace {
+        trace::finish(path)?;
+        println!("trace: {}", path.display());
+    }
     Ok(())
 }
 

@@ -4,3 +4,4 @@
 
 pub mod fault;
 pub mod runner;
+pub mod trace;

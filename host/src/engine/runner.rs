@@ -3,6 +3,7 @@
 //! image whole or in strips, and several GPUs sharing one image's strips.
 
 use crate::engine::fault::{self, Injection, Stage};
+use crate::engine::trace;
 pub use ferroconv::engine::autotune::Choice;
 use ferroconv::engine::gpu::{Gpu, Problem, Variant};
 use ferroconv::engine::{cpu, strips};
@@ -206,6 +207,7 @@ impl<'g> Engine<'g> {
             }
         };
         times.compute_ms = start.elapsed().as_secs_f64() * 1e3;
+        trace::host("convolve", start);
         Ok((out, strips, times))
     }
 
@@ -257,10 +259,12 @@ impl<'g> Engine<'g> {
             let Engine::Gpu { gpu, plan, .. } = &mut **engine else {
                 unreachable!("only GPU engines are spread")
             };
+            let started = Instant::now();
             let plan = ready_plan(gpu, plan, variant, s)?;
             strike_gpu_stages(fault)?;
             band.run(image, plan)?;
             copy.add(plan);
+            trace::host("strip", started);
             Ok(())
         })?;
         let busiest = workers
@@ -274,6 +278,7 @@ impl<'g> Engine<'g> {
         };
         busiest.report(&mut times);
         times.compute_ms = start.elapsed().as_secs_f64() * 1e3;
+        trace::host("convolve (spread)", start);
         Ok((out, plan.len(), times))
     }
 }
@@ -304,8 +309,9 @@ impl CopyTimes {
         }
     }
 
-    /// Adds the stage times of `plan`'s last (timed) run.
+    /// Adds the stage times of `plan`'s last (timed) run (and traces them, where tracing).
     fn add(&mut self, plan: &Filter2D) {
+        trace::gpu(plan);
         let t = plan.stage_times().unwrap_or_default();
         self.h2d += t.upload_ms;
         self.kernel += t.kernel_ms;
