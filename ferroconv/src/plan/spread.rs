@@ -162,7 +162,8 @@ pub fn run_batch<T: Pixel>(
     if n == 1 {
         return first.run_batch(images, src, dst);
     }
-    let variant = first.choose((s.width, sh, s.channels, T::DTYPE))?;
+    // As `run_batch` chooses: for the batch as one image `images` times as tall.
+    let variant = first.choose((s.width, s.height, s.channels, T::DTYPE))?;
     let border = first.border();
     let mut jobs: Vec<Vec<Job<'_, '_, T>>> = (0..n).map(|_| Vec::new()).collect();
     let mut rest = Some(dst.band_mut(0..d.height));
