@@ -340,6 +340,11 @@ impl Image {
         &self.samples
     }
 
+    /// The samples, the image given up (to use their memory again).
+    pub fn into_samples(self) -> Samples {
+        self.samples
+    }
+
     /// The value of channel `c` of pixel `(x, y)` (integers divided by their maximum).
     pub fn value(&self, x: usize, y: usize, c: usize) -> f64 {
         self.samples.value((y * self.width + x) * self.channels + c)

@@ -11,6 +11,7 @@ pub use crate::engine::runner::{Choice, ComputeTimes, Convolved, Counts, Engine,
 pub use outcome::{Done, JSON_SCHEMA, Outcome, Status, Summary, summarize};
 
 use crate::engine::fault::Stage;
+use crate::engine::recycle;
 use ferroconv::io::files::{self, FileError, shown};
 use ferroconv::{Image, Result, io::interrupt};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
@@ -193,6 +194,8 @@ pub fn run(
             });
         }
         drop(decoded_tx);
+        // The GPU engines fill results given back by the encoders (`recycle`).
+        let recycling = engines.iter().any(|e| matches!(e, Engine::Gpu { .. }));
         for _ in 0..threads {
             let (computed_rx, done_tx) = (&computed_rx, done_tx.clone());
             scope.spawn(move || {
@@ -203,6 +206,9 @@ pub fn run(
                     let (status, done, error) = write_result(&decoded, &computed, item, settings);
                     let outcome = finish(decoded.index, status, done, error);
                     let _ = done_tx.send((decoded.index, outcome));
+                    if let (true, Ok(pages)) = (recycling, decoded.image) {
+                        pages.into_iter().for_each(recycle::give_back);
+                    }
                 }
             });
         }

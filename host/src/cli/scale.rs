@@ -11,7 +11,7 @@ use ferroconv::engine::gpu::{Gpu, Variant};
 use ferroconv::{Border, DType, Filter, Image};
 use host_tools::batch::shard::fnv1a;
 use host_tools::engine::runner::{Choice, ComputeTimes, Engine, Settings};
-use host_tools::engine::trace;
+use host_tools::engine::{recycle, trace};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
@@ -138,8 +138,8 @@ pub fn run(args: &ScaleArgs) -> Result<()> {
 }
 
 /// The batch, `images` long, on `engines` (on `n` GPUs): each engine takes the next image when
-/// free, on its own thread (as `host -i` does), and hands each result to a thread that drops it
-/// (as `host -i` hands them to its encoders: freeing 64 MiB of pages takes milliseconds).
+/// free, on its own thread (as `host -i` does), and hands each result to a thread that gives its
+/// memory back for the next results ([`recycle`], as `host -i`'s encoders do).
 fn time_batch(
     engines: &mut [Engine<'_>],
     n: usize,
@@ -149,7 +149,7 @@ fn time_batch(
 ) -> Result<Row> {
     let next = AtomicUsize::new(0);
     let (results, dropped) = std::sync::mpsc::channel::<Image>();
-    let dropper = std::thread::spawn(move || dropped.into_iter().for_each(drop));
+    let dropper = std::thread::spawn(move || dropped.into_iter().for_each(recycle::give_back));
     // Each GPU once first, to allocate and pin its buffers.
     let work = |engine: &mut Engine<'_>, warm: bool| -> ferroconv::Result<(f64, f64, f64)> {
         if let Engine::Gpu { gpu, .. } = engine {

@@ -3,5 +3,6 @@
 //! injection its reliability tests use.
 
 pub mod fault;
+pub mod recycle;
 pub mod runner;
 pub mod trace;

@@ -3,7 +3,7 @@
 //! image whole or in strips, and several GPUs sharing one image's strips.
 
 use crate::engine::fault::{self, Injection, Stage};
-use crate::engine::trace;
+use crate::engine::{recycle, trace};
 pub use ferroconv::engine::autotune::Choice;
 use ferroconv::engine::gpu::{Gpu, Problem, Variant};
 use ferroconv::engine::{cpu, strips};
@@ -354,8 +354,9 @@ fn strike_gpu_stages(fault: Option<Stage>) -> Result<()> {
     fault::strike(fault, Stage::Download)
 }
 
-/// One strip image through `plan` (which keeps its buffers while strips keep their shape); its
-/// upload, kernel and download times are added to `copy`.
+/// One strip image through `plan` (which keeps its buffers while strips keep their shape) into
+/// samples given back by an earlier result's user where there are ([`recycle`]); its upload,
+/// kernel and download times are added to `copy`.
 fn gpu_strip(
     plan: &mut Filter2D,
     strip: &Image,
@@ -363,7 +364,10 @@ fn gpu_strip(
     copy: &mut CopyTimes,
 ) -> Result<Image> {
     strike_gpu_stages(fault)?;
-    let result = plan.run_image(strip)?;
+    let (ow, oh) = plan.output_size(strip.width(), strip.height())?;
+    let ch = strip.channels();
+    let mut result = Image::new(ow, oh, ch, recycle::take(strip.dtype(), ow * oh * ch))?;
+    plan.run_image_into(strip, &mut result)?;
     copy.add(plan);
     Ok(result)
 }
