@@ -196,7 +196,7 @@ def device(value, count):
     """Where a numpy input is filtered: None (the first GPU, else the CPU), a GPU index below
     ``count`` (the GPUs the process can use), ``"all"`` (a tuple of every GPU: batches and
     large images spread over them) or ``"cpu"``."""
-    if value is None or value == "cpu" and isinstance(value, str):
+    if value is None or isinstance(value, str) and value == "cpu":
         return value
     if isinstance(value, str):
         if value != "all":
