@@ -9,7 +9,7 @@ use ferroconv::Filter2D;
 use ferroconv::plan::{StageTimes, epoch};
 use serde_json::{Value, json};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
 /// One complete event: `pid` 0 is the host, `g + 1` GPU `g`; `tid` the host thread that ran it.
@@ -24,6 +24,10 @@ struct Span {
 /// The spans recorded since [`start`] (`None`: not recording).
 static SPANS: Mutex<Option<Vec<Span>>> = Mutex::new(None);
 
+/// Whether [`start`] has been called and [`finish`] not since: read before anything is measured,
+/// so a run that records nothing queries no events and takes no lock.
+static RECORDING: AtomicBool = AtomicBool::new(false);
+
 fn spans() -> std::sync::MutexGuard<'static, Option<Vec<Span>>> {
     SPANS.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
@@ -32,6 +36,7 @@ fn spans() -> std::sync::MutexGuard<'static, Option<Vec<Span>>> {
 pub fn start() {
     epoch();
     *spans() = Some(Vec::new());
+    RECORDING.store(true, Ordering::Release);
 }
 
 /// This thread's number in the trace (1, 2, ... in the order threads first record).
@@ -49,6 +54,9 @@ fn push(span: Span) {
 
 /// A host span `name` from `started` to now, on this thread.
 pub fn host(name: &'static str, started: Instant) {
+    if !RECORDING.load(Ordering::Acquire) {
+        return;
+    }
     let start_ms = started.saturating_duration_since(epoch()).as_secs_f64() * 1e3;
     push(Span {
         name,
@@ -61,6 +69,9 @@ pub fn host(name: &'static str, started: Instant) {
 
 /// The stages of `plan`'s last timed host run, on its GPU's row for this thread.
 pub fn gpu(plan: &Filter2D) {
+    if !RECORDING.load(Ordering::Acquire) {
+        return;
+    }
     let (Some(t), Some(gpu)) = (plan.stage_times(), plan.gpu()) else {
         return;
     };
@@ -115,6 +126,7 @@ fn document(spans: &[Span]) -> Value {
 
 /// Writes what was recorded to `path` as a Chrome trace and stops recording.
 pub fn finish(path: &std::path::Path) -> Result<()> {
+    RECORDING.store(false, Ordering::Release);
     let recorded = spans().take().unwrap_or_default();
     let text = serde_json::to_string(&document(&recorded))?;
     std::fs::write(path, text).with_context(|| format!("writing the trace {}", path.display()))
