@@ -138,15 +138,101 @@ def ndimage_cases():
          None, ferroconv.Filter2D(w5), 20),
     ]
     print("\n== scipy.ndimage's functions on CuPy arrays, synchronized calls (median ms)")
-    print("case | ferroconv | cupyx | cupyx / ferroconv | kept Filter2D | function / plan | max |diff| vs cupyx")
+    print("case | ferroconv | cupyx | cupyx / ferroconv | kept Filter2D | function / plan | max |diff| vs cupyx"
+          " | variants: plan / function's plans")
     for name, a, ours, theirs, kept, runs in cases:
         t_ours = t_ms(lambda: ours(a), csync, runs)
         t_theirs = t_ms(lambda: theirs(a), csync, runs) if theirs else float("nan")
         t_kept = t_ms(lambda: kept(a), csync, runs) if kept else float("nan")
         diff = float(cp.abs(ours(a).astype(cp.float64) - theirs(a).astype(cp.float64)).max()) if theirs else float("nan")
+        v = _variants(kept._plan) if kept and kept._plan else "-"
         print(f"{name} | {t_ours:.4f} | {t_theirs:.4f} | {t_theirs / t_ours:.2f}x | {t_kept:.4f} | "
-              f"{t_ours / t_kept:.2f} | {diff:.3g}", flush=True)
+              f"{t_ours / t_kept:.2f} | {diff:.3g} | {v} / {_function_variants()}", flush=True)
         del a
+
+
+def _variants(plan):
+    """The variants a kept ``Kernel2D`` chose for the CUDA arrays it ran."""
+    return ",".join(sorted({str(run[0].variant) for run in plan._direct.values()}))
+
+
+def _function_variants():
+    """The variants of the plans the functions kept last."""
+    return " ".join(_variants(p) for p in list(ferroconv._engine._plans.values())[-2:])
+
+
+def _taps(sigma, order):
+    """scipy's Gaussian derivative taps of ``sigma`` and ``order`` (radius 4 sigma), correlated."""
+    from scipy.ndimage._filters import _gaussian_kernel1d
+
+    return _gaussian_kernel1d(sigma, order, int(4.0 * sigma + 0.5))[::-1].copy()
+
+
+def call_cases(sizes=(64, 4096)):
+    """Each of the thirteen functions on a float32 CuPy array against kept ``Filter2D`` plans of
+    the filters it runs (synchronized calls, median ms): goal ``function <= 1.1 x plan + 15 us``."""
+    rng = np.random.default_rng(3)
+    w5, w9 = rng.uniform(-1, 1, (5, 5)), rng.uniform(-1, 1, 9)
+    g, g1, g2 = _taps(2.0, 0), _taps(2.0, 1), _taps(2.0, 2)
+    F = ferroconv.Filter2D  # noqa: N806
+    row, col = (lambda t: F(t.reshape(1, -1))), (lambda t: F(t.reshape(-1, 1)))
+    box = np.full(9, 1 / 9)
+    cases = [  # name, function call, the kept plans it is compared with
+        ("correlate 5x5", lambda a: ferroconv.correlate(a, w5), [F(w5)]),
+        ("convolve 5x5", lambda a: ferroconv.convolve(a, w5), [F(w5[::-1, ::-1])]),
+        ("correlate1d 9 axis -1", lambda a: ferroconv.correlate1d(a, w9), [row(w9)]),
+        ("correlate1d 9 axis 0", lambda a: ferroconv.correlate1d(a, w9, axis=0), [col(w9)]),
+        ("convolve1d 9 axis 0", lambda a: ferroconv.convolve1d(a, w9, axis=0), [col(w9[::-1])]),
+        ("gaussian_filter s2", lambda a: ferroconv.gaussian_filter(a, 2.0), [F(np.outer(g, g))]),
+        ("gaussian_filter1d s2", lambda a: ferroconv.gaussian_filter1d(a, 2.0), [row(g)]),
+        ("uniform_filter 9", lambda a: ferroconv.uniform_filter(a, 9), [F(np.outer(box, box))]),
+        ("uniform_filter1d 9", lambda a: ferroconv.uniform_filter1d(a, 9), [row(box)]),
+        ("sobel", ferroconv.sobel, [F(np.outer([1.0, 2.0, 1.0], [-1.0, 0.0, 1.0]))]),
+        ("prewitt", ferroconv.prewitt, [F(np.outer([1.0, 1.0, 1.0], [-1.0, 0.0, 1.0]))]),
+        ("laplace", ferroconv.laplace, [F(np.array([[0.0, 1, 0], [1, -4, 1], [0, 1, 0]]))]),
+        ("gaussian_laplace s2", lambda a: ferroconv.gaussian_laplace(a, 2.0), [F(np.outer(g2, g) + np.outer(g, g2))]),
+        ("gaussian_gradient_magnitude s2", lambda a: ferroconv.gaussian_gradient_magnitude(a, 2.0),
+         [F(np.outer(g1, g)), F(np.outer(g, g1))]),
+    ]
+    csync = cp.cuda.Device().synchronize
+    print("\n== each function against kept Filter2D plans of its filters, float32 CuPy (median ms)")
+    print("case | size | function | kept plans | function / plans | over 1.1 x plans + 15 us (ms)")
+    for n in sizes:
+        a = cp.random.default_rng(4).random((n, n), dtype=cp.float32)
+        runs = 200 if n <= 512 else 30
+        for name, call, plans in cases:
+            t_f = t_ms(lambda: call(a), csync, runs)
+            t_p = t_ms(lambda: [p(a) for p in plans], csync, runs)
+            print(f"{name} | {n}^2 | {t_f:.4f} | {t_p:.4f} | {t_f / t_p:.2f} | {t_f - 1.1 * t_p - 0.015:+.4f}", flush=True)
+
+
+def floor_cases():
+    """Kept plans of a 5 x 5 filter on 8192^2 float64, float32, float16 CuPy arrays against a
+    device copy of the same bytes (CUDA events, median ms): the floors of issue goals 3."""
+    w5 = np.random.default_rng(2).uniform(-1, 1, (5, 5))
+    kept = ferroconv.Filter2D(w5)
+    print("\n== 8192^2 5x5, kept Filter2D against a device copy of the same bytes (CUDA events, median ms)")
+    print("dtype | plan | copy | plan / copy | variant")
+    for dt in (cp.float64, cp.float32, cp.float16):
+        a = cp.random.default_rng(5).random((8192, 8192), dtype=cp.float32).astype(dt)
+        out = cp.empty_like(a)
+        start, end = cp.cuda.Event(), cp.cuda.Event()
+
+        def events(fn, n=30):
+            for _ in range(3):
+                fn()
+            ts = []
+            for _ in range(n):
+                start.record()
+                fn()
+                end.record()
+                end.synchronize()
+                ts.append(cp.cuda.get_elapsed_time(start, end))
+            return statistics.median(ts)
+
+        t_plan = events(lambda: kept(a))
+        t_copy = events(lambda: out.__setitem__(Ellipsis, a))
+        print(f"{cp.dtype(dt).name} | {t_plan:.4f} | {t_copy:.4f} | {t_plan / t_copy:.2f} | {_variants(kept._plan)}", flush=True)
 
 
 def half_cases():
@@ -174,3 +260,5 @@ if __name__ == "__main__":
     main()
     ndimage_cases()
     half_cases()
+    floor_cases()
+    call_cases()
