@@ -57,6 +57,13 @@ impl Strip {
         Strip { rows, input }
     }
 
+    /// Whether the strip reads rows past an edge of an image of `height` rows that `border` takes
+    /// from the other edge (a wrapped border): such a strip reads a copy of its rows, the others
+    /// read the image in place ([`Strip::clipped`]).
+    pub(crate) fn wraps(&self, border: Border, height: usize) -> bool {
+        border == Border::Wrap && (self.input.start < 0 || self.input.end > height as isize)
+    }
+
     /// The input rows clipped to an image of `height` rows. Convolving those rows as an image
     /// applies the border only at the image's own top and bottom, so the strip's output rows come
     /// out as on the whole image, starting [`skip_clipped`](Strip::skip_clipped) rows in.

@@ -28,19 +28,17 @@ impl Band<'_> {
     /// where a wrapped border reaches past an edge: that strip's rows are copied with the rows
     /// from the other edge ([`strip_input`]).
     pub fn run(self, image: &Image, plan: &mut Filter2D) -> Result<()> {
-        let h = image.height() as isize;
         let wrapped;
-        let (source, input, skip) =
-            if self.border == Border::Wrap && (self.strip.input.start < 0 || self.strip.input.end > h) {
-                wrapped = strip_input(image, self.border, &self.strip)?;
-                (&wrapped, 0..wrapped.height(), self.strip.skip())
-            } else {
-                (
-                    image,
-                    self.strip.clipped(image.height()),
-                    self.strip.skip_clipped(),
-                )
-            };
+        let (source, input, skip) = if self.strip.wraps(self.border, image.height()) {
+            wrapped = strip_input(image, self.border, &self.strip)?;
+            (&wrapped, 0..wrapped.height(), self.strip.skip())
+        } else {
+            (
+                image,
+                self.strip.clipped(image.height()),
+                self.strip.skip_clipped(),
+            )
+        };
         for_dtype!(source.dtype(), T => band_rows::<T>(plan, source, input, skip, self.output))
     }
 }
@@ -244,8 +242,7 @@ impl<T: Pixel> Job<'_, '_, T> {
                 mut dst,
             } => {
                 let l = image.layout();
-                let h = l.height as isize;
-                if border != Border::Wrap || (strip.input.start >= 0 && strip.input.end <= h) {
+                if !strip.wraps(border, l.height) {
                     return plan.run_rows(
                         &image.band(strip.clipped(l.height)),
                         &mut dst,
@@ -255,7 +252,7 @@ impl<T: Pixel> Job<'_, '_, T> {
                 // The strip's rows, those past an edge from the other edge.
                 let mut rows = Vec::with_capacity(strip.input.len() * l.row_len());
                 for y in strip.input.clone() {
-                    rows.extend_from_slice(image.row(y.rem_euclid(h) as usize));
+                    rows.extend_from_slice(image.row(y.rem_euclid(l.height as isize) as usize));
                 }
                 let copy = ImageView::new(&rows, l.width, strip.input.len(), l.channels)?;
                 plan.run_rows(&copy, &mut dst, strip.skip())
