@@ -211,6 +211,7 @@ testgen! {
     tensor_u8 => Variant::TensorU8,
     tensor_f32 => Variant::TensorF32,
     tensor_f32_blocks => Variant::TensorF32Blocks,
+    tensor_f16 => Variant::TensorF16,
     warp_rows => Variant::WarpRows,
     lines_u8 => Variant::LinesU8,
 }

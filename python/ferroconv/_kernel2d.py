@@ -82,8 +82,8 @@ class Kernel2D:
 
     def _runs_half(self):
         """Whether the kernels read and write half-float samples (float16, bfloat16) of this
-        filter as they are: ``blocked-4x2`` to 31 x 31, the separable variants for 1D taps (to
-        1023); other filters compute them in float32."""
+        filter as they are: ``blocked-4x2`` (and float16's ``tensor-f16``) to 31 x 31, the
+        separable variants for 1D taps (to 1023); other filters compute them in float32."""
         return max(self._weights.shape) <= 31 or min(self._weights.shape) == 1
 
     def _fit(self, h, w):

@@ -105,3 +105,105 @@ pub fn split_f16x2(x0: f32, x1: f32) -> (u32, u32) {
     }
     (hi, lo)
 }
+
+/// Two `f32` rounded to the nearest FP16 (ties to even) in one word, `x0`'s in the low half.
+#[inline(always)]
+pub fn pack_f16x2(x0: f32, x1: f32) -> u32 {
+    let w: u32;
+    // SAFETY: a register-only instruction.
+    unsafe {
+        core::arch::asm!(
+            "cvt.rn.f16x2.f32 {w}, {x1}, {x0};",
+            w = out(reg32) w,
+            x0 = in(reg32) x0,
+            x1 = in(reg32) x1,
+            options(pure, nomem, nostack),
+        );
+    }
+    w
+}
+
+/// Reads 8 bytes of global memory with one vector load through the read-only data cache
+/// (`ld.global.nc.v2.u32`): 4 FP16 samples as two words, the first sample in the low half.
+///
+/// # Safety
+/// `p` is an 8-byte aligned global-memory address of 8 readable bytes not written during the
+/// kernel.
+#[inline(always)]
+pub unsafe fn load_global_words2(p: *const u8) -> [u32; 2] {
+    let (a, b): (u32, u32);
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        core::arch::asm!(
+            "ld.global.nc.v2.u32 {{{a}, {b}}}, [{p}];",
+            a = out(reg32) a,
+            b = out(reg32) b,
+            p = in(reg64) p,
+            options(pure, readonly, nostack),
+        );
+    }
+    [a, b]
+}
+
+/// The shared-memory address (`.shared` state space, 32 bits) of generic pointer `p` into shared
+/// memory (`cvta.to.shared`).
+#[inline(always)]
+pub fn shared_address(p: *const u32) -> u32 {
+    let a: u32;
+    // SAFETY: a register-only conversion.
+    unsafe {
+        core::arch::asm!(
+            "{{ .reg .u64 sa; cvta.to.shared.u64 sa, {p}; cvt.u32.u64 {a}, sa; }}",
+            a = out(reg32) a,
+            p = in(reg64) p,
+            options(pure, nomem, nostack),
+        );
+    }
+    a
+}
+
+/// Four 8 × 8 matrices of FP16 from shared memory (`ldmatrix.sync.aligned.m8n8.x4.shared.b16`):
+/// lane `l` gives the address of row `l % 8` of matrix `l / 8` (16 bytes, 16-aligned), and gets
+/// from each matrix `i` the word of row `l / 4`, columns `2 (l % 4)`, `+ 1`: an MMA's A fragment
+/// (`a[i]`) where the matrices are A's four 8 × 8 quarters in `a`'s order.
+///
+/// # Safety
+/// Every lane of the warp calls it together; each lane's `addr` is a 16-aligned shared address of
+/// 16 readable bytes.
+#[inline(always)]
+pub unsafe fn ldmatrix_x4(addr: u32) -> [u32; 4] {
+    let (a, b, c, d): (u32, u32, u32, u32);
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        core::arch::asm!(
+            "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {{{a}, {b}, {c}, {d}}}, [{addr}];",
+            a = out(reg32) a,
+            b = out(reg32) b,
+            c = out(reg32) c,
+            d = out(reg32) d,
+            addr = in(reg32) addr,
+            options(readonly, nostack),
+        );
+    }
+    [a, b, c, d]
+}
+
+/// As [`ldmatrix_x4`] for two matrices (`.x2`): only lanes 0-15's addresses are read.
+///
+/// # Safety
+/// Every lane of the warp calls it together; lanes 0-15's `addr` as for [`ldmatrix_x4`].
+#[inline(always)]
+pub unsafe fn ldmatrix_x2(addr: u32) -> [u32; 2] {
+    let (a, b): (u32, u32);
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        core::arch::asm!(
+            "ldmatrix.sync.aligned.m8n8.x2.shared.b16 {{{a}, {b}}}, [{addr}];",
+            a = out(reg32) a,
+            b = out(reg32) b,
+            addr = in(reg32) addr,
+            options(readonly, nostack),
+        );
+    }
+    [a, b]
+}

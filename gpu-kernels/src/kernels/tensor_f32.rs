@@ -125,9 +125,12 @@ impl<const R: usize, const CH: usize> Shape<R, CH> {
 /// `input`/`output` as for `constant`, of `f32` samples; `taps` points to the
 /// [`block_words(R)`] words the host builds for each of the filter's `max(g.blocks, 1)` blocks,
 /// 16-byte aligned.
+/// The FP16 entries (`conv_tensor_f16`, `T = f16`, `CH` = 1) take any `g.channels`, one a block,
+/// with `launch_config_f16`'s grid and shared memory, and one block of taps.
 #[kernel(types(f32), radius(0..=15), consts(CH = 1), max_registers = max_registers(R, CH))]
 #[kernel(name = conv_tensor_f32_c3, types(f32), radius(0..=15), consts(CH = 3), max_registers = max_registers(R, CH))]
 #[kernel(name = conv_tensor_f32_c4, types(f32), radius(0..=15), consts(CH = 4), max_registers = max_registers(R, CH))]
+#[kernel(name = conv_tensor_f16, types(f16), radius(0..=15), consts(CH = 1), max_registers = max_registers(R, CH))]
 pub unsafe fn conv_tensor_f32<T: Sample, const R: usize, const CH: usize>(
     input: *const T,
     output: *mut T,
@@ -139,15 +142,19 @@ pub unsafe fn conv_tensor_f32<T: Sample, const R: usize, const CH: usize>(
     // SAFETY: the launch contract: grid z holds the batch's images, the buffers every image.
     let (input, output, _) = unsafe { batch_image(input, output, &g, 1) };
     let (tx, ty) = (thread_idx_x(), thread_idx_y());
+    // FP16 samples (`conv_tensor_f16`), used as they are: the image's channels from `g`, one a
+    // block.
+    let exact = core::mem::size_of::<T>() == 2;
+    let channels = if exact { g.channels } else { CH as u32 };
     // The block's tile across, and the image channel of its first filtered channel: a colour
     // block that filters one channel is block `tile · CH + channel`.
-    let (bx, channel) = if CH > 1 && PLANES == 1 {
-        (block_idx_x() / CH as u32, block_idx_x() % CH as u32)
+    let (bx, channel) = if (CH > 1 && PLANES == 1) || (exact && channels > 1) {
+        (block_idx_x() / channels, block_idx_x() % channels)
     } else {
         (block_idx_x(), 0)
     };
     let (ox, oy) = (bx * TILE.0, block_idx_y() * TILE.1);
-    if CH == 4 && PLANES == 1 && is_alpha(&g, channel) {
+    if ((CH == 4 && PLANES == 1) || exact) && is_alpha(&g, channel) {
         // SAFETY: an RGBA image (launch contract).
         unsafe { copy_alpha_tile(input, output, &g, (ox, oy), TILE, block(1)) };
         return;
@@ -170,12 +177,12 @@ pub unsafe fn conv_tensor_f32<T: Sample, const R: usize, const CH: usize>(
     };
     // The filter as blocks of taps, its code written out twice where they may loop: a plain
     // filter's code (one block) keeps no sums live while its tile loads.
-    if R as u32 >= BLOCKS_MIN_RADIUS && g.blocks > 1 {
+    if !exact && R as u32 >= BLOCKS_MIN_RADIUS && g.blocks > 1 {
         // SAFETY: the launch contract, as above.
-        unsafe { filter::<R, CH, true>(&block, g.blocks as usize) }
+        unsafe { filter::<R, CH, true>(&block, g.blocks as usize, false) }
     } else {
         // SAFETY: as above.
-        unsafe { filter::<R, CH, false>(&block, 1) }
+        unsafe { filter::<R, CH, false>(&block, 1, exact) }
     }
 }
 
@@ -203,12 +210,16 @@ struct Block<'a> {
 #[cfg(target_arch = "nvptx64")]
 /// The filter of [`conv_tensor_f32`] as `blocks` blocks of taps (`LOOPS`: they may be more than
 /// one), each's tile loaded, split and multiplied into the same accumulators; then the outputs
-/// stored once.
+/// stored once. `exact`: FP16 samples (one block), loaded as they are, unscaled.
 ///
 /// # Safety
 /// [`conv_tensor_f32`]'s launch contract, `b` made from its arguments.
 #[inline(always)]
-unsafe fn filter<const R: usize, const CH: usize, const LOOPS: bool>(b: &Block<'_>, blocks: usize) {
+unsafe fn filter<const R: usize, const CH: usize, const LOOPS: bool>(
+    b: &Block<'_>,
+    blocks: usize,
+    exact: bool,
+) {
     let (g, (tx, ty), (ox, oy)) = (b.g, b.thread, b.origin);
     let (planes, warps) = (Shape::<R, CH>::PLANES, Shape::<R, CH>::WARPS);
     let stride_words = block_words(R as u32) as usize;
@@ -243,31 +254,36 @@ unsafe fn filter<const R: usize, const CH: usize, const LOOPS: bool>(b: &Block<'
         // scaled by 2^(14 - E) for its largest magnitude 2^E · 1.m (a biased exponent kept inside
         // the normal range, so its inverse is normal too). The choice is the same for the whole
         // block.
-        let (mut scale, mut rescaled) = ([1.0f32; 3], false);
-        loop {
-            let largest = tile.load(ty * 32 + tx, 32 * warps, &scale);
-            if rescaled {
-                break;
+        if exact {
+            // FP16 samples: stored as they are, never scaled.
+            tile.load_half(ty * 32 + tx, 32 * warps);
+        } else {
+            let (mut scale, mut rescaled) = ([1.0f32; 3], false);
+            loop {
+                let largest = tile.load(ty * 32 + tx, 32 * warps, &scale);
+                if rescaled {
+                    break;
+                }
+                let again = choose_scales::<R, CH, LOOPS>(
+                    b.maxima,
+                    (tx, ty),
+                    &largest,
+                    (&mut exponent, &mut scale),
+                    &mut acc,
+                );
+                if !again {
+                    break;
+                }
+                rescaled = true;
+                sync_threads();
             }
-            let again = choose_scales::<R, CH, LOOPS>(
-                b.maxima,
-                (tx, ty),
-                &largest,
-                (&mut exponent, &mut scale),
-                &mut acc,
-            );
-            if !again {
-                break;
-            }
-            rescaled = true;
-            sync_threads();
         }
         sync_threads();
         if !LOOPS {
             // One block: its sums start here, not live while the tile loads.
             acc = [[0.0f32; 4]; 8];
         }
-        multiply::<R, CH>(&mut acc, b.planes, block_taps, (tx, ty));
+        multiply::<R, CH>(&mut acc, b.planes, block_taps, (tx, ty), exact);
         block += 1;
         if block == blocks {
             break;
@@ -292,6 +308,7 @@ unsafe fn filter<const R: usize, const CH: usize, const LOOPS: bool>(b: &Block<'
     // (Below `BLOCKS_MIN_RADIUS`, the one tile's from the warps' area again, which keeps a
     // register free during the MMAs.)
     let tile_exponent = match ch {
+        _ if exact => 127,
         _ if (R as u32) < BLOCKS_MIN_RADIUS => scale_exponent(tile_top(b.maxima, warps, ch as usize)),
         0 => exponent[0],
         1 => exponent[1],
@@ -321,7 +338,7 @@ unsafe fn filter<const R: usize, const CH: usize, const LOOPS: bool>(b: &Block<'
                 g,
                 (ox, oy),
                 (lane_g, lane_t, wx, wy),
-                b.channel,
+                (b.channel, exact),
                 (&acc, factor),
             )
         };

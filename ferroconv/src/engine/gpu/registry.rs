@@ -367,6 +367,32 @@ registry! {
             }],
         )
     },
+    /// FP16 images on the tensor cores: [`Variant::TensorF32`]'s kernel with the samples as
+    /// they are (no low parts: two products a tap), one channel a block, radius 1 to 15.
+    TensorF16 => Spec {
+        // Whole vectors (a width that is a multiple of 4) and not, every channel count.
+        tests: &[TestSizes {
+            sizes: &[(528, 268), (301, 67)],
+            filters: &[(3, 3), (5, 5), (17, 17), (31, 31)],
+            channels: &[1, 3, 4],
+        }],
+        autotune: true,
+        batched: true,
+        loads_per_pixel: tensor_f32::loads_per_pixel,
+        dtypes: &[DType::F16],
+        min_radius: tensor_f32::MIN_RADIUS as usize,
+        max_radius: tensor_f32::MAX_RADIUS as usize,
+        ..spec(
+            Variant::TensorF16,
+            "tensor-f16",
+            "f16 on the tensor cores (the samples as they are, taps as FP16 high/low parts), radius 1-15",
+            &[per_radius(
+                tensor_f32::ENTRY_F16,
+                TapsArg::TensorF32,
+                tensor_f32::launch_config_f16,
+            )],
+        )
+    },
     /// 8-bit rows streamed through registers by warps (no shared memory, no barrier), radius
     /// fixed at compile time, up to 2 (RGB and RGBA on their own entries up to 1).
     WarpRows => Spec {

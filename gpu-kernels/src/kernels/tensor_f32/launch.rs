@@ -8,6 +8,9 @@ use crate::launch::LaunchConfig;
 /// The entry-point base name: `conv_tensor_f32_r<radius>`, and
 /// `conv_tensor_f32_c<channels>_r<radius>` for RGB and RGBA.
 pub const ENTRY: &str = "conv_tensor_f32";
+/// The entry-point base name of FP16 images (`tensor-f16`): `conv_tensor_f16_r<radius>`, one
+/// channel a block for every channel count.
+pub const ENTRY_F16: &str = "conv_tensor_f16";
 
 /// Largest radius at which an RGB or RGBA block filters every colour channel of its tile (RGBA's
 /// alpha is copied), so each line of the interleaved tile crosses from L2 to the SM once: up to it
@@ -132,6 +135,18 @@ pub fn launch_config(g: &Geometry) -> LaunchConfig {
     let blocks_per_tile = if planes == 1 { g.channels } else { 1 };
     LaunchConfig {
         grid: (tiles.grid.0 * blocks_per_tile, tiles.grid.1, 1),
+        ..tiles
+    }
+}
+
+/// The launch of the FP16 entries: gray blocks, the channels of a tile in neighbouring blocks, and
+/// one plane of shared memory (FP16 samples have no low parts).
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn launch_config_f16(g: &Geometry) -> LaunchConfig {
+    let shared = 4 * (block(1).1 + stride(g.radius) * rows(g.radius, 1));
+    let tiles = LaunchConfig::tiles(g, tile(1), block(1), shared);
+    LaunchConfig {
+        grid: (tiles.grid.0 * g.channels, tiles.grid.1, 1),
         ..tiles
     }
 }

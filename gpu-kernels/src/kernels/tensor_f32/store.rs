@@ -99,43 +99,80 @@ pub(super) unsafe fn store_colour_tile<const CH: usize>(
 
 /// Writes lane `(lane_g, lane_t)`'s outputs of a block that filters one channel (`channel`) of the
 /// tile at `origin`, the warp's 64 × 16 outputs at `(wx, wy)` of it: its accumulators `acc` times
-/// `factor`, clamped as `g` says, window `j` 8 columns on; two samples as one 8-byte vector where
-/// the output is single-channel with an even width (`CH` = 1), else sample by sample.
+/// `factor`, clamped as `g` says, window `j` 8 columns on; two samples as one vector where the
+/// output is single-channel with an even width, else sample by sample. `exact`: the samples are
+/// FP16 (rounded to the nearest), of `g.channels` channels.
 ///
 /// # Safety
-/// `output` is the image's `f32` samples (`g.channels == CH`).
+/// `output` is the image's `f32` samples (`g.channels == CH`), or FP16 samples where `exact`.
 #[inline(always)]
 pub(super) unsafe fn store_tile<const CH: usize>(
     output: *mut f32,
     g: &Geometry,
     (ox, oy): (u32, u32),
     (lane_g, lane_t, wx, wy): (u32, u32, u32, u32),
-    channel: u32,
+    (channel, exact): (u32, bool),
     (acc, factor): (&[[f32; 4]; 8], f32),
 ) {
     let clamp = Store::of(g, g.clamp != 0);
-    let pairs = CH == 1 && g.out_width.is_multiple_of(2);
+    let pairs = CH == 1 && (!exact || g.channels == 1) && g.out_width.is_multiple_of(2);
     unroll!(J < 8; [0, 1, 2, 3, 4, 5, 6, 7] {
         let x = ox + wx + 8 * J as u32 + 2 * lane_t;
         unroll!(H < 2; [0, 1] {
             let y = oy + wy + lane_g + 8 * H as u32;
-            let v = [acc[J][2 * H], acc[J][2 * H + 1]].map(|a| f32::store(a * factor, clamp));
+            let a = [acc[J][2 * H] * factor, acc[J][2 * H + 1] * factor];
             if y < g.out_height {
-                if pairs && x + 1 < g.out_width {
-                    // SAFETY: two samples inside the output, 8-aligned (x and the width are even).
-                    unsafe {
-                        *output.add(out_index(g, x, y, 0)).cast::<u64>() =
-                            u64::from(v[0].to_bits()) | u64::from(v[1].to_bits()) << 32
-                    };
+                let pair = pairs && x + 1 < g.out_width;
+                if exact {
+                    // SAFETY: inside the output, FP16 samples (the caller's contract).
+                    unsafe { store_halves(output.cast(), g, (x, y, channel), a.map(|a| f16::store(a, clamp)), pair) };
                 } else {
-                    unroll!(E < 2; [0, 1] {
-                        if x + (E as u32) < g.out_width {
-                            // SAFETY: inside the output.
-                            unsafe { *output.add(out_index(g, x + E as u32, y, channel)) = v[E] };
-                        }
-                    });
+                    let v = a.map(|a| f32::store(a, clamp));
+                    if pair {
+                        // SAFETY: two samples inside the output, 8-aligned (x and the width are even).
+                        unsafe {
+                            *output.add(out_index(g, x, y, 0)).cast::<u64>() =
+                                u64::from(v[0].to_bits()) | u64::from(v[1].to_bits()) << 32
+                        };
+                    } else {
+                        unroll!(E < 2; [0, 1] {
+                            if x + (E as u32) < g.out_width {
+                                // SAFETY: inside the output.
+                                unsafe { *output.add(out_index(g, x + E as u32, y, channel)) = v[E] };
+                            }
+                        });
+                    }
                 }
             }
         });
     });
+}
+
+/// Writes FP16 outputs `v` at `(x, y)`, `x + 1` of channel `channel`: as one word where `pair`
+/// (gray, `x` and the width even, both inside), else those inside one by one.
+///
+/// # Safety
+/// `output` is the image's FP16 samples; `(x, y)` inside it.
+#[inline(always)]
+unsafe fn store_halves(
+    output: *mut f16,
+    g: &Geometry,
+    (x, y, channel): (u32, u32, u32),
+    v: [f16; 2],
+    pair: bool,
+) {
+    if pair {
+        // SAFETY: two samples inside the output, 4-aligned (x and the width are even).
+        unsafe {
+            *output.add(out_index(g, x, y, 0)).cast::<u32>() =
+                u32::from(v[0].to_bits()) | u32::from(v[1].to_bits()) << 16
+        };
+    } else {
+        unroll!(E < 2; [0, 1] {
+            if x + (E as u32) < g.out_width {
+                // SAFETY: inside the output.
+                unsafe { *output.add(out_index(g, x + E as u32, y, channel)) = v[E] };
+            }
+        });
+    }
 }

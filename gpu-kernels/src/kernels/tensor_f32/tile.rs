@@ -2,7 +2,7 @@
 //! in shared memory, and the scale each channel's tile is split at.
 
 use super::Shape;
-use crate::device::mma::split_f16x2;
+use crate::device::mma::{load_global_words2, pack_f16x2, split_f16x2};
 use crate::device::thread::{sync_threads, warp_max};
 use crate::device::{Bytes16, resolve, unroll};
 use crate::launch::Geometry;
@@ -204,6 +204,98 @@ impl<'a, const R: usize, const CH: usize> Tile<'a, R, CH> {
             }
         }
         largest
+    }
+}
+
+/// The FP16 tiles of the `conv_tensor_f16` entries (`CH` = 1, the image's channels read from the
+/// geometry; the other entries never call these).
+impl<const R: usize, const CH: usize> Tile<'_, R, CH> {
+    /// Stores the words of tile samples 4q .. 4q + 4 of row `row` (FP16, two a word) in the
+    /// high plane.
+    #[inline(always)]
+    fn put_half(&self, row: u32, q: u32, words: [u32; 2]) {
+        let at = (row * Shape::<R, CH>::STRIDE + 2 * q) as usize;
+        // SAFETY: words 2q, 2q + 1 of the row of the high plane, 8-aligned (as in `put`).
+        unsafe { *self.planes.add(at).cast::<u64>() = u64::from(words[0]) | u64::from(words[1]) << 32 };
+    }
+
+    /// The sample the border rule reads for tile position (col, row) of the block's channel of
+    /// an FP16 image of `g.channels` interleaved channels, or the constant outside the image.
+    #[inline(always)]
+    fn resolved_half(&self, col: u32, row: u32) -> f32 {
+        let g = self.g;
+        let xx = resolve(self.x0 + col as i32, g.in_width as i32, g.border);
+        let yy = resolve(self.y0 + row as i32, g.in_height as i32, g.border);
+        if (xx as u32) < g.in_width && (yy as u32) < g.in_height {
+            let at = (yy as usize * g.in_width as usize + xx as usize) * g.channels as usize
+                + self.channel as usize;
+            // SAFETY: (xx, yy) is inside the image.
+            f16::from_bits(unsafe { *self.samples.cast::<u16>().add(at) }) as f32
+        } else {
+            g.cval
+        }
+    }
+
+    /// Fills the high plane with the tile of the block's channel of an FP16 image (its samples
+    /// as they are: the low plane is not used), thread `first` of `threads` taking every
+    /// `threads`-th run of 4 pixels: one 8-byte load where the image is gray and the run starts
+    /// on a multiple of 4 columns (`aligned`), else sample by sample (the border resolved
+    /// outside the image).
+    #[inline(always)]
+    pub(super) fn load_half(&self, first: u32, threads: u32) {
+        let g = self.g;
+        let per_row = Shape::<R, CH>::COLUMNS / 4;
+        let total = per_row * Shape::<R, CH>::ROWS;
+        let halves = self.samples.cast::<u16>();
+        let (width, channels) = (g.in_width as usize, g.channels as usize);
+        let vector = channels == 1 && self.aligned;
+        if vector && self.whole {
+            // A gray tile wholly inside the image: every run is one load, none is checked.
+            let origin = self.y0 as usize * width + self.x0 as usize;
+            let mut e0 = first;
+            while e0 < total {
+                let mut batch = [[0u32; 2]; LOAD_BATCH];
+                unroll!(B < LOAD_BATCH; [0, 1, 2, 3] {
+                    let e = e0 + B as u32 * threads;
+                    if e < total {
+                        let at = origin + (e / per_row) as usize * width + 4 * (e % per_row) as usize;
+                        // SAFETY: 4 samples inside the image, 8-aligned (the column and the width
+                        // are multiples of 4; the host's buffers are 256-byte aligned).
+                        batch[B] = unsafe { load_global_words2(halves.add(at).cast()) };
+                    }
+                });
+                unroll!(B < LOAD_BATCH; [0, 1, 2, 3] {
+                    let e = e0 + B as u32 * threads;
+                    if e < total {
+                        self.put_half(e / per_row, e % per_row, batch[B]);
+                    }
+                });
+                e0 += LOAD_BATCH as u32 * threads;
+            }
+            return;
+        }
+        let mut e = first;
+        while e < total {
+            let (q, row) = (e % per_row, e / per_row);
+            let words = if self.inside(e) {
+                let pixel = (self.y0 + row as i32) as usize * width + (self.x0 + 4 * q as i32) as usize;
+                if vector {
+                    // SAFETY: as above.
+                    unsafe { load_global_words2(halves.add(pixel).cast()) }
+                } else {
+                    let at = |i: usize| {
+                        // SAFETY: the 4 pixels are inside the image (`inside`).
+                        u32::from(unsafe { *halves.add((pixel + i) * channels + self.channel as usize) })
+                    };
+                    [at(0) | at(1) << 16, at(2) | at(3) << 16]
+                }
+            } else {
+                let at = |i: u32| self.resolved_half(4 * q + i, row);
+                [pack_f16x2(at(0), at(1)), pack_f16x2(at(2), at(3))]
+            };
+            self.put_half(row, q, words);
+            e += threads;
+        }
     }
 }
 
