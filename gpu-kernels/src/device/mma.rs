@@ -149,6 +149,8 @@ pub unsafe fn load_global_words2(p: *const u8) -> [u32; 2] {
 /// memory (`cvta.to.shared`).
 #[inline(always)]
 pub fn shared_address(p: *const u32) -> u32 {
+    // The address as a number: the conversion reads nothing.
+    let p = p as usize as u64;
     let a: u32;
     // SAFETY: a register-only conversion.
     unsafe {
