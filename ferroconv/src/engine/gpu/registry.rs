@@ -376,8 +376,7 @@ registry! {
             filters: &[(3, 3), (5, 5), (17, 17), (31, 31)],
             channels: &[1, 3, 4],
         }],
-        // Taken only when asked for (`--variant tensor-f16`) until its GPU tests have run.
-        autotune: false,
+        autotune: true,
         batched: true,
         loads_per_pixel: tensor_f32::loads_per_pixel,
         dtypes: &[DType::F16],
