@@ -102,6 +102,12 @@ fn tensor_f32_entries() -> impl Iterator<Item = (String, &'static str)> {
     single_type_entries(tensor_f32::ENTRY, tensor_f32::MAX_RADIUS, tensor_f32::MAX_RADIUS)
 }
 
+/// Every entry point of `tensor-f16` (the `tensor-f32` kernel on FP16 samples): gray, radius 0
+/// to 15.
+fn tensor_f16_entries() -> impl Iterator<Item = (String, &'static str)> {
+    with_bodies((0..=tensor_f32::MAX_RADIUS).map(|r| format!("{}_r{r}", tensor_f32::ENTRY_F16)))
+}
+
 /// Every entry point of the `warp-rows` kernel: gray radius 0 to 2, then RGB and RGBA radius 0
 /// and 1.
 fn warp_rows_entries() -> impl Iterator<Item = (String, &'static str)> {
@@ -158,6 +164,7 @@ fn ptx_has_every_kernel_for_every_type_and_targets_sm_90() {
     expected.extend(radius_entries(separable_fused::ENTRY).map(|(name, _)| name));
     expected.extend(tensor_u8_entries().map(|(name, _)| name));
     expected.extend(tensor_f32_entries().map(|(name, _)| name));
+    expected.extend(tensor_f16_entries().map(|(name, _)| name));
     expected.extend(warp_rows_entries().map(|(name, _)| name));
     expected.extend((0..=lines_u8::MAX_RADIUS).map(|r| format!("{}_r{r}", lines_u8::ENTRY)));
     for t in HALF_DTYPES {
@@ -347,9 +354,10 @@ fn every_entry_carries_the_register_limit_its_kernel_declares() {
         limited += usize::from(limit > 0);
     }
     type MaxRegisters = fn(usize, usize) -> u32;
-    let single: [(MaxRegisters, Vec<(String, &str)>); 3] = [
+    let single: [(MaxRegisters, Vec<(String, &str)>); 4] = [
         (tensor_u8::max_registers, tensor_u8_entries().collect()),
         (tensor_f32::max_registers, tensor_f32_entries().collect()),
+        (tensor_f32::max_registers, tensor_f16_entries().collect()),
         (warp_rows::max_registers, warp_rows_entries().collect()),
     ];
     for (max_registers, entries) in single {
