@@ -192,6 +192,61 @@ fn signals_during_a_single_write_leave_no_temporary_and_no_partial_file() {
     );
 }
 
+/// A PGM streamed in strips (past `--max-image-mem`): its result's temporary file exists from
+/// the first strip, and a signal between strips leaves neither it nor a partial result.
+#[test]
+fn signals_while_a_pgm_streams_leave_no_temporary_and_no_partial_file() {
+    let dir = TempDir::new("sig-stream");
+    let input = dir.path("big.pgm");
+    let side = 3000;
+    let mut bytes = format!("P5\n{side} {side}\n255\n").into_bytes();
+    bytes.extend((0..side * side).map(|i| (i * 7 % 251) as u8));
+    std::fs::write(&input, bytes).unwrap();
+    let reference = dir.path("reference.pgm");
+    let (code, err) = finish(spawn(&["-i", s(&input), "-o", s(&reference)]));
+    assert_eq!(code, Some(0), "{err}");
+    let want = files::read(&reference, &RawLayout::default()).unwrap();
+    let out = TempDir::new("sig-stream-out");
+    let target = out.path("o.pgm");
+    let mut discarded = 0;
+    for (signal, ms) in [("INT", 0), ("TERM", 20), ("INT", 60)] {
+        let context = format!("SIG{signal} {ms} ms into the stream");
+        let mut child = spawn(&[
+            "-i",
+            s(&input),
+            "-o",
+            s(&target),
+            "--force",
+            "--max-image-mem",
+            "1M",
+        ]);
+        let pid = child.id();
+        assert!(
+            wait_for_temporary(&out.0, &mut child).is_some(),
+            "{context}: ended first"
+        );
+        std::thread::sleep(Duration::from_millis(ms));
+        send(signal, pid);
+        let (code, err) = finish(child);
+        assert!(!err.contains("panicked"), "{context}: {err}");
+        assert_eq!(
+            hidden(&out.0),
+            Vec::<String>::new(),
+            "{context}: temporary files left"
+        );
+        let whole = absent_or_whole(&target, &want, &context);
+        if code == Some(0) {
+            assert!(whole, "{context}: exit 0 without a result: {err}");
+        } else {
+            assert_eq!(code, Some(code_of(signal)), "{context}: {err}");
+            assert!(!whole && err.contains("1 discarded"), "{context}: {err}");
+            discarded += 1;
+        }
+        let _ = std::fs::remove_file(&target);
+    }
+    assert!(discarded >= 2, "no stream was interrupted: {discarded}");
+}
+
 #[test]
 fn a_second_signal_stops_at_once_and_still_removes_the_temporary_file() {
     let dir = TempDir::new("sig-twice");

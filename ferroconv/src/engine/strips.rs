@@ -72,7 +72,7 @@ impl Strip {
     }
 
     /// Leading rows of the strip image's result to skip: the halo rows above `rows`.
-    pub(crate) fn skip(&self) -> usize {
+    pub fn skip(&self) -> usize {
         (self.rows.start as isize - self.input.start) as usize
     }
 
@@ -134,13 +134,35 @@ fn human(bytes: usize) -> String {
 
 /// The strip image of `strip`: its input rows, those outside the image made by `border`.
 pub fn strip_input(image: &Image, border: Border, strip: &Strip) -> Result<Image> {
-    let (w, h, ch) = (image.width(), image.height(), image.channels());
-    let row_bytes = w * ch * image.dtype().size();
-    let wanted = strip.input.clone();
-    let height = wanted.len();
-    let dtype = image.dtype();
-    let mut samples = Samples::filled(dtype, w * ch * height);
+    let layout = (image.width(), image.height(), image.channels(), image.dtype());
+    let row_bytes = image.width() * image.channels() * image.dtype().size();
     let src = image.samples().as_bytes();
+    strip_of_rows(layout, border, strip, |rows, dst| {
+        dst.copy_from_slice(&src[rows.start * row_bytes..rows.end * row_bytes]);
+        Ok::<(), Error>(())
+    })
+}
+
+/// The strip image of `strip` of an image of `(width, height, channels, dtype)` whose rows
+/// `read(rows, dst)` copies into `dst` (as many bytes as those rows hold): the rows inside the
+/// image in one read, those outside made by `border` (copied where they repeat rows already read,
+/// else read one by one).
+pub fn strip_of_rows<E>(
+    (w, h, ch, dtype): (usize, usize, usize, DType),
+    border: Border,
+    strip: &Strip,
+    mut read: impl FnMut(Range<usize>, &mut [u8]) -> std::result::Result<(), E>,
+) -> std::result::Result<Image, E> {
+    let row_bytes = w * ch * dtype.size();
+    let wanted = strip.input.clone();
+    let mut samples = Samples::filled(dtype, w * ch * wanted.len());
+    let bytes = samples.as_bytes_mut();
+    let first = wanted.start;
+    let at = |y: usize| (y as isize - first) as usize * row_bytes;
+    let inside = strip.clipped(h);
+    if !inside.is_empty() {
+        read(inside.clone(), &mut bytes[at(inside.start)..at(inside.end)])?;
+    }
     // One sample of the constant border's value, as the image stores it (half floats rounded
     // to the nearest).
     let v = border.outside_sample(dtype);
@@ -151,17 +173,19 @@ pub fn strip_input(image: &Image, border: Border, strip: &Strip) -> Result<Image
         DType::F16 => half::f16::from_f64(v).to_ne_bytes().to_vec(),
         DType::BF16 => half::bf16::from_f64(v).to_ne_bytes().to_vec(),
     };
-    for (dst, y) in samples.as_bytes_mut().chunks_mut(row_bytes).zip(wanted) {
+    for (i, y) in wanted.enumerate().filter(|&(_, y)| !(0..h as isize).contains(&y)) {
+        let dst = i * row_bytes;
         match border.source(y, h) {
-            Some(y) => dst.copy_from_slice(&src[y * row_bytes..(y + 1) * row_bytes]),
+            Some(s) if inside.contains(&s) => bytes.copy_within(at(s)..at(s) + row_bytes, dst),
+            Some(s) => read(s..s + 1, &mut bytes[dst..dst + row_bytes])?,
             None => {
-                for d in dst.chunks_exact_mut(outside.len()) {
+                for d in bytes[dst..dst + row_bytes].chunks_exact_mut(outside.len()) {
                     d.copy_from_slice(&outside);
                 }
             }
         }
     }
-    Image::new(w, height, ch, samples)
+    Ok(Image::new(w, strip.input.len(), ch, samples).expect("a strip of the image's width and layout"))
 }
 
 /// Convolves `image` strip by strip: `convolve` gets each strip image and must return its

@@ -6,6 +6,7 @@
 pub mod inputs;
 mod outcome;
 pub mod shard;
+pub mod stream;
 
 pub use crate::engine::runner::{Choice, ComputeTimes, Convolved, Counts, Engine, Settings};
 pub use outcome::{Done, JSON_SCHEMA, Outcome, Status, Summary, summarize};
@@ -118,6 +119,10 @@ pub fn run(
     report: &(dyn Fn(&Outcome) + Sync),
 ) -> Vec<Outcome> {
     let threads = threads.max(1);
+    // Big binary PGM and PPM files are streamed in strips on this thread, first; the others
+    // are decoded whole.
+    let (streamed, whole): (Vec<usize>, Vec<usize>) = (0..items.len())
+        .partition(|&i| stream::rows_of(&items[i], settings, stream::min_bytes(settings)).is_some());
     let next = AtomicUsize::new(0);
     let stopped_by_fault = AtomicBool::new(false);
     // One image waits in each queue: with the images being decoded, convolved and encoded, that
@@ -171,11 +176,13 @@ pub fn run(
         });
         for _ in 0..threads {
             let decoded_tx = decoded_tx.clone();
-            let next = &next;
+            let (next, whole) = (&next, &whole);
             scope.spawn(move || {
                 while !interrupt::requested() {
-                    let index = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(item) = items.get(index) else { break };
+                    let Some(&index) = whole.get(next.fetch_add(1, Ordering::Relaxed)) else {
+                        break;
+                    };
+                    let item = &items[index];
                     let t = Instant::now();
                     let (image, metadata) = match decode(item, settings) {
                         Ok((image, metadata)) => (Ok(image), metadata),
@@ -212,8 +219,14 @@ pub fn run(
                 }
             });
         }
+        let fault = stream::run_each(&streamed, items, settings, engines, |index, r| {
+            let _ = done_tx.send((index, finish(index, r.status, r.done, r.error)));
+        });
+        stopped_by_fault.fetch_or(fault, Ordering::Relaxed);
         drop(done_tx);
-        if engines.len() > 1 && items.len() > 1 {
+        if stopped_by_fault.load(Ordering::Relaxed) {
+            close();
+        } else if engines.len() > 1 && whole.len() > 1 {
             // Several engines (GPUs) and several images: each engine convolves whole images on its
             // own thread, taking the next decoded one when it is free. The first to stop (no image
             // left, a device fault, a signal) closes the queue, which ends the decoders and the

@@ -156,7 +156,8 @@ pub struct FileArgs {
     #[arg(long, requires = "input", allow_negative_numbers = true, value_parser = parse_bytes)]
     pub max_gpu_mem: Option<usize>,
     /// Memory one decoded image may take, e.g. 512M or 8G (default: a quarter of the machine's
-    /// memory); a larger image, or one whose header claims so, is refused before decoding.
+    /// memory); a larger image, or one whose header claims so, is refused before decoding, but
+    /// for a binary PGM or PPM with a PGM or PPM result, which is streamed in strips of rows.
     #[arg(long, requires = "input", allow_negative_numbers = true, value_parser = parse_bytes)]
     pub max_image_mem: Option<usize>,
     /// Process only shard I of N of the inputs (0-based, e.g. 3/8): the inputs are split by a

@@ -179,10 +179,27 @@ impl<'g> Engine<'g> {
     /// Convolves `image` (in strips when it exceeds the budget); returns the result, the number of
     /// strips and the times. `fault` makes that stage fail (fault injection).
     pub fn convolve(&mut self, image: &Image, s: &Settings, fault: Option<Stage>) -> Result<Convolved> {
+        self.convolve_band(image, image.height(), s, fault)
+    }
+
+    /// [`convolve`](Self::convolve) for `image`, a band of rows of an image of `height` rows
+    /// with the same width and layout: the variant is the one `height` rows get, so each band's
+    /// result is that image's.
+    pub fn convolve_band(
+        &mut self,
+        image: &Image,
+        height: usize,
+        s: &Settings,
+        fault: Option<Stage>,
+    ) -> Result<Convolved> {
         let start = Instant::now();
         fault::strike(fault, Stage::Compute)?;
         let (r, border) = (s.filter.radius(), s.border);
         let problem = Problem::of(image, &s.filter, border, s.clamp);
+        let whole = Problem {
+            height,
+            ..problem.clone()
+        };
         let mut times = ComputeTimes::default();
         let (out, strips) = match self {
             Engine::Cpu => {
@@ -194,7 +211,7 @@ impl<'g> Engine<'g> {
                 (out, plan.len())
             }
             Engine::Gpu { gpu, choice, plan } => {
-                let variant = choice.variant(gpu, &problem)?;
+                let variant = choice.variant(gpu, &whole)?;
                 times.variant = variant.name();
                 let strips = strips::plan(&problem, variant.spec().has_intermediate(), budget(gpu, s)?)?;
                 let plan = ready_plan(gpu, plan, variant, s)?;
@@ -225,6 +242,18 @@ impl<'g> Engine<'g> {
         s: &Settings,
         fault: Option<Stage>,
     ) -> Result<Convolved> {
+        Self::convolve_spread_band(engines, image, image.height(), s, fault)
+    }
+
+    /// [`convolve_spread`](Self::convolve_spread) for `image`, a band of rows of an image of
+    /// `height` rows: the variant is the one that image gets ([`convolve_band`](Self::convolve_band)).
+    pub fn convolve_spread_band(
+        engines: &mut [Engine<'_>],
+        image: &Image,
+        height: usize,
+        s: &Settings,
+        fault: Option<Stage>,
+    ) -> Result<Convolved> {
         let gpus: Vec<&Gpu> = engines
             .iter()
             .filter_map(|e| match e {
@@ -233,15 +262,19 @@ impl<'g> Engine<'g> {
             })
             .collect();
         if engines.len() < 2 || gpus.len() != engines.len() {
-            return engines[0].convolve(image, s, fault);
+            return engines[0].convolve_band(image, height, s, fault);
         }
         let start = Instant::now();
         fault::strike(fault, Stage::Compute)?;
         let (r, border) = (s.filter.radius(), s.border);
         let problem = Problem::of(image, &s.filter, border, s.clamp);
         gpus[0].make_current()?;
+        let whole = Problem {
+            height,
+            ..problem.clone()
+        };
         let variant = match &mut engines[0] {
-            Engine::Gpu { gpu, choice, .. } => choice.variant(gpu, &problem)?,
+            Engine::Gpu { gpu, choice, .. } => choice.variant(gpu, &whole)?,
             Engine::Cpu => unreachable!("only GPU engines are spread"),
         };
         let mut smallest = usize::MAX;

@@ -20,6 +20,7 @@ mod limits;
 mod metadata;
 mod names;
 mod resume;
+mod stream;
 mod tiff;
 mod trees;
 

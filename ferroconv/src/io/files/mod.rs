@@ -16,11 +16,11 @@ mod probe;
 mod write;
 
 pub use decode::{
-    Metadata, ReadOptions, decode, decode_with_limit, default_max_image_bytes, read, read_pages,
+    Metadata, PnmRows, ReadOptions, decode, decode_with_limit, default_max_image_bytes, read, read_pages,
     read_with_limit, read_with_metadata,
 };
 pub use probe::sample_types;
-pub use write::{Encoding, TiffCompression, write, write_pages, write_with};
+pub use write::{Encoding, PnmWriter, TiffCompression, write, write_pages, write_with};
 pub use write::{check_writable_dir, not_a_regular_file, remove_temporaries_and_exit};
 
 use crate::model::image::{DType, Image, Samples};

@@ -147,20 +147,36 @@ pub(super) fn jpeg_dpi(head: &[u8]) -> Option<(f64, f64)> {
 /// The maxval of a PGM or PPM header (`P2`, `P3`, `P5`, `P6`: its fourth field), or of a PAM's
 /// `MAXVAL` line.
 pub(super) fn pnm_maxval(head: &[u8]) -> Option<u16> {
-    let text = std::str::from_utf8(&head[..pnm_header_len(head)? as usize]).ok()?;
-    if text.starts_with("P7") {
+    if head.starts_with(b"P7") {
+        let text = std::str::from_utf8(&head[..pnm_header_len(head)? as usize]).ok()?;
         let line = text.lines().find(|l| l.starts_with("MAXVAL"))?;
         return line.split_whitespace().nth(1)?.parse().ok();
     }
-    if !matches!(head.get(1)?, b'2' | b'3' | b'5' | b'6') {
+    pnm_layout(head)?.3.try_into().ok()
+}
+
+/// A PGM or PPM header's (`P2`, `P3`, `P5`, `P6`) magic digit, width, height and maxval, and
+/// where its samples start, if `head` holds all of it.
+pub(super) fn pnm_layout(head: &[u8]) -> Option<(u8, usize, usize, u32, u64)> {
+    let magic = *head.get(1)?;
+    if head[0] != b'P' || !matches!(magic, b'2' | b'3' | b'5' | b'6') {
         return None;
     }
+    let data = pnm_header_len(head)?;
+    let text = std::str::from_utf8(&head[..data as usize]).ok()?;
     let fields: Vec<&str> = text
         .lines()
         .map(|l| l.split('#').next().unwrap_or(""))
         .flat_map(str::split_whitespace)
         .collect();
-    fields.get(3)?.parse().ok()
+    let (w, h, maxval) = (fields.get(1)?, fields.get(2)?, fields.get(3)?);
+    Some((
+        magic,
+        w.parse().ok()?,
+        h.parse().ok()?,
+        maxval.parse().ok()?,
+        data,
+    ))
 }
 
 /// The length of a PNM or PAM header (where the data starts), if `head` holds all of it: the

@@ -5,6 +5,7 @@
 
 mod headers;
 mod raw;
+mod rows;
 mod tiff_file;
 
 use super::{FileError, Format, RawLayout};
@@ -12,6 +13,7 @@ use crate::model::image::{Image, MAX_SIDE, Samples, check_dims};
 use headers::{inspect, jpeg_dpi, min_file_bytes, png_dpi, pnm_maxval};
 use image::{ImageDecoder, ImageFormat, ImageReader};
 use raw::read_raw;
+pub use rows::PnmRows;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Cursor, Seek, SeekFrom};
 use std::path::Path;

@@ -63,10 +63,9 @@ pub(super) fn encode<W: Write + Seek>(
         Format::Pnm if ext != "pam" && ch != 4 => {
             // Binary PGM (P5) or PPM (P6), 8-bit or 16-bit (big-endian samples), maxval 255 or
             // 65535, or the input's maxval (its levels scaled back from the full range).
-            let magic = if ch == 1 { "P5" } else { "P6" };
             let full = dtype.levels().unwrap_or(255.0);
             let maxval = metadata.pnm_maxval.map_or(full, f64::from);
-            let mut data = format!("{magic}\n{w} {h}\n{maxval}\n").into_bytes();
+            let mut data = pnm_header(ch, w as usize, h as usize, maxval);
             let level = |v: f64| (v * maxval / full).round();
             match image.samples() {
                 Samples::U16(v) if maxval < 256.0 => {
@@ -129,6 +128,12 @@ pub(super) fn encode<W: Write + Seek>(
                 .map_err(|e| encode_err(e.to_string()))
         }
     }
+}
+
+/// The header of a binary PGM (`P5`, one channel) or PPM (`P6`) of `maxval`.
+pub(super) fn pnm_header(channels: usize, width: usize, height: usize, maxval: f64) -> Vec<u8> {
+    let magic = if channels == 1 { "P5" } else { "P6" };
+    format!("{magic}\n{width} {height}\n{maxval}\n").into_bytes()
 }
 
 /// `png` with a pHYs chunk of `dpi` (pixels per metre) right after its header chunk.

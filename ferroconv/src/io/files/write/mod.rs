@@ -3,9 +3,11 @@
 //! removed on error or interruption (`temporary`).
 
 mod encode;
+mod rows;
 mod temporary;
 mod tiff_file;
 
+pub use rows::PnmWriter;
 pub use temporary::{not_a_regular_file, remove_temporaries_and_exit};
 
 use super::{FileError, Format, Metadata};
