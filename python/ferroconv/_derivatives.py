@@ -9,9 +9,9 @@ from typing import Any, Optional
 
 import numpy as np
 
-from . import _params, _xp
+from . import _engine, _params, _xp
 from ._params import Array, ArrayLike, Axes, Device, Mode, Output, PerAxis
-from ._front import axis_index, check_axes, folded, front, modes, passes, real_cval, seq
+from ._front import axis_index, check_axes, folded, front, modes, passes, real_cval, seq, writes_into
 from ._ndimage import _gaussian_passes, _sigma
 
 _DIFF = np.array([-1.0, 0.0, 1.0])
@@ -85,15 +85,70 @@ def _summed(terms, out_name, square=False):
     return prog
 
 
+def _window(term, axis, reach):
+    """The taps of ``term`` (a list of 1D passes) along ``axis`` in a window of ``reach`` taps
+    either side of the centre ([1] at the centre where no pass is along it), or None where two
+    are."""
+    found = [p for p in term if p[0] == axis]
+    v = np.zeros(2 * reach + 1)
+    if not found:
+        v[reach] = 1.0
+    elif len(found) == 1:
+        _, taps, centre, _, _ = found[0]
+        v[reach - centre : reach - centre + len(taps)] = taps
+    else:
+        return None
+    return v
+
+
+def _plane_sum(shape, in_name, out_name, terms, cval):
+    """The program of scipy's sum of ``terms`` (each a list of 1D passes) as one 2D filter of
+    their summed outer products, for float results, where every pass is along one of two
+    neighbouring axes whose later axes hold at most 4 entries, under one mode, and no second
+    pass of a term reads a nonzero ``cval`` past the edges of the first's result (then the sum
+    is the same up to float rounding); else None."""
+    passes_ = [p for term in terms for p in term]
+    axes = sorted({p[0] for p in passes_})
+    mode = {p[3] for p in passes_}
+    if (
+        _xp.is_int(out_name)
+        or len(axes) != 2
+        or axes[1] != axes[0] + 1
+        or len(mode) != 1
+        or any(p[4] is not None for p in passes_)
+        or not _engine.fusable(shape, axes[0])
+        or ("constant" in mode and cval != 0 and any(len(t) > 1 for t in terms))
+    ):
+        return None
+    reach = [max(max(p[2], len(p[1]) - 1 - p[2]) for p in passes_ if p[0] == a) for a in axes]
+    weights = 0.0
+    for term in terms:
+        rows, cols = _window(term, axes[0], reach[0]), _window(term, axes[1], reach[1])
+        if rows is None or cols is None:
+            return None
+        weights = weights + np.outer(rows, cols)
+    name = in_name if in_name == out_name and in_name in _engine.HALF_DTYPES else _xp.compute_name(out_name, in_name)
+    step = _engine.plane_step(shape, name, axes[0], weights, tuple(reach), mode.pop(), cval, fallback=False)
+    if step is None:
+        return None
+
+    def prog(kind, x, out=None):
+        work = kind.astype(x, name)
+        return step(kind, work) if out is None else step(kind, work, out)
+
+    return writes_into(prog, step, name)
+
+
 @front
 def _laplace(shape, in_name, out_name, mode, axes, channel_axis, cval=0.0):
     axes = check_axes(axes, len(shape), channel_axis)
     if not axes:
         return lambda kind, x: x
     m = modes(mode, len(axes))
-    term = _term_name(out_name)
-    terms = [passes(shape, in_name, term, [(a, *folded(_SECOND, 1, shape[a], ma), ma, None)], cval) for a, ma in zip(axes, m)]
-    return _summed(terms, out_name)
+    steps = [[(a, *folded(_SECOND, 1, shape[a], ma), ma, None)] for a, ma in zip(axes, m)]
+    return _plane_sum(shape, in_name, out_name, steps, cval) or _summed(
+        [passes(shape, in_name, _term_name(out_name), t, cval) for t in steps], out_name
+    )
 
 
 def laplace(
@@ -104,8 +159,8 @@ def laplace(
     return _laplace(input, mode, axes, channel_axis, cval=real_cval(cval, True), output=output, stream=stream, device=device)
 
 
-def _gaussian_terms(shape, in_name, out_name, sigma, order, mode, axes, channel_axis, cval, kwargs):
-    """The programs of each axis's Gaussian derivative of ``order`` (smoothing along the other
+def _gaussian_terms(shape, sigma, order, mode, axes, channel_axis, kwargs):
+    """The 1D passes of each axis's Gaussian derivative of ``order`` (smoothing along the other
     axes), as scipy's ``generic_laplace`` and ``generic_gradient_magnitude`` call
     ``gaussian_filter``."""
     kwargs = dict(kwargs)
@@ -129,9 +184,13 @@ def _gaussian_terms(shape, in_name, out_name, sigma, order, mode, axes, channel_
     terms = []
     for a, ma in zip(axes, m):
         orders = [order if i == a else 0 for i in range(ndim)]
-        steps = _gaussian_passes(shape, sigmas, orders, [ma] * ndim, radii, truncate, range(ndim))
-        terms.append(passes(shape, in_name, _term_name(out_name), steps, cval))
+        terms.append(_gaussian_passes(shape, sigmas, orders, [ma] * ndim, radii, truncate, range(ndim)))
     return terms
+
+
+def _programs(shape, in_name, out_name, terms, cval):
+    """The programs of ``terms``' passes, each result stored as :func:`_summed` adds it."""
+    return [passes(shape, in_name, _term_name(out_name), t, cval) for t in terms]
 
 
 @front
@@ -140,7 +199,8 @@ def _gaussian_laplace(shape, in_name, out_name, sigma, mode, axes, channel_axis,
     [_sigma(s) for s in seq(sigma, len(filtered), "sigma")]
     if not filtered:
         return lambda kind, x: x
-    return _summed(_gaussian_terms(shape, in_name, out_name, sigma, 2, mode, axes, channel_axis, cval, kwargs), out_name)
+    terms = _gaussian_terms(shape, sigma, 2, mode, axes, channel_axis, kwargs)
+    return _plane_sum(shape, in_name, out_name, terms, cval) or _summed(_programs(shape, in_name, out_name, terms, cval), out_name)
 
 
 def gaussian_laplace(
@@ -156,8 +216,8 @@ def gaussian_laplace(
 def _gaussian_gradient_magnitude(shape, in_name, out_name, sigma, mode, axes, channel_axis, kwargs, cval=0.0):
     if not check_axes(axes, len(shape), channel_axis):
         return lambda kind, x: x
-    terms = _gaussian_terms(shape, in_name, out_name, sigma, 1, mode, axes, channel_axis, cval, kwargs)
-    return _summed(terms, out_name, square=True)
+    terms = _gaussian_terms(shape, sigma, 1, mode, axes, channel_axis, kwargs)
+    return _summed(_programs(shape, in_name, out_name, terms, cval), out_name, square=True)
 
 
 def gaussian_gradient_magnitude(
