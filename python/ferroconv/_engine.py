@@ -120,6 +120,9 @@ HALF_DTYPES = ("float16", "bfloat16")
 KERNEL_DTYPES = ("float32", "uint8", "uint16") + HALF_DTYPES
 
 
+# The longest side of an image the library takes.
+_MAX_IMAGE_SIDE = 1 << 18
+
 # The float64 kernel's longest side, and the float64 plans kept (per filter and device).
 _MAX_SIDE_64 = 127
 _plans64 = OrderedDict()
@@ -218,8 +221,13 @@ def line_step(shape, comp, axis, taps, centre, mode, cval):
     if inner in (1, 3, 4):
         w, at, view = taps.reshape(1, k), (0, centre), (1, outer, shape[axis], inner)
     else:
-        w, at, view = taps.reshape(k, 1), (centre, 0), (outer, shape[axis], inner, 1)
+        # Columns wider than an image's side run as 4 or 3 interleaved channels of a narrower one.
+        c = next((c for c in (1, 4, 3) if inner % c == 0 and inner // c <= _MAX_IMAGE_SIDE), 1)
+        w, at, view = taps.reshape(k, 1), (centre, 0), (outer, shape[axis], inner // c, c)
     dense = lambda kind, x: _dense(kind, x, (axis,), taps, (centre,), mode, cval)  # noqa: E731
+    if max(view[1], view[2]) > _MAX_IMAGE_SIDE:
+        # Lines longer than an image's side: element-wise in float.
+        return dense if comp in ("float32", "float64") else None
     if comp in KERNEL_DTYPES:
         step = _kernel_step(shape, comp, w, at, mode, cval, view)
         if comp == "float32" and not _native.gpu_available():
@@ -234,15 +242,16 @@ def line_step(shape, comp, axis, taps, centre, mode, cval):
 def plane_step(shape, comp, axis, weights, centre, mode, cval, fallback=True):
     """A step correlating arrays of ``shape`` with 2D ``weights`` on axes ``(axis, axis + 1)``,
     whose later axes hold 1, 3 or 4 entries; element-wise where the kernels do not take them
-    (float only, and only with ``fallback``: else None)."""
+    (float only, and only with ``fallback``: else None), and where a side passes an image's."""
+    view = (_prod(shape[:axis]), shape[axis], shape[axis + 1], _prod(shape[axis + 2 :]))
+    dense = lambda kind, x: _dense(kind, x, (axis, axis + 1), weights, centre, mode, cval)  # noqa: E731
+    if max(view[1], view[2]) > _MAX_IMAGE_SIDE:
+        return dense if fallback and comp in ("float32", "float64") else None
     if comp in KERNEL_DTYPES:
-        view = (_prod(shape[:axis]), shape[axis], shape[axis + 1], _prod(shape[axis + 2 :]))
         step = _kernel_step(shape, comp, weights, tuple(centre), mode, cval, view)
         if step is not None or comp != "float32" or not fallback:
             return step
-    dense = lambda kind, x: _dense(kind, x, (axis, axis + 1), weights, centre, mode, cval)  # noqa: E731
     if comp == "float64":
-        view = (_prod(shape[:axis]), shape[axis], shape[axis + 1], _prod(shape[axis + 2 :]))
         return _f64_step(weights, centre, mode, cval, view, dense)
     return dense
 
