@@ -2,6 +2,7 @@
 //! on the CPU gives exactly the whole-image result for every border, channel count and sample type.
 
 use ferroconv::engine::strips;
+use ferroconv::model::image::Samples;
 use ferroconv::plan::spread;
 use ferroconv::{Border, DType, Filter, Filter2D, Image, Problem};
 
@@ -152,6 +153,34 @@ fn strips_spread_over_workers_give_the_whole_image_result() {
             })
             .unwrap_err();
             assert!(e.to_string().contains("a GPU failed"), "{e}");
+        }
+    }
+}
+
+#[test]
+fn strips_read_into_earlier_samples_equal_fresh_ones() {
+    let image = Image::random(23, 19, 3, DType::U16, 5).unwrap();
+    let row_bytes = 23 * 3 * 2;
+    let src = image.samples().as_bytes();
+    for border in Border::checked(DType::U16) {
+        for strip in strips::split(19, 4, 6, border) {
+            let want = strips::strip_input(&image, border, &strip).unwrap();
+            let len = want.samples().len();
+            // A marked buffer of the strip's length (written over), and one of another length
+            // or type (not taken).
+            for reuse in [
+                Samples::filled(DType::U16, len),
+                Samples::filled(DType::U16, len + 3),
+                Samples::filled(DType::U8, len),
+            ] {
+                let got =
+                    strips::strip_of_rows((23, 19, 3, DType::U16), border, &strip, Some(reuse), |r, dst| {
+                        dst.copy_from_slice(&src[r.start * row_bytes..r.end * row_bytes]);
+                        Ok::<(), ()>(())
+                    })
+                    .unwrap();
+                assert!(got == want, "{border:?} {strip:?}");
+            }
         }
     }
 }

@@ -119,6 +119,41 @@ fn absent_or_whole(path: &Path, want: &Image, context: &str) -> bool {
     true
 }
 
+/// Waits for `child`, sent `signal`, and checks what it left in `dir`: no temporary file, and
+/// `target` either the whole result `want` (exit 0: `None`) or absent, with the signal's exit
+/// code and message (then its stderr).
+fn signalled(
+    child: Child,
+    signal: &str,
+    dir: &Path,
+    target: &Path,
+    want: &Image,
+    context: &str,
+) -> Option<String> {
+    let (code, err) = finish(child);
+    assert!(!err.contains("panicked"), "{context}: {err}");
+    assert_eq!(
+        hidden(dir),
+        Vec::<String>::new(),
+        "{context}: temporary files left"
+    );
+    let whole = absent_or_whole(target, want, context);
+    let _ = std::fs::remove_file(target);
+    if code == Some(0) {
+        // Finished before the signal arrived: then the result is there, whole.
+        assert!(whole, "{context}: exit 0 without a result: {err}");
+        return None;
+    }
+    assert_eq!(code, Some(code_of(signal)), "{context}: {err}");
+    assert!(!whole, "{context}: an interrupted run left a result");
+    assert!(
+        err.contains(&format!("interrupted by SIG{signal}"))
+            && err.lines().last().unwrap().starts_with("error: interrupted"),
+        "{context}: {err}"
+    );
+    Some(err)
+}
+
 #[test]
 fn signals_during_a_single_write_leave_no_temporary_and_no_partial_file() {
     let dir = TempDir::new("sig-single");
@@ -153,37 +188,19 @@ fn signals_during_a_single_write_leave_no_temporary_and_no_partial_file() {
                 }
             }
             send(signal, pid);
-            let (code, err) = finish(child);
-            assert!(!err.contains("panicked"), "{context}: {err}");
-            assert_eq!(
-                hidden(&out.0),
-                Vec::<String>::new(),
-                "{context}: temporary files left"
-            );
-            let whole = absent_or_whole(&target, &want, &context);
-            if code == Some(0) {
-                // Finished before the signal arrived: then the result is there, whole.
-                assert!(whole, "{context}: exit 0 without a result: {err}");
+            let Some(err) = signalled(child, signal, &out.0, &target, &want, &context) else {
+                continue;
+            };
+            if err.contains("1 discarded") {
+                interrupted_writes += 1;
             } else {
-                assert_eq!(code, Some(code_of(signal)), "{context}: {err}");
-                assert!(!whole, "{context}: an interrupted run left a result");
+                // Only a signal sent before the write may find the image not yet written
+                // (how far a run got in 150 ms depends on the machine's load).
                 assert!(
-                    err.contains(&format!("interrupted by SIG{signal}"))
-                        && err.lines().last().unwrap().starts_with("error: interrupted"),
+                    extra_ms.is_none() && err.contains("1 not processed"),
                     "{context}: {err}"
                 );
-                if err.contains("1 discarded") {
-                    interrupted_writes += 1;
-                } else {
-                    // Only a signal sent before the write may find the image not yet written
-                    // (how far a run got in 150 ms depends on the machine's load).
-                    assert!(
-                        extra_ms.is_none() && err.contains("1 not processed"),
-                        "{context}: {err}"
-                    );
-                }
             }
-            let _ = std::fs::remove_file(&target);
         }
     }
     assert!(
@@ -227,22 +244,10 @@ fn signals_while_a_pgm_streams_leave_no_temporary_and_no_partial_file() {
         );
         std::thread::sleep(Duration::from_millis(ms));
         send(signal, pid);
-        let (code, err) = finish(child);
-        assert!(!err.contains("panicked"), "{context}: {err}");
-        assert_eq!(
-            hidden(&out.0),
-            Vec::<String>::new(),
-            "{context}: temporary files left"
-        );
-        let whole = absent_or_whole(&target, &want, &context);
-        if code == Some(0) {
-            assert!(whole, "{context}: exit 0 without a result: {err}");
-        } else {
-            assert_eq!(code, Some(code_of(signal)), "{context}: {err}");
-            assert!(!whole && err.contains("1 discarded"), "{context}: {err}");
+        if let Some(err) = signalled(child, signal, &out.0, &target, &want, &context) {
+            assert!(err.contains("1 discarded"), "{context}: {err}");
             discarded += 1;
         }
-        let _ = std::fs::remove_file(&target);
     }
     assert!(discarded >= 2, "no stream was interrupted: {discarded}");
 }

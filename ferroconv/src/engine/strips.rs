@@ -137,7 +137,7 @@ pub fn strip_input(image: &Image, border: Border, strip: &Strip) -> Result<Image
     let layout = (image.width(), image.height(), image.channels(), image.dtype());
     let row_bytes = image.width() * image.channels() * image.dtype().size();
     let src = image.samples().as_bytes();
-    strip_of_rows(layout, border, strip, |rows, dst| {
+    strip_of_rows(layout, border, strip, None, |rows, dst| {
         dst.copy_from_slice(&src[rows.start * row_bytes..rows.end * row_bytes]);
         Ok::<(), Error>(())
     })
@@ -146,16 +146,21 @@ pub fn strip_input(image: &Image, border: Border, strip: &Strip) -> Result<Image
 /// The strip image of `strip` of an image of `(width, height, channels, dtype)` whose rows
 /// `read(rows, dst)` copies into `dst` (as many bytes as those rows hold): the rows inside the
 /// image in one read, those outside made by `border` (copied where they repeat rows already read,
-/// else read one by one).
+/// else read one by one). Every sample is written: into `reuse` where it has the strip's type
+/// and length (an earlier strip's samples), else into new, untouched memory.
 pub fn strip_of_rows<E>(
     (w, h, ch, dtype): (usize, usize, usize, DType),
     border: Border,
     strip: &Strip,
+    reuse: Option<Samples>,
     mut read: impl FnMut(Range<usize>, &mut [u8]) -> std::result::Result<(), E>,
 ) -> std::result::Result<Image, E> {
     let row_bytes = w * ch * dtype.size();
     let wanted = strip.input.clone();
-    let mut samples = Samples::filled(dtype, w * ch * wanted.len());
+    let len = w * ch * wanted.len();
+    let mut samples = reuse
+        .filter(|s| s.dtype() == dtype && s.len() == len)
+        .unwrap_or_else(|| Samples::zeroed(dtype, len));
     let bytes = samples.as_bytes_mut();
     let first = wanted.start;
     let at = |y: usize| (y as isize - first) as usize * row_bytes;

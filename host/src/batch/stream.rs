@@ -12,6 +12,7 @@ use crate::engine::recycle;
 use ferroconv::engine::strips::{self, Strip};
 use ferroconv::io::files::{FileError, Format, PnmRows, PnmWriter, shown};
 use ferroconv::io::interrupt;
+use ferroconv::model::image::Samples;
 use ferroconv::{DType, Image};
 use std::sync::mpsc;
 use std::time::Instant;
@@ -127,14 +128,18 @@ pub fn run(
     let (pipeline, times) = std::thread::scope(|scope| {
         let (read_tx, read_rx) = mpsc::sync_channel::<Result<Image, FileError>>(1);
         let (out_tx, out_rx) = mpsc::sync_channel::<(&Strip, Image)>(1);
+        // Convolved strips' samples, back to the reader for later strips.
+        let (used_tx, used_rx) = mpsc::channel::<Samples>();
         let plan = &plan;
-        let reader = scope.spawn(move || read_strips(rows, s, plan, &read_tx));
+        let reader = scope.spawn(move || read_strips(rows, s, plan, &read_tx, &used_rx));
         let writer = scope.spawn(move || write_strips(writer, out_rx, recycling));
         let mut computed: Option<(ComputeTimes, usize)> = None;
         let mut error = None;
         for (strip, read) in plan.iter().zip(read_rx.iter()) {
             let convolved = read.map_err(|e| (e.to_string(), false)).and_then(|image| {
-                Engine::convolve_spread_band(engines, &image, h, s, fault).map_err(|e| {
+                let convolved = Engine::convolve_spread_band(engines, &image, h, s, fault);
+                let _ = used_tx.send(image.into_samples());
+                convolved.map_err(|e| {
                     let stop = e.is_device_fault();
                     let e = FileError::Image {
                         path: item.input.clone(),
@@ -163,7 +168,7 @@ pub fn run(
                 }
             }
         }
-        drop((out_tx, read_rx));
+        drop((out_tx, read_rx, used_tx));
         let read_ms = reader.join().expect("the reader does not panic");
         let written = writer.join().expect("the writer does not panic");
         ((read_ms, written, error), computed)
@@ -216,12 +221,14 @@ pub fn run(
 }
 
 /// Reads the strip images of `plan` into `tx` in order, until one fails, the receiver goes or
-/// a signal comes; returns the time spent reading (ms).
+/// a signal comes, into the samples of convolved strips from `used` where there are; returns the
+/// time spent reading (ms).
 fn read_strips(
     mut rows: PnmRows,
     s: &Settings,
     plan: &[Strip],
     tx: &mpsc::SyncSender<Result<Image, FileError>>,
+    used: &mpsc::Receiver<Samples>,
 ) -> f64 {
     let mut ms = 0.0;
     let layout: (usize, usize, usize, DType) = rows.layout();
@@ -230,7 +237,8 @@ fn read_strips(
             break;
         }
         let t = Instant::now();
-        let image = strips::strip_of_rows(layout, s.border, strip, |r, dst| rows.read(r, dst));
+        let reuse = used.try_recv().ok();
+        let image = strips::strip_of_rows(layout, s.border, strip, reuse, |r, dst| rows.read(r, dst));
         ms += ms_since(t);
         let failed = image.is_err();
         if tx.send(image).is_err() || failed {

@@ -142,11 +142,28 @@ pub const EXTENSIONS: [&str; 14] = [
     "png", "jpg", "jpeg", "tif", "tiff", "bmp", "pgm", "ppm", "pnm", "pbm", "pam", "raw", "f32", "bin",
 ];
 
+/// `path`'s extension in lower case ("" where it has none or it is not UTF-8).
+pub(crate) fn lower_extension(path: &Path) -> String {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase()
+}
+
+impl FileError {
+    /// [`FileError::Unsupported`] of `path`.
+    pub(crate) fn unsupported(path: &Path, reason: String) -> Self {
+        FileError::Unsupported {
+            path: path.to_path_buf(),
+            reason,
+        }
+    }
+}
+
 impl Format {
     /// The format of `path`'s extension, if it is one we know.
     pub fn of(path: &Path) -> Option<Format> {
-        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
-        Some(match ext.as_str() {
+        Some(match lower_extension(path).as_str() {
             "png" => Format::Png,
             "jpg" | "jpeg" => Format::Jpeg,
             "tif" | "tiff" => Format::Tiff,

@@ -116,10 +116,10 @@ fn read_file(
     if let Some(n) = page.filter(|&n| n > 0)
         && format.is_some_and(|f| f != Format::Tiff)
     {
-        return Err(FileError::Unsupported {
-            path: path.to_path_buf(),
-            reason: format!("has one page, not a page {n}: --page picks a page of a multi-page TIFF"),
-        });
+        return Err(FileError::unsupported(
+            path,
+            format!("has one page, not a page {n}: --page picks a page of a multi-page TIFF"),
+        ));
     }
     if format == Some(Format::Raw) {
         return read_raw(path, raw, max_bytes).map(|image| (vec![image], Metadata::default()));

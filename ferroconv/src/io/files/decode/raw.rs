@@ -13,10 +13,10 @@ pub(super) fn read_raw(path: &Path, raw: &RawLayout, max_bytes: u64) -> Result<I
         source,
     };
     let (Some(w), Some(h)) = (raw.width, raw.height) else {
-        return Err(FileError::Unsupported {
-            path: path.to_path_buf(),
-            reason: "a RAW f32 file needs --width and --height (and --channels if not 1)".into(),
-        });
+        return Err(FileError::unsupported(
+            path,
+            "a RAW f32 file needs --width and --height (and --channels if not 1)".into(),
+        ));
     };
     check_dims(w, h).map_err(image_err)?;
     crate::model::image::check_channels(raw.channels).map_err(image_err)?;

@@ -134,9 +134,11 @@ fn read_tiff_page<R: std::io::Read + Seek>(
         path: path.to_path_buf(),
         source,
     })?;
-    let unsupported = |what: String| FileError::Unsupported {
-        path: path.to_path_buf(),
-        reason: format!("{what} TIFF images are not supported (gray, gray+alpha, RGB or RGBA)"),
+    let unsupported = |what: String| {
+        FileError::unsupported(
+            path,
+            format!("{what} TIFF images are not supported (gray, gray+alpha, RGB or RGBA)"),
+        )
     };
     let color = decoder.colortype().map_err(decode)?;
     // Channels in the file, and in the image read (gray+alpha is widened to RGBA, as for PNG).

@@ -4,7 +4,7 @@
 
 use super::Encoding;
 use super::tiff_file::write_tiff;
-use crate::io::files::{EXTENSIONS, FileError, Format, Metadata};
+use crate::io::files::{EXTENSIONS, FileError, Format, Metadata, lower_extension};
 use crate::model::image::{DType, Image, Samples};
 use image::{ExtendedColorType, ImageEncoder as _, ImageFormat};
 use std::io::{Seek, Write};
@@ -19,19 +19,12 @@ pub(super) fn encode<W: Write + Seek>(
     metadata: &Metadata,
     writer: &mut W,
 ) -> Result<(), FileError> {
-    let unsupported = |reason: String| FileError::Unsupported {
-        path: path.to_path_buf(),
-        reason,
-    };
+    let unsupported = |reason| FileError::unsupported(path, reason);
     let encode_err = |reason: String| FileError::Encode {
         path: path.to_path_buf(),
         reason,
     };
-    let ext = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .unwrap_or("")
-        .to_ascii_lowercase();
+    let ext = lower_extension(path);
     let format = Format::of(path).ok_or_else(|| {
         unsupported(format!(
             "unknown output extension '{ext}' (use one of: {})",

@@ -85,12 +85,7 @@ fn write_file(
     path: &Path,
     encode: impl FnOnce(&mut Sink<'_>) -> Result<(), FileError>,
 ) -> Result<(), FileError> {
-    if let Some(kind) = not_a_regular_file(path) {
-        return Err(FileError::Unsupported {
-            path: path.to_path_buf(),
-            reason: format!("{kind}, not a regular file: refusing to write the result there"),
-        });
-    }
+    temporary::refuse_irregular(path)?;
     let write_err = |source| FileError::Write {
         path: path.to_path_buf(),
         source,
@@ -135,10 +130,10 @@ pub fn write_pages(
 ) -> Result<(), FileError> {
     match pages {
         [one] => write_with(one, path, encoding, metadata),
-        _ if Format::of(path) != Some(Format::Tiff) => Err(FileError::Unsupported {
-            path: path.to_path_buf(),
-            reason: format!("{} pages need a TIFF file, which holds several", pages.len()),
-        }),
+        _ if Format::of(path) != Some(Format::Tiff) => Err(FileError::unsupported(
+            path,
+            format!("{} pages need a TIFF file, which holds several", pages.len()),
+        )),
         _ => write_file(path, |writer| {
             write_tiff(pages, encoding, metadata, writer).map_err(|e| FileError::Encode {
                 path: path.to_path_buf(),

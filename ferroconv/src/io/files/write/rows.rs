@@ -2,8 +2,8 @@
 //! safe temporary file as [`write`](fn@super::write).
 
 use super::encode::pnm_header;
-use super::temporary::{Cancellable, Temporary, not_a_regular_file};
-use crate::io::files::{FileError, Format};
+use super::temporary::{Cancellable, Temporary, refuse_irregular};
+use crate::io::files::{FileError, Format, lower_extension};
 use crate::model::image::{DType, Image};
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -32,15 +32,8 @@ impl PnmWriter {
         channels: usize,
         dtype: DType,
     ) -> Result<Self, FileError> {
-        let unsupported = |reason: String| FileError::Unsupported {
-            path: path.to_path_buf(),
-            reason,
-        };
-        let ext = path
-            .extension()
-            .and_then(|e| e.to_str())
-            .unwrap_or("")
-            .to_ascii_lowercase();
+        let unsupported = |reason| FileError::unsupported(path, reason);
+        let ext = lower_extension(path);
         if Format::of(path) != Some(Format::Pnm) || ext == "pam" || !matches!(channels, 1 | 3) {
             return Err(unsupported(format!(
                 "rows are written to binary PGM or PPM, not {ext} of {channels} channels"
@@ -49,11 +42,7 @@ impl PnmWriter {
         Format::Pnm
             .check_encodable(&ext, channels, dtype)
             .map_err(unsupported)?;
-        if let Some(kind) = not_a_regular_file(path) {
-            return Err(unsupported(format!(
-                "{kind}, not a regular file: refusing to write the result there"
-            )));
-        }
+        refuse_irregular(path)?;
         let write_err = |source| FileError::Write {
             path: path.to_path_buf(),
             source,

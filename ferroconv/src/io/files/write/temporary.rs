@@ -2,6 +2,7 @@
 //! destination folder, listed so that a signal can remove them), a writer that gives up once a
 //! signal came, and the check that a destination is a regular file.
 
+use crate::io::files::FileError;
 use std::fs::File;
 use std::io::{Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -165,6 +166,17 @@ pub fn not_a_regular_file(path: &Path) -> Option<&'static str> {
     match std::fs::metadata(path) {
         Ok(meta) if !meta.is_file() => Some(file_kind(&meta)),
         _ => None,
+    }
+}
+
+/// [`not_a_regular_file`] as the error of a write to `path`.
+pub(super) fn refuse_irregular(path: &Path) -> Result<(), FileError> {
+    match not_a_regular_file(path) {
+        Some(kind) => Err(FileError::unsupported(
+            path,
+            format!("{kind}, not a regular file: refusing to write the result there"),
+        )),
+        None => Ok(()),
     }
 }
 
