@@ -11,7 +11,7 @@ import numpy as np
 
 from . import _engine, _params, _xp
 from ._params import Array, ArrayLike, Axes, Device, Mode, Output, PerAxis
-from ._front import axis_index, check_axes, folded, front, modes, passes, real_cval, seq, writes_into
+from ._front import axis_index, check_axes, folded, front, identity, modes, passes, real_cval, seq, writes_into
 from ._ndimage import _gaussian_passes, _sigma
 
 _DIFF = np.array([-1.0, 0.0, 1.0])
@@ -143,7 +143,7 @@ def _plane_sum(shape, in_name, out_name, terms, cval):
 def _laplace(shape, in_name, out_name, mode, axes, channel_axis, cval=0.0):
     axes = check_axes(axes, len(shape), channel_axis)
     if not axes:
-        return lambda kind, x: x
+        return identity
     m = modes(mode, len(axes))
     steps = [[(a, *folded(_SECOND, 1, shape[a], ma), ma, None)] for a, ma in zip(axes, m)]
     return _plane_sum(shape, in_name, out_name, steps, cval) or _summed(
@@ -198,7 +198,7 @@ def _gaussian_laplace(shape, in_name, out_name, sigma, mode, axes, channel_axis,
     filtered = check_axes(axes, len(shape), channel_axis)
     [_sigma(s) for s in seq(sigma, len(filtered), "sigma")]
     if not filtered:
-        return lambda kind, x: x
+        return identity
     terms = _gaussian_terms(shape, sigma, 2, mode, axes, channel_axis, kwargs)
     return _plane_sum(shape, in_name, out_name, terms, cval) or _summed(_programs(shape, in_name, out_name, terms, cval), out_name)
 
@@ -215,7 +215,7 @@ def gaussian_laplace(
 @front
 def _gaussian_gradient_magnitude(shape, in_name, out_name, sigma, mode, axes, channel_axis, kwargs, cval=0.0):
     if not check_axes(axes, len(shape), channel_axis):
-        return lambda kind, x: x
+        return identity
     terms = _gaussian_terms(shape, sigma, 1, mode, axes, channel_axis, kwargs)
     return _summed(_programs(shape, in_name, out_name, terms, cval), out_name, square=True)
 

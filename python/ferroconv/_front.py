@@ -171,6 +171,8 @@ def _call(prepare, input, args, output, stream, complex_weights, params):
     if (complex_weights or name in _xp.COMPLEX_PARTS) and out_name not in _xp.COMPLEX_PARTS:
         if not isinstance(output, (type, np.dtype)):
             raise RuntimeError(f"output must have a complex dtype for complex input or weights, got {out_name}")
+        if prepare.__name__ in _REAL_OUTPUTS:
+            return _real_output(prepare, kind, x, name, out_name, args, params)
         warnings.warn("promoting specified output dtype to complex", stacklevel=3)
         output = np.promote_types(output, np.complex64)
         out_name = output.name
@@ -208,6 +210,29 @@ def _call(prepare, input, args, output, stream, complex_weights, params):
         return kind.copy_into(out, result)
 
 
+# The functions whose scipy counterparts make a real result of a real dtype given as ``output``
+# for complex input (their 1D passes then refuse it); the others promote it to complex.
+_REAL_OUTPUTS = frozenset(("_gaussian", "_sobel", "_prewitt", "_laplace", "_gaussian_laplace", "_gaussian_gradient_magnitude"))
+
+
+def identity(kind, x):
+    """The program of a filter that changes nothing."""
+    return x
+
+
+def _real_output(prepare, kind, x, name, out_name, args, params):
+    """A real dtype ``out_name`` asked of complex ``x`` (dtype ``name``) where scipy makes a real
+    result: the real part where the parameters filter nothing (scipy copies the input), else
+    scipy's error."""
+    shape = tuple(max(int(s), 1) for s in x.shape)
+    if _program(prepare, shape, _xp.COMPLEX_PARTS[name], out_name, args, params) is not identity:
+        raise RuntimeError(f"output must have a complex dtype for complex input, got {out_name}")
+    warnings.warn("Casting complex values to real discards the imaginary part", np.exceptions.ComplexWarning, stacklevel=4)
+    if 0 in x.shape:
+        return kind.empty(tuple(int(s) for s in x.shape), out_name, x)
+    return kind.copy(kind.cast(kind.contiguous(kind.parts(x)[0]), out_name))
+
+
 def _parts(kind, x, name, part, prepare, args, params):
     """(real, imaginary) results of a complex ``x`` (or of a real one: its imaginary part 0)."""
     shape = tuple(int(s) for s in x.shape)
@@ -242,7 +267,7 @@ def passes(shape, in_name, out_name, steps, cval):
     (truncated); computed in float32 or float64 (``_xp.compute_name``), two neighbouring axes of
     one mode as one 2D filter."""
     if not steps:
-        return lambda kind, x: x
+        return identity
     comp = _xp.compute_name(out_name, in_name)
     direct = _direct(shape, in_name, out_name, steps, cval)
     if direct is not None:

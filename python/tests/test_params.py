@@ -301,23 +301,6 @@ def test_uniform_filter_checks_the_origin_of_a_size_below_2():
         ferroconv.uniform_filter(image(dtype=np.float64), 1.5, origin=-1)
 
 
-@pytest.mark.parametrize("name", ["correlate", "convolve1d"])
-@pytest.mark.parametrize("output", [np.float64, "float32", "array"])
-def test_complex_weights_into_a_real_output(name, output):
-    x = image((6, 7), np.float64)
-    w = (np.ones((2, 3)) if name == "correlate" else np.ones(3)) * (1 + 2j)
-    out = np.zeros(x.shape) if output == "array" else output
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # scipy's "promoting specified output dtype to complex"
-            want = getattr(ndi, name)(x, w, output=out)
-    except RuntimeError:
-        with pytest.raises(RuntimeError):
-            getattr(ferroconv, name)(x, w, output=out)
-    else:
-        close(getattr(ferroconv, name)(x, w, output=out), want)
-
-
 def test_opencv_names_moved_to_cv_and_warn_at_the_top_level():
     for name in ("filter2d", "BORDER_CONSTANT", "BORDER_REPLICATE", "BORDER_REFLECT", "BORDER_WRAP", "BORDER_REFLECT_101",
                  "BORDER_DEFAULT", "CV_8U", "CV_16U", "CV_16S", "CV_32F", "CV_64F"):
