@@ -149,23 +149,25 @@ def gaussian_reach(s: float, r: int) -> int:
     return r if cap >= r else min(r, int(cap) + 2)
 
 
-def gaussian(s: float, r: int, n: int, mode: str):
+def gaussian(s: float, r: int, n: int, mode: str, c=None):
     """(taps, centre): scipy's Gaussian of standard deviation ``s`` and radius ``r`` (at most
-    :func:`gaussian_reach`), normalized to sum 1, folded for an axis of ``n`` samples."""
-    if s * s == math.inf:
+    :func:`gaussian_reach`), normalized to sum 1, folded for an axis of ``n`` samples; ``c`` is
+    scipy's ``-0.5 / s**2`` (rounded as the sigma's type rounds it), by default in float64."""
+    c = -0.5 / (s * s) if c is None else c
+    if c == 0:
         # scipy's taps exp(-0.5 / s**2 * x**2) are then all exactly 1: a box.
         return uniform(2 * r + 1, n, mode)
     lo, hi, period = window(n, mode)
     if -r >= lo and r <= hi:
         x = np.arange(-r, r + 1)
-        phi = np.exp(-0.5 / (s * s) * x**2)
+        phi = np.exp(c * x**2)
         return phi / phi.sum(), r
     size = hi - lo + 1
     if 2 * r + 1 <= _DIRECT or s < _EM_STEPS * (period or 1):
         acc = np.zeros(size)
         for start in range(-r, r + 1, _DIRECT):
             x = np.arange(start, min(r + 1, start + _DIRECT), dtype=np.int64)
-            phi = np.exp(-0.5 / (s * s) * (x * x).astype(np.float64))
+            phi = np.exp(c * (x * x).astype(np.float64))
             acc += np.bincount(_index(x, lo, hi, period), weights=phi, minlength=size)
     elif period is not None:
         # Offsets m + k * period within [-r, r], k from k0 to k1, for each m of the window.

@@ -221,11 +221,29 @@ def convolve1d(
     return _line(input, Weights(w), axis, mode, o, True, cval=real_cval(cval, True), output=output, stream=stream, device=device, complex_weights=w.dtype.kind == "c")
 
 
+class _Sigma(float):
+    """A sigma, with ``s2``, sigma² as scipy's taps square it: in the sigma's own type where it
+    is a numpy float16 or float32 (then ``-0.5 / s2`` is rounded to that type too, ``c``)."""
+
+    s2: float
+    c: float
+
+
 def _sigma(value):
     s = _params.real(value, "sigma")
     if s == math.inf:
         raise ValueError("sigma must be finite, got inf")
-    return s
+    sigma = _Sigma(s)
+    dtype = getattr(value, "dtype", None)
+    if dtype in (np.float16, np.float32) and np.ndim(value) == 0:
+        v = np.asarray(value)[()]
+        with np.errstate(over="ignore", under="ignore", divide="ignore"):
+            s2 = v * v
+            sigma.s2, sigma.c = float(s2), float(-0.5 / s2) if s2 != 0 else -math.inf
+    else:
+        sigma.s2 = s * s
+        sigma.c = -0.5 / sigma.s2 if sigma.s2 != 0 else -math.inf
+    return sigma
 
 
 def _order(value):
@@ -248,13 +266,13 @@ def _gaussian_taps(s, order, radius, truncate, n, mode):
     """(taps, centre) of scipy's Gaussian of ``order`` (its derivative) for ``correlate1d``,
     folded for ``n`` samples (a derivative's taps formed and folded a chunk at a time)."""
     r = _params.gaussian_radius(s, truncate, radius, "filtered")
-    s2 = s * s
-    if s2 == 0.0 or not math.isfinite(0.5 / s2):
+    s2, c = (s.s2, s.c) if isinstance(s, _Sigma) else (s * s, -0.5 / (s * s) if s != 0 else -math.inf)
+    if s2 == 0.0 or not math.isfinite(c):
         # scipy's taps are then NaN (0 times an infinity): a deliberate difference.
         raise ValueError(f"sigma {s} is too small: 1 / sigma**2 is not a float64")
     if order == 0:
-        s = abs(s)
-        return _fold.gaussian(s, _fold.gaussian_reach(s, r), n, mode)
+        s = abs(float(s))
+        return _fold.gaussian(s, _fold.gaussian_reach(s, r), n, mode, c)
     if 2 * r + 1 > _MAX_DERIVATIVE_TAPS:
         raise ValueError(f"sigma {s} with order {order} needs {2 * r + 1} taps: at most {_MAX_DERIVATIVE_TAPS}")
     # The order-th derivative of phi is q(x) phi(x), q from q' - q x / s^2, starting at 1.
@@ -265,13 +283,13 @@ def _gaussian_taps(s, order, radius, truncate, n, mode):
     lo, hi, period = _fold.window(n, mode)
     if not _fold.folds(2 * r + 1, r, n, mode):
         x = np.arange(-r, r + 1, dtype=np.float64)
-        phi = np.exp(-0.5 / s2 * x * x)
+        phi = np.exp(c * (x * x))
         return np.polynomial.polynomial.polyval(x, q)[::-1] * phi[::-1] / phi.sum(), r
     # Folded: correlate1d's taps are the reversed derivative, tap t at offset -x.
     acc, total = np.zeros(hi - lo + 1), 0.0
     for start in range(-r, r + 1, _CHUNK):
         x = np.arange(start, min(r + 1, start + _CHUNK), dtype=np.float64)
-        phi = np.exp(-0.5 / s2 * x * x)
+        phi = np.exp(c * (x * x))
         total += float(phi.sum())
         acc += np.bincount(_fold._index((-x).astype(np.int64), lo, hi, period), weights=np.polynomial.polynomial.polyval(x, q) * phi, minlength=acc.size)
     return acc / total, -lo
@@ -318,8 +336,9 @@ def gaussian_filter1d(
     """``scipy.ndimage.gaussian_filter1d``: :func:`gaussian_filter` along one axis."""
     if not isinstance(mode, str):
         raise RuntimeError("mode must be a string for a filter along one axis")
+    _sigma(sigma)  # checked first, as scipy's float(sigma); kept as given (its type is in the taps)
     return _gaussian1d(
-        input, _sigma(sigma), axis, _order(order), mode, _params.real(truncate, "truncate"), radius,
+        input, sigma, axis, _order(order), mode, _params.real(truncate, "truncate"), radius,
         cval=real_cval(cval, True), output=output, stream=stream, device=device,
     )
 
@@ -329,7 +348,7 @@ def _gaussian1d(shape, in_name, out_name, sigma, axis, order, mode, truncate, ra
     a = axis_index(axis, len(shape))
     m = _params.mode(mode)
     # As scipy's: every sigma is taken (its square in the Gaussian), none leaves the axis alone.
-    taps, centre = _gaussian_taps(sigma, order, radius, truncate, shape[a], m)
+    taps, centre = _gaussian_taps(_sigma(sigma), order, radius, truncate, shape[a], m)
     return passes(shape, in_name, out_name, [(a, taps, centre, m, None)], cval)
 
 

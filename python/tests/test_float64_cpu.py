@@ -132,3 +132,20 @@ def test_output_poisoned_overlapping_and_byte_orders(mode):
         out = np.full(x.shape, np.nan, ">f8")
         assert call(ferroconv, x, output=out) is out
         assert_close(out.astype(np.float64), want, np.ones(21), x, f"big-endian output {mode}", 0.3)
+
+
+@pytest.mark.parametrize("name", ["gaussian_filter", "gaussian_filter1d", "gaussian_laplace", "gaussian_gradient_magnitude"])
+@pytest.mark.parametrize("sigma", [np.float32(2.5), np.float16(1.7), np.array(np.float32(3.3)), np.float16(300.0)])
+@pytest.mark.parametrize("order", [0, 2])
+def test_sigmas_of_numpy_float_types_square_in_their_type(name, sigma, order):
+    """scipy squares a numpy float16 or float32 sigma in its own type (-0.5 / sigma² rounded to it):
+    float64 data gets those taps, millions of float64 roundings away from a float64 sigma's."""
+    x = np.random.default_rng(7).random((37, 41)) * 4 - 2
+    kw = dict(order=order) if name.startswith("gaussian_filter") else {}
+    if order and not kw:
+        pytest.skip("no order")
+    with np.errstate(over="ignore"):  # scipy's float16 square of 300
+        want = getattr(ndi, name)(x, sigma, **kw)
+    got = getattr(ferroconv, name)(x, sigma, **kw)
+    err = float(np.abs(got - want).max())
+    assert err <= 1e-13 * max(1.0, float(np.abs(want).max())), f"{name} {sigma!r}: {err:.3g}"
