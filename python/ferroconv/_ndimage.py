@@ -234,15 +234,11 @@ def _sigma(value):
     if s == math.inf:
         raise ValueError("sigma must be finite, got inf")
     sigma = _Sigma(s)
-    dtype = getattr(value, "dtype", None)
-    if dtype in (np.float16, np.float32) and np.ndim(value) == 0:
-        v = np.asarray(value)[()]
-        with np.errstate(over="ignore", under="ignore", divide="ignore"):
-            s2 = v * v
-            sigma.s2, sigma.c = float(s2), float(-0.5 / s2) if s2 != 0 else -math.inf
-    else:
-        sigma.s2 = s * s
-        sigma.c = -0.5 / sigma.s2 if sigma.s2 != 0 else -math.inf
+    own = getattr(value, "dtype", None) in (np.float16, np.float32) and np.ndim(value) == 0
+    v = np.asarray(value)[()] if own else s
+    with np.errstate(over="ignore", under="ignore", divide="ignore"):
+        s2 = v * v
+        sigma.s2, sigma.c = float(s2), float(-0.5 / s2) if s2 != 0 else -math.inf
     return sigma
 
 
@@ -263,10 +259,11 @@ _MAX_DERIVATIVE_TAPS = 1 << 32
 
 
 def _gaussian_taps(s, order, radius, truncate, n, mode):
-    """(taps, centre) of scipy's Gaussian of ``order`` (its derivative) for ``correlate1d``,
-    folded for ``n`` samples (a derivative's taps formed and folded a chunk at a time)."""
+    """(taps, centre) of scipy's Gaussian of sigma ``s`` (a :class:`_Sigma`) and ``order`` (its
+    derivative) for ``correlate1d``, folded for ``n`` samples (a derivative's taps formed and
+    folded a chunk at a time)."""
     r = _params.gaussian_radius(s, truncate, radius, "filtered")
-    s2, c = (s.s2, s.c) if isinstance(s, _Sigma) else (s * s, -0.5 / (s * s) if s != 0 else -math.inf)
+    s2, c = s.s2, s.c
     if s2 == 0.0 or not math.isfinite(c):
         # scipy's taps are then NaN (0 times an infinity): a deliberate difference.
         raise ValueError(f"sigma {s} is too small: 1 / sigma**2 is not a float64")
