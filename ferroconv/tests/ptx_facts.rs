@@ -2,8 +2,9 @@
 
 use ferroconv::engine::gpu::PTX;
 use gpu_kernels::kernels::{
-    self, blocked, constant, direct_f64, lines_u8, naive, probe, readonly, separable_cols, separable_fused,
-    separable_rows, spin, tensor_f32, tensor_u8, texture, tiled, tiled_cache, tiled_output, warp_rows,
+    self, blocked, constant, direct_f64, lines_u8, magnitude, naive, probe, readonly, separable_cols,
+    separable_fused, separable_rows, spin, tensor_f32, tensor_u8, texture, tiled, tiled_cache, tiled_output,
+    warp_rows,
 };
 use gpu_kernels::launch::{DTYPES, HALF_DTYPES, INTERLEAVED_CHANNELS, MAX_RADIUS, MAX_TAPS};
 
@@ -174,6 +175,7 @@ fn ptx_has_every_kernel_for_every_type_and_targets_sm_90() {
     }
     expected.extend(half_blocked_entries().map(|(name, _)| name));
     expected.push(direct_f64::ENTRY.to_string());
+    expected.push(magnitude::ENTRY.to_string());
     expected.push(probe::ENTRY.to_string());
     expected.push(spin::ENTRY.to_string());
     expected.sort_unstable();

@@ -70,9 +70,15 @@ def _summed(terms, out_name, square=False):
     store = _term_name(out_name)
 
     def prog(kind, x):
+        results = (kind.cast(term(kind, x), store) for term in terms)
+        if square and store == "float32" and kind.name != "numpy" and len(terms) in (2, 3):
+            # One kernel squares, sums and roots float32 CUDA terms, as numpy rounds them.
+            results = list(results)
+            done = _engine.magnitude(kind, results)
+            if done is not None:
+                return done
         total = None
-        for term in terms:
-            t = kind.cast(term(kind, x), store)
+        for t in results:
             if square:
                 t = t * t
             total = t if total is None else total + t

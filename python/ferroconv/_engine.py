@@ -331,3 +331,27 @@ def dense_step(shape, comp, w, centre, mode, cval):
 
 def _transpose(kind, x, order):
     return x.permute(*order) if kind.name == "torch" else kind.xp.transpose(x, order)
+
+
+# The magnitude kernel of each device.
+_magnitudes = {}
+
+
+def magnitude(kind, terms):
+    """``sqrt(sum(t * t for t in terms))`` of two or three float32 CUDA arrays of one shape, on
+    the library's magnitude kernel (rounded as numpy rounds each step), into a new array; None
+    where the kernel does not take them (numpy arrays, other dtypes or counts)."""
+    if kind.name == "numpy" or len(terms) not in (2, 3) or any(kind.name_of(t) != "float32" for t in terms):
+        return None
+    terms = [kind.contiguous(t) for t in terms]
+    out = kind.empty(terms[0].shape, "float32", terms[0])
+    ptrs = [_cuda._cuda_info(t)[0] for t in terms + [out]]
+    if any(p % 16 for p in ptrs):
+        return None
+    device = _cuda._device_of(kind.name, out)
+    k = _magnitudes.get(device)
+    if k is None:
+        k = _magnitudes[device] = _native.Magnitude(device)
+    stream = _cuda._current_stream(kind.name, kind.xp, out)
+    k.run_device(ptrs[:-1], ptrs[-1], _prod(out.shape), int(stream))
+    return out

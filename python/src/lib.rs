@@ -13,6 +13,7 @@ use std::sync::{Mutex, OnceLock, PoisonError};
 
 mod cpu;
 mod host;
+mod magnitude;
 
 use host::Host;
 
@@ -53,7 +54,7 @@ const MAX_DEVICES: usize = 64;
 /// GPU `ordinal`, opened once per process and shared by every plan on it; never in a child
 /// forked after this process started CUDA (`ferroconv::fork`), where the parent's GPUs are kept
 /// but not used.
-fn gpu(ordinal: usize) -> Result<&'static Gpu, Error> {
+pub(crate) fn gpu(ordinal: usize) -> Result<&'static Gpu, Error> {
     if fork::cuda_forked() {
         return Err(Error::NoGpu(fork::FORKED.into()));
     }
@@ -401,6 +402,7 @@ impl Plan64 {
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Plan>()?;
     m.add_class::<Plan64>()?;
+    m.add_class::<magnitude::Magnitude>()?;
     m.add_class::<cpu::CpuPlan>()?;
     m.add_function(wrap_pyfunction!(gpu_available, m)?)?;
     m.add_function(wrap_pyfunction!(device_count, m)?)?;

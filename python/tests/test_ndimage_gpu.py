@@ -61,6 +61,9 @@ def test_gpu_arrays(framework, name, dtype):
 def test_gpu_volume_and_channels(framework):
     """A 3-D gaussian_filter volume, and channel_axis=-1 on (H, W, 3), on CUDA arrays."""
     gpu_check(framework, "gaussian_filter", data((5, 12, 17), np.float32, 17), "float32", sigma=(1.0, 1.5, 2.0))
+    # The gradient magnitude of 2 and 3 float32 terms on the magnitude kernel, of 4 element-wise.
+    for shape in ((37, 45), (5, 12, 17), (3, 4, 6, 7)):
+        gpu_check(framework, "gaussian_gradient_magnitude", data(shape, np.float32, 19), "float32", sigma=1.2)
     x = data((23, 31, 3), np.float32, 18)
     a, _, back = to_device(framework, x, "float32")
     got = back(F.gaussian_filter(a, 1.5, channel_axis=-1))

@@ -37,6 +37,7 @@ mod device;
 mod float64;
 mod gpu_plan;
 mod host;
+mod magnitude;
 mod run;
 pub mod spread;
 mod view;
@@ -44,6 +45,7 @@ mod view;
 pub use cpu::{CpuPlan, Real};
 pub use device::{DeviceImage, RawImage, StreamRef};
 pub use float64::Float64Plan;
+pub use magnitude::Magnitude;
 pub use view::{ImageView, ImageViewMut, Layout, Pixel};
 
 use crate::engine::autotune::Choice;

@@ -7,6 +7,7 @@ pub mod blocked;
 pub mod constant;
 pub mod direct_f64;
 pub mod lines_u8;
+pub mod magnitude;
 pub mod naive;
 pub mod probe;
 pub mod readonly;

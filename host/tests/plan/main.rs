@@ -10,13 +10,14 @@
 //! alpha filtered; [`batch`]: batches of images in one call; [`truncate`]: integer results
 //! truncated (scipy's cast); [`float64`]: the float64 plan; [`spread`]: one image over several
 //! engines; [`offset`]: device images that start off the kernels' 16-byte vectors; [`owned`]:
-//! plans and device images that own their GPU.
+//! plans and device images that own their GPU; [`magnitude`]: the root of summed squares.
 
 mod alpha;
 mod batch;
 mod float64;
 #[path = "../common/gpu_trials.rs"]
 mod gpu_trials;
+mod magnitude;
 mod offset;
 mod owned;
 mod paths;
@@ -218,6 +219,14 @@ fn main() {
     harness.gpu(
         "gpu_float64_plans_refuse_bad_requests",
         float64::gpu_float64_plans_refuse_bad_requests,
+    );
+    harness.gpu(
+        "gpu_magnitude_rounds_as_numpy",
+        magnitude::gpu_magnitude_rounds_as_numpy,
+    );
+    harness.gpu(
+        "gpu_magnitude_refuses_bad_requests",
+        magnitude::gpu_magnitude_refuses_bad_requests,
     );
     harness.gpu(
         "gpu_u8_images_off_vector_alignment",
