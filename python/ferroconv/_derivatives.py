@@ -30,12 +30,12 @@ def _gradient(shape, in_name, out_name, axis, smooth, mode, channel_axis, cval):
     return passes(shape, in_name, out_name, steps, cval)
 
 
-@front
+@front(real_output=True)
 def _sobel(shape, in_name, out_name, axis, mode, channel_axis, cval=0.0):
     return _gradient(shape, in_name, out_name, axis, np.array([1.0, 2.0, 1.0]), mode, channel_axis, cval)
 
 
-@front
+@front(real_output=True)
 def _prewitt(shape, in_name, out_name, axis, mode, channel_axis, cval=0.0):
     return _gradient(shape, in_name, out_name, axis, np.array([1.0, 1.0, 1.0]), mode, channel_axis, cval)
 
@@ -145,7 +145,7 @@ def _plane_sum(shape, in_name, out_name, terms, cval):
     return writes_into(prog, step, name)
 
 
-@front
+@front(real_output=True)
 def _laplace(shape, in_name, out_name, mode, axes, channel_axis, cval=0.0):
     axes = check_axes(axes, len(shape), channel_axis)
     if not axes:
@@ -199,7 +199,7 @@ def _programs(shape, in_name, out_name, terms, cval):
     return [passes(shape, in_name, _term_name(out_name), t, cval) for t in terms]
 
 
-@front
+@front(real_output=True)
 def _gaussian_laplace(shape, in_name, out_name, sigma, mode, axes, channel_axis, kwargs, cval=0.0):
     filtered = check_axes(axes, len(shape), channel_axis)
     [_sigma(s) for s in seq(sigma, len(filtered), "sigma")]
@@ -218,7 +218,7 @@ def gaussian_laplace(
     return _gaussian_laplace(input, sigma, mode, axes, channel_axis, tuple(sorted(kwargs.items())), cval=real_cval(cval, True), output=output, stream=stream, device=device)
 
 
-@front
+@front(real_output=True)
 def _gaussian_gradient_magnitude(shape, in_name, out_name, sigma, mode, axes, channel_axis, kwargs, cval=0.0):
     if not check_axes(axes, len(shape), channel_axis):
         return identity

@@ -125,12 +125,17 @@ def _program(prepare, shape, in_name, out_name, args, params):
     return prog
 
 
-def front(prepare):
+def front(prepare=None, *, real_output=False):
     """The decorator of a scipy-named function's ``prepare(shape, in_name, out_name, *args,
     **params)``, which checks the parameters and returns the program ``prog(kind, x)`` of its
     filter (a result of any dtype, cast here): ``input`` and ``output`` resolved, the program
     kept, empty arrays answered without work, complex input filtered by parts, the result
-    written into ``output``."""
+    written into ``output``. ``real_output``: a real dtype given as ``output`` for complex input
+    makes a real result, as in scipy's functions of several passes (:func:`_real_output`);
+    without it the dtype is promoted to complex, as in scipy's others."""
+    if prepare is None:
+        return functools.partial(front, real_output=real_output)
+    prepare.real_output = real_output
 
     @functools.wraps(prepare)
     def call(input, *args, output=None, stream=None, device=None, complex_weights=False, **params):
@@ -171,7 +176,7 @@ def _call(prepare, input, args, output, stream, complex_weights, params):
     if (complex_weights or name in _xp.COMPLEX_PARTS) and out_name not in _xp.COMPLEX_PARTS:
         if not isinstance(output, (type, np.dtype)):
             raise RuntimeError(f"output must have a complex dtype for complex input or weights, got {out_name}")
-        if prepare.__name__ in _REAL_OUTPUTS:
+        if prepare.real_output:
             return _real_output(prepare, kind, x, name, out_name, args, params)
         warnings.warn("promoting specified output dtype to complex", stacklevel=3)
         output = np.promote_types(output, np.complex64)
@@ -208,11 +213,6 @@ def _call(prepare, input, args, output, stream, complex_weights, params):
             # A filter that changes nothing still returns a new array, as scipy's does.
             return kind.copy(cast) if cast is x else cast
         return kind.copy_into(out, result)
-
-
-# The functions whose scipy counterparts make a real result of a real dtype given as ``output``
-# for complex input (their 1D passes then refuse it); the others promote it to complex.
-_REAL_OUTPUTS = frozenset(("_gaussian", "_sobel", "_prewitt", "_laplace", "_gaussian_laplace", "_gaussian_gradient_magnitude"))
 
 
 def identity(kind, x):

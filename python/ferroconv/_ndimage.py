@@ -301,7 +301,7 @@ def _gaussian_passes(shape, sigmas, orders, mode_list, radii, truncate, axes):
     return passes
 
 
-@front
+@front(real_output=True)
 def _gaussian(shape, in_name, out_name, sigma, order, mode, truncate, radius, axes, channel_axis, cval=0.0):
     axes = check_axes(axes, len(shape), channel_axis)
     k = len(axes)
