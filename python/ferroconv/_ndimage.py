@@ -20,9 +20,15 @@ from ._front import axis_index, check_axes, folded, front, modes, passes, real_c
 
 def _weights(value, ndim=None, name="weights"):
     """Finite weights as float64 (complex128 where complex), at least one tap on every axis."""
-    if isinstance(value, (str, bytes)) or value is None:
+    if value is None:
         raise TypeError(f"{name} must be an array of numbers, got {_params.type_name(value)}")
     a = _params.host_array(value)
+    if a.dtype.kind in "SU":
+        # Numbers written as text, which scipy's float64 conversion reads as numpy parses them.
+        try:
+            a = a.astype(np.float64)
+        except (TypeError, ValueError):
+            raise TypeError(f"{name} must be an array of numbers, got {_params.type_name(value)} {value!r:.40}") from None
     if a.dtype.kind == "O":
         try:
             a = a.astype(np.complex128 if any(isinstance(v, complex) for v in a.flat) else np.float64)

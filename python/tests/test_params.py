@@ -455,3 +455,16 @@ def test_no_parameter_error_leaks_another_exception_type():
             else:
                 assert r.shape == x.shape and np.all(np.isfinite(r))
     assert math.isfinite(float(ferroconv.gaussian_filter(x, 1e300).mean()))
+
+
+def test_weights_written_as_text_are_read_as_scipy_reads_them():
+    """Weights of numbers as strings or bytes, which scipy converts to float64 as numpy parses
+    them; text that is no number raises naming the weights."""
+    x = image((9, 11))
+    w = np.array([[0.5, -1.0], [2.0, 0.25]])
+    for text in (w.astype(str), w.astype(bytes), w.astype(str).tolist()):
+        np.testing.assert_array_equal(ferroconv.correlate(x, text), ferroconv.correlate(x, w))
+        np.testing.assert_allclose(ferroconv.correlate(x, text), ndi.correlate(x, w), rtol=1e-6, atol=1e-5)
+    np.testing.assert_array_equal(ferroconv.convolve1d(x, ["1", "2.5"]), ferroconv.convolve1d(x, [1.0, 2.5]))
+    np.testing.assert_array_equal(ferroconv.correlate(x[0], "3", axes=()), 3 * x[0])
+    raises_one_line(TypeError, "weights", ferroconv.correlate, x, [["1", "x"]])
