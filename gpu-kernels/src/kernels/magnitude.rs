@@ -57,7 +57,7 @@ pub unsafe fn magnitude_f32(a: *const f32, b: *const f32, c: *const f32, out: *m
             };
             let mut v = [0.0f32; 4];
             for (o, v) in v.iter_mut().enumerate() {
-                *v = root_of_squares(x.0[o], y.0[o], z.0[o], third);
+                *v = root_of_squares(x.0[o], y.0[o], z.0[o]);
             }
             // SAFETY: as above, in `out`.
             unsafe { *out.add(i).cast::<F32x4>() = F32x4(v) };
@@ -66,7 +66,7 @@ pub unsafe fn magnitude_f32(a: *const f32, b: *const f32, c: *const f32, out: *m
                 // SAFETY: sample j < len of every array.
                 unsafe {
                     let z = if third { *c.add(j) } else { 0.0 };
-                    *out.add(j) = root_of_squares(*a.add(j), *b.add(j), z, third);
+                    *out.add(j) = root_of_squares(*a.add(j), *b.add(j), z);
                 }
             }
         }
@@ -85,37 +85,29 @@ fn grid_dim_x() -> u32 {
 }
 
 #[cfg(target_arch = "nvptx64")]
-/// `√(x² + y² (+ z²))`, each step rounded to nearest (`z` only where `third`).
+/// `√(x² + y² + z²)`, each step rounded to nearest. With `z` 0 it is `√(x² + y²)` exactly: the
+/// sum of squares is never -0, so adding `+0` changes nothing.
 #[inline(always)]
-fn root_of_squares(x: f32, y: f32, z: f32, third: bool) -> f32 {
-    let mut s: f32;
+fn root_of_squares(x: f32, y: f32, z: f32) -> f32 {
+    let r: f32;
     // SAFETY: arithmetic on registers only.
     unsafe {
         core::arch::asm!(
             "{{",
-            ".reg .f32 t;",
-            "mul.rn.f32 {s}, {x}, {x};",
+            ".reg .f32 s, t;",
+            "mul.rn.f32 s, {x}, {x};",
             "mul.rn.f32 t, {y}, {y};",
-            "add.rn.f32 {s}, {s}, t;",
+            "add.rn.f32 s, s, t;",
+            "mul.rn.f32 t, {z}, {z};",
+            "add.rn.f32 s, s, t;",
+            "sqrt.rn.f32 {r}, s;",
             "}}",
-            s = out(reg32) s,
+            r = out(reg32) r,
             x = in(reg32) x,
             y = in(reg32) y,
+            z = in(reg32) z,
             options(nostack, nomem, pure),
         );
-        if third {
-            core::arch::asm!(
-                "{{",
-                ".reg .f32 t;",
-                "mul.rn.f32 t, {z}, {z};",
-                "add.rn.f32 {s}, {s}, t;",
-                "}}",
-                s = inout(reg32) s,
-                z = in(reg32) z,
-                options(nostack, nomem, pure),
-            );
-        }
-        core::arch::asm!("sqrt.rn.f32 {s}, {s};", s = inout(reg32) s, options(nostack, nomem, pure));
     }
-    s
+    r
 }
