@@ -9,15 +9,27 @@ use ferroconv::plan::{DeviceImage, ImageView, ImageViewMut, Magnitude, StreamRef
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-/// `len` samples on the GPU, as one row.
+/// The `(width, height)` of a device image of `len` samples: rows of 2048 where they divide
+/// it, else one row (at most 262144 samples).
+fn sides(len: usize) -> (usize, usize) {
+    if len.is_multiple_of(2048) {
+        (2048, len / 2048)
+    } else {
+        (len, 1)
+    }
+}
+
+/// `data` on the GPU.
 fn upload(gpu: &ferroconv::Gpu, data: &[f32]) -> DeviceImage {
-    DeviceImage::upload(gpu, &ImageView::new(data, data.len(), 1, 1).unwrap()).unwrap()
+    let (w, h) = sides(data.len());
+    DeviceImage::upload(gpu, &ImageView::new(data, w, h, 1).unwrap()).unwrap()
 }
 
 fn download(image: &DeviceImage, len: usize) -> Vec<f32> {
+    let (w, h) = sides(len);
     let mut out = vec![0.0f32; len];
     image
-        .copy_to(&mut ImageViewMut::new(&mut out, len, 1, 1).unwrap())
+        .copy_to(&mut ImageViewMut::new(&mut out, w, h, 1).unwrap())
         .unwrap();
     out
 }
