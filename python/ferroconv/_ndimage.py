@@ -133,8 +133,10 @@ def _complex_weights(shape, in_name, out_name, w, origins, mode, cval, convoluti
     rr, ii, ri, ir = prog(w.real, cr), prog(w.imag, ci), prog(w.imag, cr), prog(w.real, ci)
 
     def both(kind, x):
+        # scipy filters the imaginary part into a result of its own dtype (``output=None``),
+        # which it adds to the output's parts: the same rounding here.
         re, im = (kind.contiguous(p) for p in kind.parts(x))
-        return rr(kind, re) - ii(kind, im), ri(kind, re) + ir(kind, im)
+        return rr(kind, re) - kind.cast(ii(kind, im), in_part), ri(kind, re) + kind.cast(ir(kind, im), in_part)
 
     return both
 

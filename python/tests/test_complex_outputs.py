@@ -58,3 +58,19 @@ def test_complex_input_into_a_real_dtype(name, output, filtering):
         got = getattr(ferroconv, name)(x, *args, output=output, **kw)
     assert got.dtype == want.dtype, (got.dtype, want.dtype)
     assert np.abs(got.astype(np.complex128) - want).max() <= (1 if want.dtype.kind in "iu" else 1e-3), name
+
+
+@pytest.mark.parametrize("name", ["correlate", "convolve", "correlate1d", "convolve1d"])
+@pytest.mark.parametrize("output", [np.complex128, "array"])
+def test_complex64_input_and_weights_into_complex128_as_scipy_rounds(name, output):
+    """scipy filters complex64 input's imaginary part with complex weights into a float32 result
+    of its own, which it adds to a complex128 output's parts: that rounding, not float64's."""
+    rng = np.random.default_rng(7)
+    x = (rng.standard_normal((9, 13)) + 1j * rng.standard_normal((9, 13))).astype(np.complex64)
+    w = rng.standard_normal((3, 4) if name in ("correlate", "convolve") else 5) * (0.3 - 1.1j) + 0.2
+    out = np.zeros(x.shape, np.complex128) if output == "array" else output
+    want = getattr(ndi, name)(x, w, output=out)
+    want = out if output == "array" else want
+    got = getattr(ferroconv, name)(x, w, output=np.zeros(x.shape, np.complex128) if output == "array" else output)
+    assert got.dtype == np.complex128
+    assert np.abs(got - want).max() <= 1e-13 * np.abs(want).max()
