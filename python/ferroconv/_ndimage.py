@@ -251,8 +251,14 @@ def _sigma(value):
 
 
 def _order(value):
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
     if isinstance(value, (float, np.floating)) and value == 0:
         value = 0  # scipy takes 0.0 (and no other float) as 0
+    if isinstance(value, (bool, np.bool_)):
+        if value:  # scipy's derivative taps take no bool; False is its order 0
+            raise TypeError("order must be an integer, got bool True")
+        value = 0
     o = _params.integer(value, "order")
     if o < 0:
         raise ValueError("order must be non-negative")

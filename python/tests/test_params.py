@@ -468,3 +468,13 @@ def test_weights_written_as_text_are_read_as_scipy_reads_them():
     np.testing.assert_array_equal(ferroconv.convolve1d(x, ["1", "2.5"]), ferroconv.convolve1d(x, [1.0, 2.5]))
     np.testing.assert_array_equal(ferroconv.correlate(x[0], "3", axes=()), 3 * x[0])
     raises_one_line(TypeError, "weights", ferroconv.correlate, x, [["1", "x"]])
+
+
+@pytest.mark.parametrize("name", ["gaussian_filter", "gaussian_filter1d"])
+def test_an_order_of_true_raises_as_in_scipy_and_false_is_order_0(name):
+    x = image((9, 11))
+    for order in (True, np.True_, np.array(True), [True, 0] if name == "gaussian_filter" else True):
+        with pytest.raises(TypeError):
+            getattr(ndi, name)(x, 1.0, order=order)
+        raises_one_line(TypeError, "order", getattr(ferroconv, name), x, 1.0, order=order)
+    np.testing.assert_array_equal(getattr(ferroconv, name)(x, 1.0, order=False), getattr(ferroconv, name)(x, 1.0))
