@@ -89,12 +89,19 @@ pub struct Geometry {
     /// summing to 1) truncate to that level despite the `f32` rounding below it. Ignored for
     /// `f32` samples (the host passes 0).
     pub trunc_scale: f32,
-    /// Zeros, unread: they keep the size of `Geometry` (68 bytes) at 52 mod 16, as it was before
+    /// `separable` and `separable-fused` on `f32` samples only (zeros for every other kernel and
+    /// call): the device address (low word, high word) of an `f32` image laid out as the output
+    /// (a batch as the output's batch, 16-byte aligned), or 0. Where it is not 0 the kernel stores
+    /// `√(c² + v²)` for each result `v`, `c` that image's sample at the same place, each step
+    /// rounded to nearest (numpy's `np.sqrt(c * c + v * v)`): the last pass of
+    /// `gaussian_gradient_magnitude`'s two terms. The image may be the output itself.
+    pub combine: [u32; 2],
+    /// Zero, unread: it keeps the size of `Geometry` (68 bytes) at 52 mod 16, as it was before
     /// `trunc_scale`, so the taps parameter after it keeps its alignment in the constant bank.
     /// ptxas compiles by-value taps differently at other alignments (with 56 bytes,
     /// `conv_blocked_4x4_f32_r7` took 48 registers instead of 56): every kernel's code stays as
     /// it was.
-    pub pad: [u32; 3],
+    pub pad: u32,
 }
 
 // The taps after the geometry keep their alignment in the constant bank (see `Geometry::pad`).

@@ -70,10 +70,18 @@ def _summed(terms, out_name, square=False):
     store = _term_name(out_name)
 
     def prog(kind, x):
-        results = (kind.cast(term(kind, x), store) for term in terms)
-        if square and store == "float32" and kind.name != "numpy" and len(terms) in (2, 3):
+        roots = square and store == "float32" and kind.name != "numpy" and len(terms) in (2, 3)
+        results = []
+        for term in terms:
+            hypot = getattr(term, "hypot", None) if roots and len(terms) == 2 and results else None
+            if hypot is not None:
+                # The second of two terms' filter stores the root of both squares.
+                done = hypot(kind, x, results[0])
+                if done is not None:
+                    return done
+            results.append(kind.cast(term(kind, x), store))
+        if roots:
             # One kernel squares, sums and roots float32 CUDA terms, as numpy rounds them.
-            results = list(results)
             done = _engine.magnitude(kind, results)
             if done is not None:
                 return done

@@ -107,8 +107,13 @@ def _kernel_step(shape, comp, weights, centre, mode, cval, view):
         p(x.reshape(view), output=out.reshape(view))
         return out
 
-    # A step that writes into a given array of its input's dtype and shape.
+    def hypot(kind, x, with_):
+        return _kept(key, weights, centre, mode, cval)._hypot_way(x, view, with_)
+
+    # A step that writes into a given array of its input's dtype and shape, and one that stores
+    # the root of its result's square and another's (``Kernel2D._hypot_way``).
     step.into = True
+    step.hypot = hypot
     return step
 
 

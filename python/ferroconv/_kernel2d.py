@@ -156,6 +156,33 @@ class Kernel2D:
             return result
         return None
 
+    def _hypot_way(self, input, view, with_):
+        """``with_`` holding ``sqrt(with_ * with_ + r * r)``, ``r`` this filter's float32 result
+        of a packed CUDA tensor or CuPy array of a shape ``view`` already run (``with_`` a packed
+        float32 array of the result's shape apart from the input), on the framework's current
+        stream, rounded as numpy rounds each step; None where the call cannot (``with_`` then
+        unchanged)."""
+        t = type(input)
+        torch = sys.modules.get("torch")
+        if torch is not None and t is torch.Tensor and input.is_cuda and type(with_) is t:
+            device = input.get_device()
+            fits = input.is_contiguous() and with_.is_contiguous() and with_.get_device() == device
+            ptrs, stream = (input.data_ptr(), with_.data_ptr()), lambda: _torch_stream(torch, device)
+        else:
+            cupy = sys.modules.get("cupy")
+            if cupy is None or t is not cupy.ndarray or type(with_) is not t:
+                return None
+            device = input.device.id
+            fits = input.flags.c_contiguous and with_.flags.c_contiguous and with_.device.id == device
+            ptrs, stream = (input.data.ptr, with_.data.ptr), lambda: cupy.cuda.get_current_stream().ptr
+        direct = self._direct.get((view, input.dtype, device, None))
+        if direct is None or not fits or with_.dtype != input.dtype or with_.shape != input.shape or ptrs[0] == ptrs[1]:
+            return None
+        plan, _, w, h, c, name, n = direct
+        if name != "f32" or not plan.run_device_hypot(ptrs[0], ptrs[1], ptrs[1], w, h, c, n, stream()):
+            return None
+        return with_
+
     def __call__(self, input, output=None, axes=None, stream=None):
         # The common case first, in as few steps as Python allows: a packed CUDA tensor or CuPy
         # array already seen, into a new result on the framework's current stream.

@@ -313,6 +313,51 @@ impl Plan {
         })
         .map_err(to_py)
     }
+
+    /// Queues `sqrt(c * c + v * v)` of the plan's float32 result `v` of `images` packed images at
+    /// `src` and the sample `c` at the same place of the packed float32 array `with_` (of the
+    /// result's shape; it may be `dst`) into `dst`, on `stream`; returns whether it did (False,
+    /// nothing queued, where the plan's variant for the shape cannot: then filter and combine
+    /// apart).
+    #[allow(clippy::too_many_arguments)]
+    fn run_device_hypot(
+        &self,
+        py: Python<'_>,
+        src: u64,
+        with_: u64,
+        dst: u64,
+        width: usize,
+        height: usize,
+        channels: usize,
+        images: usize,
+        stream: usize,
+    ) -> PyResult<bool> {
+        if self.pid != fork::process_id() {
+            return Err(PyRuntimeError::new_err(fork::FORKED));
+        }
+        py.detach(|| {
+            let mut plans = self.lock();
+            let plan = &mut plans[0];
+            let (ow, oh) = plan.output_size(width, height)?;
+            let raw = |ptr, width: usize, height| RawImage {
+                ptr,
+                pitch: width * channels * 4,
+                width,
+                height,
+                channels,
+                dtype: DType::F32,
+                images,
+            };
+            // SAFETY: the package passes the data pointers of live, packed float32 CUDA arrays
+            // of the plan's device that it holds until the call returns and that the stream
+            // orders (the framework's current stream): `src` of `images` images of this shape,
+            // `dst` a separate array of the result's shape and `with_` one of that shape too
+            // (`dst` itself, or an array nothing else writes meanwhile); `stream` a stream of the
+            // device's primary context.
+            unsafe { plan.run_raw_hypot(raw(src, width, height), with_, raw(dst, ow, oh), StreamRef::from_raw(stream as *mut _)) }
+        })
+        .map_err(to_py)
+    }
 }
 
 impl Plan {

@@ -68,3 +68,37 @@ def test_gpu_volume_and_channels(framework):
     a, _, back = to_device(framework, x, "float32")
     got = back(F.gaussian_filter(a, 1.5, channel_axis=-1))
     judge("gaussian_filter", got, ndi.gaussian_filter(x, 1.5, axes=(0, 1)), x, {"sigma": 1.5, "axes": (0, 1)}, None)
+
+
+@pytest.mark.parametrize("framework", ["torch", "cupy"])
+def test_gpu_gradient_magnitude_of_two_terms_in_the_second_ones_store(framework, monkeypatch):
+    """2-D float32 gradient magnitudes whose second term's filter stores the root of both
+    squares (where its variant can) equal those combined by the magnitude kernel, bit for bit,
+    and scipy's within the bound: gray and RGB (channel_axis), every mode, sizes of whole and
+    partial vectors, second calls (the fused store needs a shape run once)."""
+    from ferroconv import _kernel2d
+
+    fused = []
+    way = _kernel2d.Kernel2D._hypot_way
+
+    def counted(self, *args):
+        r = way(self, *args)
+        fused.append(r is not None)
+        return r
+
+    monkeypatch.setattr(_kernel2d.Kernel2D, "_hypot_way", counted)
+    for shape, kw in (((37, 45), {}), ((64, 256), {}), ((130, 1024), {}), ((23, 31, 3), {"channel_axis": -1})):
+        x = data(shape, np.float32, 21)
+        a, xin, back = to_device(framework, x, "float32")
+        for mode in MODES[:5]:
+            args = dict(sigma=1.5, mode=mode, cval=2.0, **kw)
+            for _ in range(2):
+                got = back(F.gaussian_gradient_magnitude(a, **args))
+            with monkeypatch.context() as m:
+                m.setattr(_kernel2d.Kernel2D, "_hypot_way", lambda *a: None)
+                apart = back(F.gaussian_gradient_magnitude(a, **args))
+            np.testing.assert_array_equal(got.view(np.uint32), apart.view(np.uint32), err_msg=f"{shape} {mode}")
+            ref = dict(args, axes=(0, 1)) if kw else args
+            ref.pop("channel_axis", None)
+            judge("gaussian_gradient_magnitude", got, ndi.gaussian_gradient_magnitude(xin, **ref), xin, ref, None)
+    assert fused, "the fused store was never tried"

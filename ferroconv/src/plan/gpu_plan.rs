@@ -42,6 +42,9 @@ impl GpuPlan {
     /// Queues the prepared kernel on `images` packed images of `problem`'s shape, image `i` at
     /// `input.0 + i·input.1` and its result at `output.0 + i·output.1` (addresses, bytes): one
     /// launch for the variants that take batches (up to the grid's limit), else one an image.
+    /// `combine`: the address of an `f32` image of the output's layout, for
+    /// [`Geometry::combine`](gpu_kernels::launch::Geometry::combine) (the caller has checked
+    /// that the variant takes it).
     pub(super) fn launch_batch(
         &self,
         problem: &Problem,
@@ -49,6 +52,7 @@ impl GpuPlan {
         input: (u64, usize),
         output: (u64, usize),
         images: usize,
+        combine: Option<u64>,
     ) -> Result<()> {
         let Some(ready) = &self.ready else {
             return Err(Error::Mismatch("the plan lost its kernels".into()));
@@ -62,6 +66,10 @@ impl GpuPlan {
                 input.0 + (first * input.1) as u64,
                 output.0 + (first * output.1) as u64,
             );
+            if let Some(address) = combine {
+                let at = address + (first * output.1) as u64;
+                g.combine = [at as u32, (at >> 32) as u32];
+            }
             self.gpu
                 .launch_on(&ready.kernel, &ready.job, g, stream, Some(io), n as u32)?;
         }

@@ -8,8 +8,8 @@ use super::host::{self, HostPath};
 use super::view::{ImageView, ImageViewMut, Layout, Pixel};
 use super::{Engine, Filter2D};
 use crate::engine::cpu;
-use crate::engine::gpu::Problem;
-use crate::model::image::{Image, Samples, for_dtype};
+use crate::engine::gpu::{Problem, Variant};
+use crate::model::image::{DType, Image, Samples, for_dtype};
 use crate::{Error, Result};
 
 /// The widest vector the kernels load or store (16 bytes), from an image's first sample on.
@@ -124,7 +124,14 @@ impl Filter2D {
         host.upload(src, input)?;
         host.mark(plan.timed, 1)?;
         let stream = host.stream().as_inner();
-        plan.launch_batch(&problem, stream, (input, in_image), (output, out_image), images)?;
+        plan.launch_batch(
+            &problem,
+            stream,
+            (input, in_image),
+            (output, out_image),
+            images,
+            None,
+        )?;
         let host = plan.host.as_mut().expect("created above");
         host.mark(plan.timed, 2)?;
         let kept = output + (skip * d.row_len() * size) as u64;
@@ -177,29 +184,7 @@ impl Filter2D {
     /// allocated, and `src` unchanged but for this call's own writes, until the work queued here
     /// has run on `stream`. `stream` must be a stream of that context (see [`StreamRef::from_raw`]).
     pub unsafe fn run_raw(&mut self, src: RawImage, dst: RawImage, stream: StreamRef) -> Result<()> {
-        src.check()?;
-        dst.check()?;
-        if src.dtype != dst.dtype {
-            return Err(Error::Mismatch(format!(
-                "a {} input and a {} output",
-                src.dtype.suffix(),
-                dst.dtype.suffix()
-            )));
-        }
-        if src.images != dst.images {
-            return Err(Error::Mismatch(format!(
-                "a batch of {} images into a batch of {}",
-                src.images, dst.images
-            )));
-        }
-        let layout = |r: &RawImage| Layout {
-            width: r.width,
-            height: r.height,
-            channels: r.channels,
-            stride: r.width * r.channels,
-        };
-        self.check_output(layout(&src), layout(&dst))?;
-        let problem = self.problem((src.width, src.height, src.channels, src.dtype))?;
+        let problem = self.raw_problem(&src, &dst)?;
         let Engine::Gpu(plan) = &mut self.engine else {
             return Err(Error::InvalidRequest(
                 "a CPU plan cannot run on device images".into(),
@@ -236,7 +221,14 @@ impl Filter2D {
             host::grow_device(scratch_out, dst.row_bytes() * dst.rows())?
         };
         let (in_image, out_image) = (src.row_bytes() * src.height, dst.row_bytes() * dst.height);
-        plan.launch_batch(&problem, s, (input, in_image), (output, out_image), src.images)?;
+        plan.launch_batch(
+            &problem,
+            s,
+            (input, in_image),
+            (output, out_image),
+            src.images,
+            None,
+        )?;
         if output != dst.ptr {
             // SAFETY: as above, the other way.
             unsafe {
@@ -252,6 +244,84 @@ impl Filter2D {
             };
         }
         Ok(())
+    }
+}
+
+impl Filter2D {
+    /// Queues `√(c² + v²)` into `dst` on `stream`, `v` this filter's result of `src` and `c`
+    /// the sample at the same place of `with`, the device address of a packed `f32` image of
+    /// `dst`'s shape and batch (it may be `dst` itself); each step rounded to nearest, numpy's
+    /// `np.sqrt(c * c + v * v)`: the last of `gaussian_gradient_magnitude`'s two terms in one
+    /// pass, with no image of it in between. Returns `Ok(false)`, queuing nothing, where the
+    /// plan cannot: unless the samples are `f32`, the variant chosen for the shape is `separable`
+    /// or `separable-fused`, `src`, `dst` and `with` are packed and start on 16 bytes, `dst` does
+    /// not overlap `src`, and RGBA's alpha is filtered, not copied.
+    ///
+    /// # Safety
+    /// As for [`run_raw`](Self::run_raw); and `with` holds `dst.images` packed `f32` images of
+    /// `dst`'s width, height and channels, unchanged until the work has run on `stream` but for
+    /// this call's writes where it is `dst`.
+    pub unsafe fn run_raw_hypot(
+        &mut self,
+        src: RawImage,
+        with: u64,
+        dst: RawImage,
+        stream: StreamRef,
+    ) -> Result<bool> {
+        let problem = self.raw_problem(&src, &dst)?;
+        let Engine::Gpu(plan) = &mut self.engine else {
+            return Ok(false);
+        };
+        let direct = |r: &RawImage| r.is_packed() && r.ptr.is_multiple_of(VECTOR_BYTES);
+        if src.dtype != DType::F32
+            || !direct(&src)
+            || !direct(&dst)
+            || dst.overlaps(&src)
+            || !with.is_multiple_of(VECTOR_BYTES)
+            || (problem.channels == 4 && !problem.filter_alpha)
+        {
+            return Ok(false);
+        }
+        let _current = plan.gpu.enter()?;
+        plan.prepare(&problem, src.images)?;
+        if !plan
+            .ready
+            .as_ref()
+            .is_some_and(|r| matches!(r.variant, Variant::Separable | Variant::SeparableFused))
+        {
+            return Ok(false);
+        }
+        let (in_image, out_image) = (src.row_bytes() * src.height, dst.row_bytes() * dst.height);
+        let io = ((src.ptr, in_image), (dst.ptr, out_image));
+        plan.launch_batch(&problem, stream.as_raw(), io.0, io.1, src.images, Some(with))?;
+        Ok(true)
+    }
+
+    /// The problem of `src` filtered into `dst`, both checked.
+    fn raw_problem(&self, src: &RawImage, dst: &RawImage) -> Result<Problem> {
+        src.check()?;
+        dst.check()?;
+        if src.dtype != dst.dtype {
+            return Err(Error::Mismatch(format!(
+                "a {} input and a {} output",
+                src.dtype.suffix(),
+                dst.dtype.suffix()
+            )));
+        }
+        if src.images != dst.images {
+            return Err(Error::Mismatch(format!(
+                "a batch of {} images into a batch of {}",
+                src.images, dst.images
+            )));
+        }
+        let layout = |r: &RawImage| Layout {
+            width: r.width,
+            height: r.height,
+            channels: r.channels,
+            stride: r.width * r.channels,
+        };
+        self.check_output(layout(src), layout(dst))?;
+        self.problem((src.width, src.height, src.channels, src.dtype))
     }
 }
 

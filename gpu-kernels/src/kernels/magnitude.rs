@@ -20,8 +20,8 @@ pub fn grid(len: u64) -> u32 {
 
 #[cfg(target_arch = "nvptx64")]
 use {
-    crate::device::F32x4,
     crate::device::thread::{block_dim_x, index_1d},
+    crate::device::{F32x4, root_of_squares},
     kernel_macros::kernel,
 };
 
@@ -82,32 +82,4 @@ fn grid_dim_x() -> u32 {
     // SAFETY: reading a special register has no preconditions.
     unsafe { core::arch::asm!("mov.u32 {n}, %nctaid.x;", n = out(reg32) n, options(nostack, nomem, pure)) };
     n
-}
-
-#[cfg(target_arch = "nvptx64")]
-/// `√(x² + y² + z²)`, each step rounded to nearest. With `z` 0 it is `√(x² + y²)` exactly: the
-/// sum of squares is never -0, so adding `+0` changes nothing.
-#[inline(always)]
-fn root_of_squares(x: f32, y: f32, z: f32) -> f32 {
-    let r: f32;
-    // SAFETY: arithmetic on registers only.
-    unsafe {
-        core::arch::asm!(
-            "{{",
-            ".reg .f32 s, t;",
-            "mul.rn.f32 s, {x}, {x};",
-            "mul.rn.f32 t, {y}, {y};",
-            "add.rn.f32 s, s, t;",
-            "mul.rn.f32 t, {z}, {z};",
-            "add.rn.f32 s, s, t;",
-            "sqrt.rn.f32 {r}, s;",
-            "}}",
-            r = out(reg32) r,
-            x = in(reg32) x,
-            y = in(reg32) y,
-            z = in(reg32) z,
-            options(nostack, nomem, pure),
-        );
-    }
-    r
 }

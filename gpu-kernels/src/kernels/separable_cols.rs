@@ -44,7 +44,8 @@ use {
     crate::device::shared::dynamic_shared_mem,
     crate::device::thread::{block_idx_x, block_idx_y, sync_threads, thread_idx_x, thread_idx_y},
     crate::device::{
-        F32x4, Global, Sample, Source, batch_lengths, bf16, fma, is_alpha, resolve, store_sample, unroll,
+        F32x4, Global, Sample, Source, batch_lengths, bf16, combine_image, combine_sample, fma, is_alpha,
+        resolve, store_sample, unroll,
     },
     crate::launch::Geometry,
     kernel_macros::kernel,
@@ -71,7 +72,8 @@ use {
 /// `out_width · out_height · channels` samples; `taps` points to the `2r + 1` column taps in
 /// global memory; launch with
 /// `shared_bytes(radius)` of dynamic shared memory, grid z = `channels` times the images of a
-/// batch (`tmp` and `output` then hold that many packed images of those sizes).
+/// batch (`tmp` and `output` then hold that many packed images of those sizes); `g.combine` as
+/// [`Geometry::combine`](crate::launch::Geometry::combine) says.
 #[kernel(types(u8, u16, f32, f16, bf16))]
 pub unsafe fn conv_separable_cols<T: Sample>(tmp: *const f32, output: *mut T, g: Geometry, taps: *const f32) {
     // SAFETY: the caller follows the launch contract above.
@@ -92,6 +94,7 @@ unsafe fn separable_cols<T: Sample>(tmp: *const f32, output: *mut T, g: &Geometr
         g.out_width as usize * g.in_height as usize * g.channels as usize,
         g.out_width as usize * g.out_height as usize * g.channels as usize,
     );
+    let base = output;
     // SAFETY: the launch contract: grid z holds `channels` planes of each image of the batch.
     let (tmp, output, c) = unsafe { batch_lengths(tmp, output, g.channels, lengths) };
     let (tx, ty) = (thread_idx_x(), thread_idx_y());
@@ -177,11 +180,17 @@ unsafe fn separable_cols<T: Sample>(tmp: *const f32, output: *mut T, g: &Geometr
             group(k / 4, (k % 4) as usize, &mut window);
         }
     }
+    let combine = combine_image(g, base, output);
     unroll!(O < 8; [0, 1, 2, 3, 4, 5, 6, 7] {
         let y = y_base + first + O as u32;
         if y < g.out_height {
+            let v = match combine {
+                // SAFETY: (x, y, c) is inside the output; the launch contract (`Geometry::combine`).
+                Some(image) => unsafe { combine_sample(image, g, x, y, c, acc[O]) },
+                None => acc[O],
+            };
             // SAFETY: (x, y, c) is inside the output.
-            unsafe { store_sample(output, g, x, y, c, acc[O]) };
+            unsafe { store_sample(output, g, x, y, c, v) };
         }
     });
 }

@@ -38,8 +38,8 @@ use {
     crate::device::shared::dynamic_shared_mem,
     crate::device::thread::{block_idx_x, block_idx_y, sync_threads, thread_idx_x, thread_idx_y},
     crate::device::{
-        F32x4, Global, ParamTaps, Sample, batch_image, bf16, fetch_or_cval, fma, is_alpha, param_taps,
-        split_store, store_patch, unroll,
+        F32x4, Global, ParamTaps, Sample, batch_image, bf16, combine_image, combine_patch, fetch_or_cval,
+        fma, is_alpha, param_taps, split_store, store_patch, unroll,
     },
     crate::launch::{Geometry, MAX_FILTER_SIZE, MAX_RADIUS, Taps},
     kernel_macros::kernel,
@@ -69,7 +69,8 @@ use {
 /// # Safety
 /// Launch with block `BLOCK`, `shared_bytes(R)` bytes of dynamic shared memory and grid
 /// z = `channels` times the images of a batch (`input` and `output` then hold that many packed
-/// images); `g.radius == R`; `taps` holds the `k` row taps then the `k` column taps.
+/// images); `g.radius == R`; `taps` holds the `k` row taps then the `k` column taps; `g.combine`
+/// as [`Geometry::combine`](crate::launch::Geometry::combine) says.
 #[kernel(types(f32, u8, u16, f16, bf16), radius(0..=15))]
 pub unsafe fn conv_separable_fused<T: Sample, const R: usize>(
     input: *const T,
@@ -103,6 +104,7 @@ unsafe fn separable_fused<T: Sample, const R: usize>(
 
     let k = 2 * R + 1;
     let ra = blocked::halo(R as u32) as usize;
+    let base = output;
     // SAFETY: the launch contract: grid z holds `channels` planes of each image of the batch.
     let (input, output, c) = unsafe { batch_image(input, output, g, g.channels) };
     let (tx, ty) = (thread_idx_x(), thread_idx_y());
@@ -197,6 +199,10 @@ unsafe fn separable_fused<T: Sample, const R: usize>(
                 }
             });
         });
+    }
+    if let Some(image) = combine_image(g, base, output) {
+        // SAFETY: the launch contract (`Geometry::combine`): the image of this block's output.
+        unsafe { combine_patch(image, g, (x, y, c), &mut acc) };
     }
     // SAFETY: the launch contract; (x, y) is inside the output (checked above).
     unsafe { store_patch(output, g, x, y, c, &acc) };

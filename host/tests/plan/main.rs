@@ -10,13 +10,15 @@
 //! alpha filtered; [`batch`]: batches of images in one call; [`truncate`]: integer results
 //! truncated (scipy's cast); [`float64`]: the float64 plan; [`spread`]: one image over several
 //! engines; [`offset`]: device images that start off the kernels' 16-byte vectors; [`owned`]:
-//! plans and device images that own their GPU; [`magnitude`]: the root of summed squares.
+//! plans and device images that own their GPU; [`magnitude`]: the root of summed squares;
+//! [`hypot`]: a filter's result stored as the root of its square and another's.
 
 mod alpha;
 mod batch;
 mod float64;
 #[path = "../common/gpu_trials.rs"]
 mod gpu_trials;
+mod hypot;
 mod magnitude;
 mod offset;
 mod owned;
@@ -227,6 +229,14 @@ fn main() {
     harness.gpu(
         "gpu_magnitude_refuses_bad_requests",
         magnitude::gpu_magnitude_refuses_bad_requests,
+    );
+    harness.gpu(
+        "gpu_hypot_stores_the_root_of_both_squares",
+        hypot::gpu_hypot_stores_the_root_of_both_squares,
+    );
+    harness.gpu(
+        "gpu_hypot_declines_what_it_cannot_combine",
+        hypot::gpu_hypot_declines_what_it_cannot_combine,
     );
     harness.gpu(
         "gpu_u8_images_off_vector_alignment",
