@@ -26,7 +26,7 @@ impl Filter2D {
     /// Filters a batch of `images` images of one shape in host memory: `src` holds them one
     /// below the other (image `i` is rows `i·h .. (i+1)·h`), `dst` their results likewise. On a
     /// GPU the whole batch is copied in, filtered in one launch where the variant takes batches
-    /// (see [`Variant`](crate::engine::gpu::Variant)), and copied out, as [`run`](Self::run) does
+    /// (see [`Variant`]), and copied out, as [`run`](Self::run) does
     /// for one image.
     pub fn run_batch<T: Pixel>(
         &mut self,

@@ -180,17 +180,21 @@ unsafe fn separable_cols<T: Sample>(tmp: *const f32, output: *mut T, g: &Geometr
             group(k / 4, (k % 4) as usize, &mut window);
         }
     }
-    let combine = combine_image(g, base, output);
+    if let Some(image) = combine_image(g, base, output) {
+        unroll!(O < 8; [0, 1, 2, 3, 4, 5, 6, 7] {
+            let y = y_base + first + O as u32;
+            if y < g.out_height {
+                // SAFETY: (x, y, c) is inside the output; the launch contract
+                // (`Geometry::combine`).
+                acc[O] = unsafe { combine_sample(image, g, x, y, c, acc[O]) };
+            }
+        });
+    }
     unroll!(O < 8; [0, 1, 2, 3, 4, 5, 6, 7] {
         let y = y_base + first + O as u32;
         if y < g.out_height {
-            let v = match combine {
-                // SAFETY: (x, y, c) is inside the output; the launch contract (`Geometry::combine`).
-                Some(image) => unsafe { combine_sample(image, g, x, y, c, acc[O]) },
-                None => acc[O],
-            };
             // SAFETY: (x, y, c) is inside the output.
-            unsafe { store_sample(output, g, x, y, c, v) };
+            unsafe { store_sample(output, g, x, y, c, acc[O]) };
         }
     });
 }
