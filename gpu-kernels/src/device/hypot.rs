@@ -61,22 +61,6 @@ pub unsafe fn combine_sample(image: *const f32, g: &Geometry, x: u32, y: u32, c:
     root_of_squares(unsafe { *image.add(out_index(g, x, y, c)) }, v, 0.0)
 }
 
-/// Asks L2 for the samples of `image` that [`combine_patch`] will read for a patch of 4 × `PY`
-/// outputs at `(x, y)` of channel `c` (one prefetch a row inside the output), so that a kernel
-/// issuing it before its filter's work finds them there at the end: the reads overlap the work.
-#[inline(always)]
-pub fn prefetch_patch<const PY: usize>(image: *const f32, g: &Geometry, (x, y, c): (u32, u32, u32)) {
-    unroll!(OY < PY; [0, 1, 2, 3, 4, 5, 6, 7] {
-        let yy = y + OY as u32;
-        if yy < g.out_height && x < g.out_width {
-            let p = image.wrapping_add(out_index(g, x, yy, c));
-            // SAFETY: a prefetch writes no register and no memory; the address is a sample of
-            // the image (inside the output's layout).
-            unsafe { core::arch::asm!("prefetch.global.L2 [{p}];", p = in(reg64) p, options(nostack, readonly)) };
-        }
-    });
-}
-
 /// Each result of a patch of 4 × `PY` outputs at `(x, y)` of channel `c` combined with `image`
 /// where inside the output (as [`store_patch`](super::store_patch) stores them): a 16-byte load
 /// a row where that stores one.

@@ -12,8 +12,8 @@
 //! - [`fma`], [`correlate`], [`correlate_tile`], [`per_sample`], [`store_sample`], [`store_patch`]:
 //!   the arithmetic and the output side.
 //! - [`batch_image`], [`batch_lengths`]: the image of a batch a block works on.
-//! - [`root_of_squares`], [`combine_image`], [`prefetch_patch`], [`combine_patch`], [`combine_sample`]:
-//!   roots of sums of squares as numpy rounds them, and the combined store of `Geometry::combine`.
+//! - [`root_of_squares`], [`combine_image`], [`combine_patch`], [`combine_sample`]: roots of sums of
+//!   squares as numpy rounds them, and the combined store of `Geometry::combine`.
 //! - [`unroll!`]: loops unrolled at compile time, so register arrays stay in registers.
 //!
 //! Raw special-register reads, the barrier and inline PTX (`ld.global.nc`, `tex`, `ld.param`) live
@@ -41,7 +41,7 @@ pub use conv::{
     store_patch, store_sample,
 };
 pub use half::bf16;
-pub use hypot::{combine_image, combine_patch, combine_sample, prefetch_patch, root_of_squares};
+pub use hypot::{combine_image, combine_patch, combine_sample, root_of_squares};
 pub(crate) use sample::split_store;
 pub use sample::{Bytes16, F32x4, Sample, Store, byte_perm, byte_value, clamp_keeping_nan, level_bits_as};
 pub use source::{Global, ReadOnly, Source, Texture};

@@ -39,7 +39,7 @@ use {
     crate::device::thread::{block_idx_x, block_idx_y, sync_threads, thread_idx_x, thread_idx_y},
     crate::device::{
         F32x4, Global, ParamTaps, Sample, batch_image, bf16, combine_image, combine_patch, fetch_or_cval,
-        fma, is_alpha, param_taps, prefetch_patch, split_store, store_patch, unroll,
+        fma, is_alpha, param_taps, split_store, store_patch, unroll,
     },
     crate::launch::{Geometry, MAX_FILTER_SIZE, MAX_RADIUS, Taps},
     kernel_macros::kernel,
@@ -108,15 +108,6 @@ unsafe fn separable_fused<T: Sample, const R: usize>(
     // SAFETY: the launch contract: grid z holds `channels` planes of each image of the batch.
     let (input, output, c) = unsafe { batch_image(input, output, g, g.channels) };
     let (tx, ty) = (thread_idx_x(), thread_idx_y());
-    let combine = combine_image(g, base, output);
-    if let Some(image) = combine {
-        // This thread's patch of the image, read at the end, asked of L2 before the work.
-        let (x, y) = (
-            block_idx_x() * TILE.0 + PER_THREAD.0 * tx,
-            block_idx_y() * TILE.1 + PER_THREAD.1 * ty,
-        );
-        prefetch_patch::<4>(image, g, (x, y, c));
-    }
     let alpha = is_alpha(g, c);
     let src = Global {
         channel: c,
@@ -209,7 +200,7 @@ unsafe fn separable_fused<T: Sample, const R: usize>(
             });
         });
     }
-    if let Some(image) = combine {
+    if let Some(image) = combine_image(g, base, output) {
         // SAFETY: the launch contract (`Geometry::combine`): the image of this block's output.
         unsafe { combine_patch(image, g, (x, y, c), &mut acc) };
     }
