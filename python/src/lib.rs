@@ -275,14 +275,7 @@ impl Plan {
         stream: usize,
     ) -> PyResult<()> {
         let d = dtype(dtype_name)?;
-        if self.pid != fork::process_id() {
-            return Err(PyRuntimeError::new_err(if fork::cuda_forked() {
-                fork::FORKED
-            } else {
-                "a plan made before this process was forked cannot run CUDA arrays here: \
-                 start worker processes with the 'spawn' (or 'forkserver') method"
-            }));
-        }
+        self.in_its_process()?;
         py.detach(|| {
             let mut plans = self.lock();
             let plan = &mut plans[0];
@@ -332,9 +325,7 @@ impl Plan {
         images: usize,
         stream: usize,
     ) -> PyResult<bool> {
-        if self.pid != fork::process_id() {
-            return Err(PyRuntimeError::new_err(fork::FORKED));
-        }
+        self.in_its_process()?;
         py.detach(|| {
             let mut plans = self.lock();
             let plan = &mut plans[0];
@@ -361,6 +352,20 @@ impl Plan {
 }
 
 impl Plan {
+    /// An error unless this is the process that made the plan: a forked child must not use the
+    /// parent's GPU handles.
+    fn in_its_process(&self) -> PyResult<()> {
+        if self.pid == fork::process_id() {
+            return Ok(());
+        }
+        Err(PyRuntimeError::new_err(if fork::cuda_forked() {
+            fork::FORKED
+        } else {
+            "a plan made before this process was forked cannot run CUDA arrays here: \
+             start worker processes with the 'spawn' (or 'forkserver') method"
+        }))
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Filter2D>> {
         self.plans.lock().unwrap_or_else(PoisonError::into_inner)
     }

@@ -194,8 +194,6 @@ impl Filter2D {
         plan.prepare(&problem, src.images)?;
         let s = stream.as_raw();
         let [scratch_in, scratch_out] = &mut plan.repack;
-        // The kernels' vector loads and stores start at the image's first sample.
-        let direct = |r: &RawImage| r.is_packed() && r.ptr.is_multiple_of(VECTOR_BYTES);
         let input = if direct(&src) {
             src.ptr
         } else {
@@ -272,7 +270,6 @@ impl Filter2D {
         let Engine::Gpu(plan) = &mut self.engine else {
             return Ok(false);
         };
-        let direct = |r: &RawImage| r.is_packed() && r.ptr.is_multiple_of(VECTOR_BYTES);
         if src.dtype != DType::F32
             || !direct(&src)
             || !direct(&dst)
@@ -323,6 +320,12 @@ impl Filter2D {
         self.check_output(layout(src), layout(dst))?;
         self.problem((src.width, src.height, src.channels, src.dtype))
     }
+}
+
+/// Whether the kernels take `r` as it lies: packed rows, from a first sample on their 16-byte
+/// vectors (their loads and stores start there).
+fn direct(r: &RawImage) -> bool {
+    r.is_packed() && r.ptr.is_multiple_of(VECTOR_BYTES)
 }
 
 /// The CPU engine on host views: packed views directly, others through packed copies.
